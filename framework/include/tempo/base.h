@@ -1,0 +1,101 @@
+/* Tempo: version, error codes, the monotonic clock and library-wide state.
+ *
+ * Conventions that hold for every Tempo header:
+ *  - Functions returning `int` return 0 (or a non-negative count/index) on
+ *    success and a negative TEMPO_E* code on failure; tempo_strerror() names it.
+ *  - When a failure comes from the OS or SDL, the native text is logged
+ *    (SDL_LogWarn, category APPLICATION) and kept for the calling thread:
+ *    tempo_get_error() returns it.
+ *  - Creation functions return NULL on failure and set that text.
+ *  - Time is uint64_t nanoseconds on the clock of tempo_now_ns().
+ *  - Unless a function says "Thread: any", call it from the loop thread
+ *    (the thread that initialised SDL video and owns the window).
+ */
+#ifndef TEMPO_BASE_H
+#define TEMPO_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Symbols are hidden by default in the ELF shared library; only TEMPO_API
+ * ones are exported. (PE DLLs export everything without dllexport marks.) */
+#if defined(__ELF__) && defined(__GNUC__)
+#define TEMPO_API __attribute__((visibility("default")))
+#else
+#define TEMPO_API
+#endif
+
+#define TEMPO_VERSION_MAJOR 0
+#define TEMPO_VERSION_MINOR 1
+#define TEMPO_VERSION_PATCH 0
+
+/* One list of error codes. Values are stable; new codes are appended. */
+#define TEMPO_ERRNO_MAP(X)                                                      \
+    X(EINVAL, -1, "invalid argument")                                           \
+    X(ENOMEM, -2, "out of memory")                                              \
+    X(ETIMEDOUT, -3, "timed out")                                               \
+    X(ETOOMANY, -4, "too many handles (a wait takes at most 63)")               \
+    X(ENOTSUP, -5, "not supported by this backend")                             \
+    X(EPLATFORM, -6, "operating system or SDL call failed (see tempo_get_error)") \
+    X(ESHUTDOWN, -7, "object is shut down")                                     \
+    X(EFULL, -8, "queue is full")                                               \
+    X(ECANCELED, -9, "operation was cancelled")                                 \
+    X(ENOENT, -10, "no such file")                                              \
+    X(EIO, -11, "input/output error")                                           \
+    X(EFORMAT, -12, "malformed or unsupported data")                            \
+    X(EBUSY, -13, "object is in use")                                           \
+    X(ERANGE, -14, "value out of range")
+
+enum {
+#define TEMPO_ERRNO_ENUM_(name, value, text) TEMPO_##name = (value),
+    TEMPO_ERRNO_MAP(TEMPO_ERRNO_ENUM_)
+#undef TEMPO_ERRNO_ENUM_
+};
+
+/* A static English description of `code` ("success" for 0, "unknown error"
+ * for a code not in the list). Thread: any. Never returns NULL. */
+TEMPO_API const char *tempo_strerror(int code);
+
+/* The short upper-case name of `code` ("TEMPO_EINVAL"), or "TEMPO_E?" for an
+ * unknown code. Thread: any. */
+TEMPO_API const char *tempo_errname(int code);
+
+/* Native detail (SDL_GetError text, errno or GetLastError text) of the last
+ * Tempo failure on the calling thread; "" if none. The string belongs to
+ * Tempo and stays valid until the next Tempo call on this thread.
+ * Thread: any (each thread has its own). */
+TEMPO_API const char *tempo_get_error(void);
+
+/* Nanoseconds on a monotonic clock that never goes backwards and does not
+ * jump with wall-clock changes. The epoch is unspecified (compare times, do
+ * not print them as dates). Thread: any. Cost: one clock read (~20-50 ns). */
+TEMPO_API uint64_t tempo_now_ns(void);
+
+/* The backend compiled in: "sdl" or "win32". Thread: any. */
+TEMPO_API const char *tempo_backend_name(void);
+
+/* How the last wait with TEMPO_WAIT_MESSAGES on the calling process blocked,
+ * for diagnostics and sample summaries, e.g. "x11-fd+eventfd", "eventfd",
+ * "sdl-events", "msgwait". "none" before the first such wait. Thread: any. */
+TEMPO_API const char *tempo_wait_route(void);
+
+/* Releases Tempo's process-wide resources (the handle lock, cached wake
+ * primitives). Optional: call it after every Tempo object is destroyed and no
+ * thread is waiting, e.g. just before SDL_Quit(), to leave valgrind clean.
+ * Tempo re-initialises itself lazily if used again. Thread: loop thread. */
+TEMPO_API void tempo_shutdown(void);
+
+/* Conversions for readability at call sites. */
+#define TEMPO_NS_PER_US UINT64_C(1000)
+#define TEMPO_NS_PER_MS UINT64_C(1000000)
+#define TEMPO_NS_PER_S UINT64_C(1000000000)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TEMPO_BASE_H */

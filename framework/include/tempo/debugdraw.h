@@ -1,0 +1,119 @@
+/*
+ * tempo/debugdraw.h - a built-in bitmap font and frame-time graph for debug overlays.
+ *
+ * Everything here draws through SDL_Renderer only, so an overlay works on any renderer backend
+ * (software, GL, D3D, Metal) without a font library or a texture upload. Draw calls are batched:
+ * one SDL_RenderFillRects call per up to 256 rectangles, never one call per pixel.
+ *
+ * Common rules for every function in this header:
+ *   Thread:    the thread that owns the renderer (the one that created it; SDL renderers are not
+ *              thread-safe). tempo_debug_text_size() touches no renderer and is Thread: any.
+ *   Ownership: nothing is retained; every pointer argument is only read during the call.
+ *   Errors:    0 on success; -1 if an argument is invalid or an SDL call failed, with the detail
+ *              in SDL_GetError() (set by these functions too for bad arguments). This is
+ *              deliberately SDL's convention rather than a TEMPO_E* code: the helpers are thin
+ *              wrappers over SDL_Renderer, and SDL_GetError() already holds the reason.
+ *              A failed call may have drawn part of its output.
+ */
+#ifndef TEMPO_DEBUGDRAW_H
+#define TEMPO_DEBUGDRAW_H
+
+#include <stdint.h>
+
+#include <SDL.h>
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Lets the compiler check tempo_debug_textf() arguments against the format string. */
+#ifndef TEMPO_DEBUG_PRINTF_FORMAT
+#  if defined(__GNUC__) || defined(__clang__)
+#    define TEMPO_DEBUG_PRINTF_FORMAT(fmt_index, first_arg) \
+         __attribute__((format(printf, fmt_index, first_arg)))
+#  else
+#    define TEMPO_DEBUG_PRINTF_FORMAT(fmt_index, first_arg)
+#  endif
+#endif
+
+/* Glyph cell is 6x8 pixels at scale 1 (5x7 glyph + 1 px spacing on the right and at the bottom),
+ * so text placed at multiples of the cell does not run together. Lowercase is real lowercase;
+ * only the descenders of g, j, p, q and y reach into the bottom spacing row. */
+#define TEMPO_DEBUG_GLYPH_W 6
+#define TEMPO_DEBUG_GLYPH_H 8
+
+/* tempo_debug_textf() formats into a buffer of this many characters (plus the terminator) and
+ * silently drops the rest: a debug overlay should never fail or allocate because a line ran long. */
+#define TEMPO_DEBUG_TEXTF_MAX 256
+
+/*
+ * Draws `text` with its top-left corner at (x, y), each font pixel a `scale` x `scale` square
+ * (scale is clamped to 1..1024), in the renderer's current draw colour and blend mode, which are
+ * left unchanged. Coordinates are in the renderer's logical pixels; SDL clips what falls outside.
+ *
+ * Layout: '\n' starts a new line at x, TEMPO_DEBUG_GLYPH_H * scale lower; '\t' advances to the
+ * next multiple of 4 cells; '\r' is ignored. Other bytes outside printable ASCII (32..126) draw
+ * as a small box; a UTF-8 sequence draws one box, not one per byte.
+ *
+ * text: NUL-terminated; NULL draws nothing and returns 0.
+ * Returns 0, or -1 if r is NULL or SDL_RenderFillRects() failed (detail in SDL_GetError()).
+ */
+TEMPO_API int tempo_debug_text(SDL_Renderer *r, int x, int y, int scale, const char *text);
+
+/*
+ * printf-style tempo_debug_text(): formats `fmt` (standard C vsnprintf semantics) and draws the
+ * result, truncated to TEMPO_DEBUG_TEXTF_MAX characters. Same layout, colour and thread rules.
+ *
+ * Returns 0, or -1 if formatting failed (encoding error) or drawing failed (detail in
+ * SDL_GetError()).
+ */
+TEMPO_API int tempo_debug_textf(SDL_Renderer *r, int x, int y, int scale, const char *fmt, ...)
+    TEMPO_DEBUG_PRINTF_FORMAT(5, 6);
+
+/*
+ * Size in pixels of the box tempo_debug_text() covers for `text` at `scale`: the widest line times
+ * TEMPO_DEBUG_GLYPH_W * scale by the number of lines times TEMPO_DEBUG_GLYPH_H * scale. The box
+ * includes the cell spacing, so (x + *w) is where text continuing on the right would start.
+ * Lines are counted as drawn: "ab\n" is two lines (the second empty); "" and NULL are 0 x 0.
+ *
+ * w, h: either may be NULL when only the other is wanted.
+ * Thread: any (touches no renderer). Cannot fail.
+ */
+TEMPO_API void tempo_debug_text_size(const char *text, int scale, int *w, int *h);
+
+/*
+ * A frame-time graph. Zero fields take the default written beside them; a NULL desc is all
+ * defaults at (0, 0).
+ */
+typedef struct tempo_debug_graph_desc {
+    int x, y;                  /* top-left corner in pixels */
+    int w, h;                  /* size in pixels; w 0 => 240, h 0 => 60; negative is an error */
+    uint64_t full_scale_ns;    /* sample that fills the height; 0 => 33'333'333 (two 60 Hz frames) */
+    uint64_t warn_ns;          /* samples above this draw in the warning colour, and a line marks
+                                  it; 0 => 16'666'667 (one 60 Hz frame) */
+} tempo_debug_graph_desc;
+
+/*
+ * Draws the graph: a translucent dark background, then one vertical bar per sample growing up
+ * from the bottom edge (green, or red when the sample is above warn_ns), then a yellow line at
+ * warn_ns (omitted when warn_ns is above full_scale_ns). Bars are clipped at the top edge, and a
+ * non-zero sample is always at least 1 px tall so that it is visibly there.
+ *
+ * samples_ns: n samples in nanoseconds, oldest first; the newest sample sits at the right edge.
+ * Each bar is floor(w / n) px wide (at least 1, with a 1 px gap once bars are 3 px or wider);
+ * when n > w only the newest w samples are drawn. n <= 0 draws the background and line only.
+ *
+ * The renderer's draw colour and blend mode are restored before returning, also on failure.
+ * Returns 0, or -1 if r is NULL, desc has a negative size, samples_ns is NULL with n > 0, or an
+ * SDL call failed (detail in SDL_GetError()).
+ */
+TEMPO_API int tempo_debug_graph(SDL_Renderer *r, const tempo_debug_graph_desc *desc,
+                                const uint64_t *samples_ns, int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEMPO_DEBUGDRAW_H */

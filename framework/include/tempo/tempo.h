@@ -1,0 +1,9 @@
+/* Tempo: a passive game loop for SDL2. This umbrella header includes every
+ * public Tempo header; include the individual ones to keep builds lean. */
+#ifndef TEMPO_TEMPO_H
+#define TEMPO_TEMPO_H
+
+#include "base.h"
+#include "wait.h"
+
+#endif /* TEMPO_TEMPO_H */

@@ -1,0 +1,22 @@
+/* Internal helpers shared by framework/ and platform/ (tempo__ prefix). */
+#ifndef TEMPO_INTERNAL_H
+#define TEMPO_INTERNAL_H
+
+#include "tempo/base.h"
+
+#if defined(__GNUC__)
+#define TEMPO__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define TEMPO__PRINTF(fmt, args)
+#endif
+
+/* Records the native detail of a failure for tempo_get_error() on the
+ * calling thread and logs it once (SDL_LogWarn). Returns `code` so call sites
+ * can write `return tempo__set_error(TEMPO_EPLATFORM, "eventfd: %s", ...)`.
+ * Thread: any. */
+int tempo__set_error(int code, const char *fmt, ...) TEMPO__PRINTF(2, 3);
+
+/* Clears the calling thread's detail. */
+void tempo__clear_error(void);
+
+#endif /* TEMPO_INTERNAL_H */

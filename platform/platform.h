@@ -1,0 +1,87 @@
+/* The platform contract: everything a Tempo backend provides.
+ *
+ * Exactly one backend (platform/sdl/ or platform/win32/) is compiled in. The
+ * framework calls only what is declared here, after validating arguments, so
+ * both backends see the same, already-checked input and give the same errors.
+ * A backend's files mirror each other: <backend>_clock.c, <backend>_wait.c,
+ * <backend>_thread.c.
+ *
+ * Thread rules are those of the public functions that wrap these; every
+ * function here is safe from any thread unless it says otherwise.
+ */
+#ifndef TEMPO_PLATFORM_H
+#define TEMPO_PLATFORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tempo/wait.h"
+
+/* ---- Identity ---------------------------------------------------------- */
+
+/* "sdl" or "win32". */
+const char *plat_backend_name(void);
+
+/* Static string naming how the last message wait blocked (see
+ * tempo_wait_route()). */
+const char *plat_wait_route(void);
+
+/* Frees process-wide resources; see tempo_shutdown(). [loop thread] */
+void plat_shutdown(void);
+
+/* ---- Clock ------------------------------------------------------------- */
+
+/* Monotonic nanoseconds. The epoch is the backend's. */
+uint64_t plat_now_ns(void);
+
+/* Sleeps until `deadline_ns` on plat_now_ns()'s clock, as precisely as the OS
+ * allows and never returning before it. No spinning. */
+void plat_sleep_until_ns(uint64_t deadline_ns);
+
+/* ---- Waitable handles ---------------------------------------------------
+ * struct tempo_handle is private to the backend. Arguments were checked by
+ * the framework: handles are non-NULL, of the right kind, not destroyed. */
+
+enum plat_handle_kind { PLAT_HANDLE_EVENT = 1, PLAT_HANDLE_TIMER = 2 };
+
+/* The handle's kind, or 0 if `h` is not a live Tempo handle (best effort:
+ * a magic number check). */
+int plat_handle_kind(const tempo_handle *h);
+
+tempo_handle *plat_event_create(bool manual_reset, bool initially_signaled);
+void plat_event_set(tempo_handle *event);
+void plat_event_reset(tempo_handle *event);
+
+tempo_handle *plat_timer_create(bool manual_reset);
+void plat_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns);
+void plat_timer_cancel(tempo_handle *timer);
+uint64_t plat_timer_missed(const tempo_handle *timer);
+
+void plat_handle_destroy(tempo_handle *h);
+
+/* The wait described in tempo/wait.h. 0 <= n <= TEMPO_WAIT_MAX_HANDLES and
+ * every entry is a live handle. Returns an index, n (messages),
+ * TEMPO_ETIMEDOUT or TEMPO_EPLATFORM. */
+int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags);
+
+/* Moves pending window messages/input into SDL's event queue
+ * (SDL_PumpEvents on both backends today). [loop thread] */
+void plat_pump(void);
+
+/* ---- Threads and locks ------------------------------------------------- */
+
+typedef struct plat_thread plat_thread;
+typedef struct plat_mutex plat_mutex;
+
+/* Starts `fn(arg)` on a new thread called `name`. NULL on failure (detail
+ * set with tempo__set_error). */
+plat_thread *plat_thread_create(int (*fn)(void *arg), const char *name, void *arg);
+/* Waits for the thread to finish, frees it, and returns fn's result. */
+int plat_thread_join(plat_thread *t);
+
+plat_mutex *plat_mutex_create(void);
+void plat_mutex_destroy(plat_mutex *m);
+void plat_mutex_lock(plat_mutex *m);
+void plat_mutex_unlock(plat_mutex *m);
+
+#endif /* TEMPO_PLATFORM_H */

@@ -1,0 +1,535 @@
+/* Waitable handles and the multi-handle wait, emulated on SDL.
+ *
+ * State: every handle's state, the list of blocked waits and the pool of
+ * idle wakers are guarded by one process-wide mutex, `g_lock`. Signalling is
+ * "change state under g_lock, then wake each blocked wait that holds the
+ * handle". A wait re-checks its handles under g_lock before every sleep, and
+ * its waker keeps a signal raised while it was not yet asleep, so no signal
+ * is ever lost between the check and the sleep.
+ *
+ * Timers are not threads or SDL timers: a timer is an absolute schedule
+ * (plat_sched.h). A wait that holds timers sleeps until the nearest due time
+ * and decides "signalled" by comparing with the clock, so ticks are never
+ * early and never drift. (SDL_AddTimer reschedules from its wake time and
+ * counts milliseconds, so it drifts; it is only used by the benchmark's
+ * baseline.)
+ *
+ * Message waits (TEMPO_WAIT_MESSAGES) take one of two routes:
+ *  - fd route (Linux, eventfd waker): the video driver is x11 (we also poll
+ *    the X display connection), or one without an input source of its own
+ *    (dummy, offscreen, no video). ppoll() sleeps with nanosecond timeouts;
+ *    SDL events pushed by other threads (SDL_PushEvent, SDL timer callbacks)
+ *    wake it through an SDL event watch that signals the waker.
+ *  - sdl route (portable fallback; other video drivers, a joystick open, the
+ *    cond waker, or TEMPO_SDL_WAIT_ROUTE=sdl): SDL_WaitEventTimeout(NULL, ms)
+ *    blocks inside SDL; signals wake it by pushing a private SDL user event.
+ *    Millisecond timeouts, rounded up: up to ~1 ms late, never early.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <SDL.h>
+#include <SDL_syswm.h>
+#if defined(TEMPO_HAVE_X11)
+#include <X11/Xlib.h>
+#endif
+
+#include "plat_sched.h"
+#include "platform.h"
+#include "sdl_waker.h"
+#include "tempo_internal.h"
+
+#define HANDLE_MAGIC 0x54454d50u /* "TEMP" */
+
+struct tempo_handle {
+    uint32_t magic; /* HANDLE_MAGIC while alive, 0 once destroyed */
+    uint8_t kind;   /* enum plat_handle_kind */
+    bool manual_reset;
+    bool signaled; /* events; timers: manual-reset and has fired */
+    int refs;      /* the owner's + one per wait holding the handle */
+    plat_sched sched;
+    uint64_t missed;
+};
+
+typedef struct waiter {
+    struct waiter *next, *prev; /* g_active list, or g_pool (next only) */
+    tempo_handle *const *handles;
+    int n;
+    bool sdl_route; /* woken by pushing an SDL event instead of the waker */
+    sdl_waker *waker;
+} waiter;
+
+static SDL_SpinLock g_init_spin;
+static _Atomic(SDL_mutex *) g_lock;
+static waiter *g_active; /* blocked waits [g_lock] */
+static waiter *g_pool;   /* idle waiters with their wakers [g_lock] */
+static Uint32 g_wake_type; /* private SDL event type of the sdl route [g_lock] */
+static _Atomic(const char *) g_route = "none";
+
+/* The fd-route message waiter, read by the SDL event watch on whichever
+ * thread pushes an event. Pooled waiters are never freed while SDL may call
+ * the watch, so a stale pointer only costs one spurious wake-up. */
+static _Atomic(waiter *) g_msg_waiter;
+static _Atomic(SDL_threadID) g_msg_thread;
+
+enum route { ROUTE_NONE, ROUTE_FD, ROUTE_SDL };
+
+static SDL_mutex *get_lock(void)
+{
+    SDL_mutex *m = atomic_load_explicit(&g_lock, memory_order_acquire);
+    if (m != NULL)
+        return m;
+    SDL_AtomicLock(&g_init_spin);
+    m = atomic_load_explicit(&g_lock, memory_order_relaxed);
+    if (m == NULL) {
+        m = SDL_CreateMutex();
+        if (m == NULL)
+            tempo__set_error(TEMPO_EPLATFORM, "SDL_CreateMutex: %s", SDL_GetError());
+        atomic_store_explicit(&g_lock, m, memory_order_release);
+    }
+    SDL_AtomicUnlock(&g_init_spin);
+    return m;
+}
+
+const char *plat_backend_name(void)
+{
+    return "sdl";
+}
+
+const char *plat_wait_route(void)
+{
+    return atomic_load(&g_route);
+}
+
+/* ---- Handles ------------------------------------------------------------ */
+
+static tempo_handle *handle_new(int kind, bool manual_reset, bool signaled)
+{
+    if (get_lock() == NULL)
+        return NULL;
+    tempo_handle *h = calloc(1, sizeof *h);
+    if (h == NULL) {
+        tempo__set_error(TEMPO_ENOMEM, "handle: out of memory");
+        return NULL;
+    }
+    h->magic = HANDLE_MAGIC;
+    h->kind = (uint8_t)kind;
+    h->manual_reset = manual_reset;
+    h->signaled = signaled;
+    h->refs = 1;
+    return h;
+}
+
+int plat_handle_kind(const tempo_handle *h)
+{
+    return h->magic == HANDLE_MAGIC ? h->kind : 0;
+}
+
+/* [g_lock] Wakes one blocked wait. */
+static void wake(waiter *w)
+{
+    if (w->sdl_route) {
+        SDL_Event e;
+        SDL_zero(e);
+        e.type = g_wake_type;
+        /* Fails only when SDL's queue is full; then the wait has pending
+         * events to return for anyway, and re-checks handles first. */
+        SDL_PushEvent(&e);
+    } else {
+        sdl_waker_signal(w->waker);
+    }
+}
+
+/* [g_lock] Wakes every blocked wait that holds `h`. */
+static void wake_waiters_of(const tempo_handle *h)
+{
+    for (waiter *w = g_active; w != NULL; w = w->next)
+        for (int i = 0; i < w->n; i++)
+            if (w->handles[i] == h) {
+                wake(w);
+                break;
+            }
+}
+
+static void handle_unref(tempo_handle *h)
+{
+    if (--h->refs == 0)
+        free(h);
+}
+
+tempo_handle *plat_event_create(bool manual_reset, bool initially_signaled)
+{
+    return handle_new(PLAT_HANDLE_EVENT, manual_reset, initially_signaled);
+}
+
+void plat_event_set(tempo_handle *event)
+{
+    SDL_mutex *lock = get_lock();
+    SDL_LockMutex(lock);
+    if (!event->signaled) {
+        event->signaled = true;
+        wake_waiters_of(event);
+    }
+    SDL_UnlockMutex(lock);
+}
+
+void plat_event_reset(tempo_handle *event)
+{
+    SDL_mutex *lock = get_lock();
+    SDL_LockMutex(lock);
+    event->signaled = false;
+    SDL_UnlockMutex(lock);
+}
+
+tempo_handle *plat_timer_create(bool manual_reset)
+{
+    return handle_new(PLAT_HANDLE_TIMER, manual_reset, false);
+}
+
+void plat_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns)
+{
+    SDL_mutex *lock = get_lock();
+    SDL_LockMutex(lock);
+    plat_sched_arm(&timer->sched, due_ns, period_ns);
+    timer->signaled = false;
+    timer->missed = 0;
+    wake_waiters_of(timer); /* they must recompute how long to sleep */
+    SDL_UnlockMutex(lock);
+}
+
+void plat_timer_cancel(tempo_handle *timer)
+{
+    SDL_mutex *lock = get_lock();
+    SDL_LockMutex(lock);
+    plat_sched_disarm(&timer->sched);
+    SDL_UnlockMutex(lock);
+}
+
+uint64_t plat_timer_missed(const tempo_handle *timer)
+{
+    SDL_mutex *lock = get_lock();
+    SDL_LockMutex(lock);
+    uint64_t missed = timer->missed;
+    SDL_UnlockMutex(lock);
+    return missed;
+}
+
+void plat_handle_destroy(tempo_handle *h)
+{
+    SDL_mutex *lock = get_lock();
+    SDL_LockMutex(lock);
+    h->magic = 0;
+    handle_unref(h);
+    SDL_UnlockMutex(lock);
+}
+
+/* [g_lock] True if `h` is signalled at `now`; consumes the signal of an
+ * auto-reset handle (and the due ticks of any timer). */
+static bool try_acquire(tempo_handle *h, uint64_t now)
+{
+    if (h->magic != HANDLE_MAGIC)
+        return false;
+    if (h->kind == PLAT_HANDLE_TIMER) {
+        uint64_t ticks = plat_sched_consume(&h->sched, now);
+        if (ticks > 0) {
+            h->missed = ticks - 1;
+            if (!h->manual_reset)
+                return true;
+            h->signaled = true;
+        }
+        return h->signaled;
+    }
+    if (!h->signaled)
+        return false;
+    if (!h->manual_reset)
+        h->signaled = false;
+    return true;
+}
+
+/* [g_lock] Lowest signalled index, or -1. */
+static int acquire_first(tempo_handle *const *handles, int n, uint64_t now)
+{
+    for (int i = 0; i < n; i++)
+        if (try_acquire(handles[i], now))
+            return i;
+    return -1;
+}
+
+/* [g_lock] The earliest timer due time among the handles, capped by `limit`. */
+static uint64_t next_wake(tempo_handle *const *handles, int n, uint64_t limit)
+{
+    uint64_t at = limit;
+    for (int i = 0; i < n; i++) {
+        const tempo_handle *h = handles[i];
+        if (h->magic == HANDLE_MAGIC && h->kind == PLAT_HANDLE_TIMER) {
+            uint64_t due = plat_sched_next(&h->sched);
+            if (due < at)
+                at = due;
+        }
+    }
+    return at;
+}
+
+/* ---- Waiters ------------------------------------------------------------ */
+
+/* [g_lock] Takes an idle waiter (or makes one) and links it as blocked,
+ * holding a reference to each handle. */
+static waiter *waiter_begin(tempo_handle *const *handles, int n, bool sdl_route)
+{
+    waiter *w = g_pool;
+    if (w != NULL) {
+        g_pool = w->next;
+        sdl_waker_drain(w->waker);
+    } else {
+        w = calloc(1, sizeof *w);
+        if (w == NULL) {
+            tempo__set_error(TEMPO_ENOMEM, "waiter: out of memory");
+            return NULL;
+        }
+        w->waker = sdl_waker_create();
+        if (w->waker == NULL) {
+            free(w);
+            return NULL;
+        }
+    }
+    w->handles = handles;
+    w->n = n;
+    w->sdl_route = sdl_route;
+    w->prev = NULL;
+    w->next = g_active;
+    if (g_active != NULL)
+        g_active->prev = w;
+    g_active = w;
+    for (int i = 0; i < n; i++)
+        handles[i]->refs++;
+    return w;
+}
+
+/* [g_lock] Unlinks the waiter, drops its references, and pools it. */
+static void waiter_end(waiter *w)
+{
+    if (w->prev != NULL)
+        w->prev->next = w->next;
+    else
+        g_active = w->next;
+    if (w->next != NULL)
+        w->next->prev = w->prev;
+    for (int i = 0; i < w->n; i++)
+        handle_unref(w->handles[i]);
+    w->handles = NULL;
+    w->n = 0;
+    w->next = g_pool;
+    g_pool = w;
+}
+
+/* ---- Message routes ----------------------------------------------------- */
+
+#if defined(TEMPO_HAVE_X11)
+/* The X display connection's descriptor, found through any SDL window (SDL
+ * only exposes the Display through a window), or -1. */
+static int x11_display_fd(void)
+{
+    static Uint32 last_id; /* [loop thread] the window found last time */
+    SDL_Window *win = last_id != 0 ? SDL_GetWindowFromID(last_id) : NULL;
+    for (Uint32 id = 1; win == NULL && id <= last_id + 64; id++)
+        win = SDL_GetWindowFromID(id);
+    if (win == NULL)
+        return -1;
+    last_id = SDL_GetWindowID(win);
+    SDL_SysWMinfo info;
+    SDL_VERSION(&info.version);
+    if (!SDL_GetWindowWMInfo(win, &info) || info.subsystem != SDL_SYSWM_X11)
+        return -1;
+    return XConnectionNumber(info.info.x11.display);
+}
+#endif
+
+/* SDL2 polls every 1 ms while a joystick is open, and our fd route would not
+ * see joystick input at all: hand such waits to SDL. */
+static bool joystick_open(void)
+{
+    if (!SDL_WasInit(SDL_INIT_JOYSTICK))
+        return false;
+    for (int i = 0, n = SDL_NumJoysticks(); i < n; i++)
+        if (SDL_JoystickFromInstanceID(SDL_JoystickGetDeviceInstanceID(i)) != NULL)
+            return true;
+    return false;
+}
+
+/* [loop thread] Picks the route of a message wait; sets *xfd for ROUTE_FD. */
+static enum route choose_route(int *xfd)
+{
+    static int forced = -1; /* [loop thread] TEMPO_SDL_WAIT_ROUTE, read once */
+    if (forced < 0) {
+        const char *env = SDL_getenv("TEMPO_SDL_WAIT_ROUTE");
+        forced = env != NULL && strcmp(env, "sdl") == 0;
+    }
+    *xfd = -1;
+    bool events = SDL_WasInit(SDL_INIT_EVENTS) != 0;
+    if (!sdl_waker_has_fd)
+        return events ? ROUTE_SDL : ROUTE_NONE;
+    if (events && (forced || joystick_open()))
+        return ROUTE_SDL;
+    const char *drv = SDL_WasInit(SDL_INIT_VIDEO) ? SDL_GetCurrentVideoDriver() : NULL;
+    if (drv == NULL || strcmp(drv, "dummy") == 0 || strcmp(drv, "offscreen") == 0)
+        return ROUTE_FD;
+#if defined(TEMPO_HAVE_X11)
+    if (strcmp(drv, "x11") == 0) {
+        *xfd = x11_display_fd();
+        return ROUTE_FD;
+    }
+#endif
+    return ROUTE_SDL;
+}
+
+/* [any thread that pushes an SDL event] */
+static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
+{
+    (void)userdata;
+    (void)event;
+    waiter *w = atomic_load(&g_msg_waiter);
+    /* Events added by the waiting thread's own SDL_PumpEvents need no wake. */
+    if (w != NULL && SDL_ThreadID() != atomic_load(&g_msg_thread))
+        sdl_waker_signal(w->waker);
+    return 0;
+}
+
+/* True when SDL's queue holds an event other than our private wake-ups. */
+static bool user_events_pending(void)
+{
+    if (g_wake_type == 0)
+        return SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    return SDL_HasEvents(SDL_FIRSTEVENT, g_wake_type - 1) ||
+           SDL_HasEvents(g_wake_type + 1, SDL_LASTEVENT);
+}
+
+/* ---- The wait ----------------------------------------------------------- */
+
+static uint64_t deadline_after(uint64_t now, uint64_t timeout_ns)
+{
+    return timeout_ns >= UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+}
+
+/* [g_lock] The verdict at `now`, or -1 (keep waiting). Handles first, like
+ * MsgWaitForMultipleObjects; then messages; then the timeout. */
+static int verdict(tempo_handle *const *handles, int n, bool messages, uint64_t now,
+                   uint64_t deadline)
+{
+    int r = acquire_first(handles, n, now);
+    if (r >= 0)
+        return r;
+    if (messages && user_events_pending())
+        return n;
+    if (now >= deadline)
+        return TEMPO_ETIMEDOUT;
+    return -1;
+}
+
+/* SDL_WaitEventTimeout counts milliseconds; round up so we are never early. */
+static int sdl_timeout_ms(uint64_t wake_at)
+{
+    if (wake_at == UINT64_MAX)
+        return -1;
+    uint64_t now = plat_now_ns();
+    uint64_t ms = wake_at > now ? (wake_at - now + 999999u) / 1000000u : 0;
+    return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
+int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
+{
+    SDL_mutex *lock = get_lock();
+    if (lock == NULL)
+        return TEMPO_EPLATFORM;
+    const uint64_t deadline = deadline_after(plat_now_ns(), timeout_ns);
+    const bool messages = (flags & TEMPO_WAIT_MESSAGES) != 0;
+    int xfd = -1;
+    enum route route = messages ? choose_route(&xfd) : ROUTE_NONE;
+
+    SDL_LockMutex(lock);
+    if (route == ROUTE_SDL && g_wake_type == 0) {
+        Uint32 type = SDL_RegisterEvents(1);
+        if (type == (Uint32)-1)
+            route = ROUTE_NONE; /* no user event types left: degrade visibly */
+        else
+            g_wake_type = type;
+    }
+    waiter *w = waiter_begin(handles, n, route == ROUTE_SDL);
+    SDL_UnlockMutex(lock);
+    if (w == NULL)
+        return TEMPO_EPLATFORM;
+
+    if (messages) {
+        atomic_store(&g_route, route == ROUTE_SDL ? "sdl-events"
+                               : xfd >= 0         ? "x11-fd+eventfd"
+                               : route == ROUTE_FD ? "eventfd"
+                                                   : "cond (no SDL event queue)");
+    }
+    if (route == ROUTE_FD) {
+        /* Re-registering each time is cheap and survives SDL_Quit(), which
+         * forgets event watches. */
+        SDL_DelEventWatch(on_event_added, NULL);
+        SDL_AddEventWatch(on_event_added, NULL);
+        atomic_store(&g_msg_thread, SDL_ThreadID());
+        atomic_store(&g_msg_waiter, w);
+    }
+
+    int r;
+    for (;;) {
+        if (route == ROUTE_SDL) {
+            /* Flush our wake-ups before looking: one pushed after this point
+             * is still in the queue when SDL_WaitEventTimeout starts. */
+            SDL_PumpEvents();
+            SDL_FlushEvent(g_wake_type);
+        } else if (route == ROUTE_FD) {
+            SDL_PumpEvents();
+        }
+        SDL_LockMutex(lock);
+        r = verdict(handles, n, route != ROUTE_NONE, plat_now_ns(), deadline);
+        if (r != -1)
+            break;
+        uint64_t wake_at = next_wake(handles, n, deadline);
+        if (route == ROUTE_SDL) {
+            SDL_UnlockMutex(lock);
+            SDL_WaitEventTimeout(NULL, sdl_timeout_ms(wake_at));
+            continue;
+        }
+        r = sdl_waker_block(w->waker, lock, wake_at, xfd);
+        if (r < 0)
+            break; /* the OS wait failed: report it rather than spin */
+        SDL_UnlockMutex(lock);
+    }
+    if (route == ROUTE_FD)
+        atomic_store(&g_msg_waiter, NULL);
+    waiter_end(w);
+    SDL_UnlockMutex(lock);
+    return r;
+}
+
+void plat_pump(void)
+{
+    SDL_PumpEvents();
+}
+
+void plat_shutdown(void)
+{
+    SDL_mutex *lock = atomic_load(&g_lock);
+    if (lock == NULL)
+        return;
+    SDL_DelEventWatch(on_event_added, NULL);
+    atomic_store(&g_msg_waiter, NULL);
+    SDL_LockMutex(lock);
+    while (g_pool != NULL) {
+        waiter *w = g_pool;
+        g_pool = w->next;
+        sdl_waker_destroy(w->waker);
+        free(w);
+    }
+    bool idle = g_active == NULL;
+    SDL_UnlockMutex(lock);
+    if (idle) {
+        /* Handles still alive keep working: the lock is re-created lazily. */
+        atomic_store(&g_lock, NULL);
+        SDL_DestroyMutex(lock);
+    }
+}

@@ -1,0 +1,44 @@
+/* A waker: the one OS primitive a blocked thread of the SDL backend sleeps
+ * on. Each blocked tempo_wait() call owns one; signalling it is how handles,
+ * timers being re-armed and pushed SDL events wake that call.
+ *
+ * Two implementations, picked by meson:
+ *  - sdl_waker_eventfd.c (Linux): an eventfd plus ppoll(), nanosecond
+ *    timeouts, and it can also watch one extra file descriptor (the X11
+ *    display connection) so window input wakes the same sleep;
+ *  - sdl_waker_cond.c (portable): an SDL condition variable; millisecond
+ *    timeouts (rounded up, never early), no extra descriptor.
+ */
+#ifndef TEMPO_SDL_WAKER_H
+#define TEMPO_SDL_WAKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <SDL.h>
+
+typedef struct sdl_waker sdl_waker;
+
+/* True when sdl_waker_block() honours `extra_fd`. */
+extern const bool sdl_waker_has_fd;
+
+/* NULL on failure, with the detail set. */
+sdl_waker *sdl_waker_create(void);
+void sdl_waker_destroy(sdl_waker *w);
+
+/* Forgets signals left over from an earlier user of this waker. */
+void sdl_waker_drain(sdl_waker *w);
+
+/* Wakes the thread blocked in (or about to enter) sdl_waker_block().
+ * Thread: any. The cond implementation needs `lock` (the backend's handle
+ * lock) held by the caller; the eventfd one does not care. */
+void sdl_waker_signal(sdl_waker *w);
+
+/* Called with `lock` held; returns with it held. Sleeps until signalled,
+ * `extra_fd` (>= 0) is readable, or `deadline_ns` (plat_now_ns clock;
+ * UINT64_MAX = none) has passed; may also return early for no reason (EINTR)
+ * -- the caller re-checks its conditions. Returns 0, or a negative TEMPO_E*
+ * code when the OS wait itself failed. */
+int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd);
+
+#endif /* TEMPO_SDL_WAKER_H */

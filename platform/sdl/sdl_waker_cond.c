@@ -1,0 +1,72 @@
+/* Portable waker: an SDL condition variable on the backend's handle lock.
+ * SDL2's timed waits take milliseconds, so deadlines are rounded up to the
+ * next millisecond: late by up to ~1 ms, never early. See sdl_waker.h. */
+#include <stdlib.h>
+
+#include "platform.h"
+#include "sdl_waker.h"
+#include "tempo_internal.h"
+
+struct sdl_waker {
+    SDL_cond *cond;
+    bool signaled; /* guarded by the handle lock */
+};
+
+const bool sdl_waker_has_fd = false;
+
+sdl_waker *sdl_waker_create(void)
+{
+    sdl_waker *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        tempo__set_error(TEMPO_ENOMEM, "waker: out of memory");
+        return NULL;
+    }
+    w->cond = SDL_CreateCond();
+    if (w->cond == NULL) {
+        tempo__set_error(TEMPO_EPLATFORM, "SDL_CreateCond: %s", SDL_GetError());
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void sdl_waker_destroy(sdl_waker *w)
+{
+    if (w == NULL)
+        return;
+    SDL_DestroyCond(w->cond);
+    free(w);
+}
+
+void sdl_waker_drain(sdl_waker *w)
+{
+    w->signaled = false;
+}
+
+void sdl_waker_signal(sdl_waker *w)
+{
+    w->signaled = true;
+    SDL_CondSignal(w->cond);
+}
+
+int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd)
+{
+    (void)extra_fd;
+    if (w->signaled) {
+        w->signaled = false;
+        return 0;
+    }
+    int rc;
+    if (deadline_ns == UINT64_MAX) {
+        rc = SDL_CondWait(w->cond, lock);
+    } else {
+        uint64_t now = plat_now_ns();
+        uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
+        uint64_t ms = (left + 999999u) / 1000000u;
+        rc = SDL_CondWaitTimeout(w->cond, lock, ms > 0x7fffffffu ? 0x7fffffffu : (Uint32)ms);
+    }
+    w->signaled = false;
+    if (rc < 0)
+        return tempo__set_error(TEMPO_EPLATFORM, "SDL_CondWait: %s", SDL_GetError());
+    return 0;
+}

@@ -1,0 +1,98 @@
+/* See harness.h. */
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures_in_case;
+static jmp_buf skip_jump;
+static bool skip_jump_armed;
+
+bool tt_failed(void)
+{
+    return failures_in_case > 0;
+}
+
+void tt_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stdout, "    %s:%d: ", file, line);
+    vfprintf(stdout, fmt, ap);
+    fputc('\n', stdout);
+    va_end(ap);
+    fflush(stdout);
+    failures_in_case++;
+}
+
+void tt_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("    # ", stdout);
+    vfprintf(stdout, fmt, ap);
+    fputc('\n', stdout);
+    va_end(ap);
+    fflush(stdout);
+}
+
+_Noreturn void tt_skip(const char *why)
+{
+    fprintf(stdout, "    skipped: %s\n", why);
+    if (!skip_jump_armed)
+        abort();
+    longjmp(skip_jump, 1);
+}
+
+bool tt_env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+static bool selected(int argc, char **argv, const char *name)
+{
+    if (argc <= 1)
+        return true;
+    for (int i = 1; i < argc; i++)
+        if (strstr(name, argv[i]) != NULL)
+            return true;
+    return false;
+}
+
+int tt_main(int argc, char **argv, const tt_case *cases, size_t n)
+{
+    /* Output order matters when a case crashes: no buffering surprises. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    /* volatile: they live across setjmp/longjmp. */
+    volatile int passed = 0, failed = 0, skipped = 0;
+    for (volatile size_t i = 0; i < n; i++) {
+        if (!selected(argc, argv, cases[i].name))
+            continue;
+        failures_in_case = 0;
+        fprintf(stdout, "--- %s\n", cases[i].name);
+        skip_jump_armed = true;
+        if (setjmp(skip_jump) == 0) {
+            cases[i].fn();
+            skip_jump_armed = false;
+            if (failures_in_case == 0) {
+                fprintf(stdout, "ok   %s\n", cases[i].name);
+                passed++;
+            } else {
+                fprintf(stdout, "FAIL %s\n", cases[i].name);
+                failed++;
+            }
+        } else {
+            skip_jump_armed = false;
+            fprintf(stdout, "skip %s\n", cases[i].name);
+            skipped++;
+        }
+    }
+    if (skipped > 0)
+        fprintf(stdout, "%d passed, %d failed, %d skipped\n", (int)passed, (int)failed, (int)skipped);
+    else
+        fprintf(stdout, "%d passed, %d failed\n", (int)passed, (int)failed);
+    return failed > 0 ? 1 : 0;
+}

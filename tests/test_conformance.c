@@ -1,0 +1,652 @@
+/* The platform contract's conformance suite (tempo/wait.h), written once and
+ * run against every backend and route: sdl on Linux (dummy driver, Xvfb/x11,
+ * and the forced sdl-events fallback), and win32/sdl under wine.
+ *
+ * These cases run in real time on shared, noisy machines, so time bounds are
+ * one-sided where the contract is ("never early") and generous where it is
+ * not ("not absurdly late"): SLACK_NS. Precision is the benchmark's job.
+ * Only SDL and Tempo are used, so the file builds for every platform. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <SDL.h>
+
+#include "harness.h"
+#include "tempo/tempo.h"
+
+#define MS TEMPO_NS_PER_MS
+/* How late a real-time event may be before we call it broken. */
+#define SLACK_NS (150 * MS)
+
+static bool video_ok;
+
+static uint64_t since(uint64_t t0)
+{
+    return tempo_now_ns() - t0;
+}
+
+/* ---- Events -------------------------------------------------------------- */
+
+static void auto_reset_event_is_consumed_by_one_wait(void)
+{
+    tempo_handle *e = tempo_event_create(false, false);
+    CHECK(e != NULL);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0), TEMPO_ETIMEDOUT);
+    CHECK_EQ_INT(tempo_event_set(e), 0);
+    CHECK_EQ_INT(tempo_event_set(e), 0); /* signals do not count */
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0), TEMPO_ETIMEDOUT);
+    tempo_event_destroy(e);
+}
+
+static void manual_reset_event_stays_signaled_until_reset(void)
+{
+    tempo_handle *e = tempo_event_create(true, false);
+    CHECK_EQ_INT(tempo_event_set(e), 0);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0), 0);
+    CHECK_EQ_INT(tempo_event_reset(e), 0);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0), TEMPO_ETIMEDOUT);
+    tempo_event_destroy(e);
+}
+
+static void initially_signaled_events(void)
+{
+    tempo_handle *a = tempo_event_create(false, true);
+    tempo_handle *m = tempo_event_create(true, true);
+    CHECK_EQ_INT(tempo_wait(&a, 1, 0, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&a, 1, 0, 0), TEMPO_ETIMEDOUT);
+    CHECK_EQ_INT(tempo_wait(&m, 1, 0, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&m, 1, 0, 0), 0);
+    tempo_event_destroy(a);
+    tempo_event_destroy(m);
+}
+
+static void lowest_signaled_index_wins(void)
+{
+    tempo_handle *h[4];
+    for (int i = 0; i < 4; i++)
+        h[i] = tempo_event_create(false, false);
+    tempo_event_set(h[3]);
+    tempo_event_set(h[1]);
+    tempo_event_set(h[2]);
+    CHECK_EQ_INT(tempo_wait(h, 4, 0, 0), 1);
+    CHECK_EQ_INT(tempo_wait(h, 4, 0, 0), 2);
+    CHECK_EQ_INT(tempo_wait(h, 4, 0, 0), 3);
+    CHECK_EQ_INT(tempo_wait(h, 4, 0, 0), TEMPO_ETIMEDOUT);
+    /* A manual-reset handle at a low index keeps winning. */
+    tempo_handle *m = tempo_event_create(true, true);
+    tempo_handle *set[2] = {m, h[0]};
+    tempo_event_set(h[0]);
+    CHECK_EQ_INT(tempo_wait(set, 2, 0, 0), 0);
+    CHECK_EQ_INT(tempo_wait(set, 2, 0, 0), 0);
+    tempo_event_reset(m);
+    CHECK_EQ_INT(tempo_wait(set, 2, 0, 0), 1);
+    tempo_event_destroy(m);
+    for (int i = 0; i < 4; i++)
+        tempo_event_destroy(h[i]);
+}
+
+typedef struct setter_args {
+    tempo_handle *event;
+    uint32_t delay_ms;
+    uint64_t set_at;
+} setter_args;
+
+static int set_after_delay(void *p)
+{
+    setter_args *a = p;
+    SDL_Delay(a->delay_ms);
+    a->set_at = tempo_now_ns();
+    return tempo_event_set(a->event);
+}
+
+static void signal_before_wait_is_not_lost(void)
+{
+    tempo_handle *e = tempo_event_create(false, false);
+    setter_args a = {e, 0, 0};
+    SDL_Thread *t = SDL_CreateThread(set_after_delay, "setter", &a);
+    int rc = 1;
+    SDL_WaitThread(t, &rc); /* the set is complete before we wait */
+    CHECK_EQ_INT(rc, 0);
+    uint64_t t0 = tempo_now_ns();
+    CHECK_EQ_INT(tempo_wait(&e, 1, 5000 * MS, 0), 0);
+    CHECK_LT_U64(since(t0), SLACK_NS);
+    tempo_event_destroy(e);
+}
+
+static void another_thread_wakes_a_blocked_wait(void)
+{
+    tempo_handle *e = tempo_event_create(false, false);
+    setter_args a = {e, 30, 0};
+    uint64_t t0 = tempo_now_ns();
+    SDL_Thread *t = SDL_CreateThread(set_after_delay, "setter", &a);
+    CHECK_EQ_INT(tempo_wait(&e, 1, TEMPO_INFINITE, 0), 0);
+    uint64_t woke = tempo_now_ns();
+    SDL_WaitThread(t, NULL);
+    CHECK_GE_U64(woke - t0, 30 * MS);
+    CHECK_GE_U64(woke, a.set_at);
+    CHECK_LT_U64(woke - a.set_at, SLACK_NS);
+    tempo_event_destroy(e);
+}
+
+typedef struct waiter_args {
+    tempo_handle *event;
+    atomic_int *returned;
+    int result;
+} waiter_args;
+
+static int wait_once(void *p)
+{
+    waiter_args *a = p;
+    a->result = tempo_wait(&a->event, 1, 5000 * MS, 0);
+    atomic_fetch_add(a->returned, 1);
+    return 0;
+}
+
+static void wait_returned(atomic_int *returned, int want, uint64_t limit_ns)
+{
+    uint64_t t0 = tempo_now_ns();
+    while (atomic_load(returned) < want && since(t0) < limit_ns)
+        SDL_Delay(2);
+}
+
+static void auto_reset_event_releases_exactly_one_waiter(void)
+{
+    tempo_handle *e = tempo_event_create(false, false);
+    atomic_int returned = 0;
+    waiter_args a[3];
+    SDL_Thread *t[3];
+    for (int i = 0; i < 3; i++) {
+        a[i] = (waiter_args){e, &returned, 99};
+        t[i] = SDL_CreateThread(wait_once, "waiter", &a[i]);
+    }
+    SDL_Delay(50); /* let them block */
+    for (int k = 1; k <= 3; k++) {
+        tempo_event_set(e);
+        wait_returned(&returned, k, SLACK_NS * 4);
+        SDL_Delay(30); /* would a second waiter slip through? */
+        CHECK_EQ_INT(atomic_load(&returned), k);
+    }
+    for (int i = 0; i < 3; i++) {
+        SDL_WaitThread(t[i], NULL);
+        CHECK_EQ_INT(a[i].result, 0);
+    }
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0), TEMPO_ETIMEDOUT);
+    tempo_event_destroy(e);
+}
+
+static void manual_reset_event_releases_every_waiter(void)
+{
+    tempo_handle *e = tempo_event_create(true, false);
+    atomic_int returned = 0;
+    waiter_args a[3];
+    SDL_Thread *t[3];
+    for (int i = 0; i < 3; i++) {
+        a[i] = (waiter_args){e, &returned, 99};
+        t[i] = SDL_CreateThread(wait_once, "waiter", &a[i]);
+    }
+    SDL_Delay(50);
+    CHECK_EQ_INT(atomic_load(&returned), 0);
+    tempo_event_set(e);
+    for (int i = 0; i < 3; i++) {
+        SDL_WaitThread(t[i], NULL);
+        CHECK_EQ_INT(a[i].result, 0);
+    }
+    CHECK_EQ_INT(atomic_load(&returned), 3);
+    tempo_event_destroy(e);
+}
+
+/* ---- Timers -------------------------------------------------------------- */
+
+static void one_shot_timer_fires_once_never_early(void)
+{
+    tempo_handle *t = tempo_timer_create(false);
+    uint64_t t0 = tempo_now_ns();
+    CHECK_EQ_INT(tempo_timer_set(t, t0 + 25 * MS, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 5000 * MS, 0), 0);
+    uint64_t woke = since(t0);
+    CHECK_GE_U64(woke, 25 * MS);
+    CHECK_LT_U64(woke, 25 * MS + SLACK_NS);
+    CHECK_EQ_U64(tempo_timer_missed(t), 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 60 * MS, 0), TEMPO_ETIMEDOUT);
+    tempo_timer_destroy(t);
+}
+
+static void timer_due_in_the_past_is_signaled_at_once(void)
+{
+    tempo_handle *t = tempo_timer_create(false);
+    uint64_t now = tempo_now_ns();
+    tempo_timer_set(t, now > 10 * MS ? now - 10 * MS : 0, 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 0, 0), 0);
+    tempo_timer_destroy(t);
+}
+
+static void periodic_timer_keeps_an_absolute_schedule(void)
+{
+    /* 120 ticks of 4 ms (~0.5 s). Every return must be at or after its
+     * tick's due time, the ticks counted (1 + missed per return) must match
+     * the schedule, and the last tick must land near start + k * period:
+     * any per-tick drift would pile up to far more than the slack. */
+    const uint64_t period = 4 * MS;
+    const uint64_t ticks = 120;
+    tempo_handle *t = tempo_timer_create(false);
+    uint64_t start = tempo_now_ns() + period;
+    tempo_timer_set(t, start, period);
+    uint64_t k = 0; /* index of the tick the last return consumed */
+    uint64_t returns = 0, early = 0;
+    while (k + 1 < ticks) {
+        if (tempo_wait(&t, 1, 5000 * MS, 0) != 0) {
+            tt_fail(__FILE__, __LINE__, "periodic wait did not return the timer");
+            break;
+        }
+        uint64_t now = tempo_now_ns();
+        k = returns == 0 ? tempo_timer_missed(t) : k + 1 + tempo_timer_missed(t);
+        returns++;
+        if (now < start + k * period)
+            early++;
+        /* Counting must agree with the clock: tick k is due and k+1 was not
+         * yet due when the wait consumed it (it may have become due since). */
+        CHECK_LE_U64(start + k * period, now);
+    }
+    uint64_t end = tempo_now_ns();
+    CHECK_EQ_U64(early, 0);
+    CHECK_GE_U64(end, start + k * period);
+    CHECK_LT_U64(end - (start + k * period), SLACK_NS);
+    tt_note("%llu returns for %llu ticks", (unsigned long long)returns, (unsigned long long)(k + 1));
+    tempo_timer_destroy(t);
+}
+
+static void late_waiter_gets_one_signal_and_the_missed_count(void)
+{
+    const uint64_t period = 10 * MS;
+    tempo_handle *t = tempo_timer_create(false);
+    uint64_t start = tempo_now_ns();
+    tempo_timer_set(t, start, period);
+    SDL_Delay(55); /* ticks at 0, 10, ..., 50 ms pass unobserved */
+    uint64_t before = tempo_now_ns();
+    CHECK_EQ_INT(tempo_wait(&t, 1, 0, 0), 0);
+    uint64_t after = tempo_now_ns();
+    uint64_t missed = tempo_timer_missed(t);
+    /* Ticks due by `before` <= ticks counted <= ticks due by `after`. */
+    CHECK_GE_U64(missed + 1, (before - start) / period + 1);
+    CHECK_LE_U64(missed + 1, (after - start) / period + 1);
+    CHECK_GE_U64(missed, 5);
+    /* One signal, not a burst: the next wait blocks until the next tick. */
+    uint64_t next_due = start + ((after - start) / period + 1) * period;
+    CHECK_EQ_INT(tempo_wait(&t, 1, 5000 * MS, 0), 0);
+    CHECK_GE_U64(tempo_now_ns(), next_due);
+    tempo_timer_destroy(t);
+}
+
+static void cancel_stops_a_timer(void)
+{
+    tempo_handle *t = tempo_timer_create(false);
+    tempo_timer_set(t, tempo_now_ns() + 20 * MS, 5 * MS);
+    CHECK_EQ_INT(tempo_timer_cancel(t), 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 60 * MS, 0), TEMPO_ETIMEDOUT);
+    tempo_timer_destroy(t);
+}
+
+static void manual_reset_timer_stays_signaled_until_set(void)
+{
+    tempo_handle *t = tempo_timer_create(true);
+    uint64_t now = tempo_now_ns();
+    tempo_timer_set(t, now + 10 * MS, 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 5000 * MS, 0), 0);
+    CHECK_GE_U64(tempo_now_ns(), now + 10 * MS);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 0, 0), 0);
+    tempo_timer_cancel(t); /* Win32: cancelling keeps the signal */
+    CHECK_EQ_INT(tempo_wait(&t, 1, 0, 0), 0);
+    tempo_timer_set(t, tempo_now_ns() + 1000 * MS, 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 0, 0), TEMPO_ETIMEDOUT);
+    tempo_timer_destroy(t);
+}
+
+typedef struct arm_args {
+    tempo_handle *timer;
+    uint64_t due;
+} arm_args;
+
+static int arm_later(void *p)
+{
+    arm_args *a = p;
+    SDL_Delay(20);
+    a->due = tempo_now_ns() + 15 * MS;
+    return tempo_timer_set(a->timer, a->due, 0);
+}
+
+static void timer_armed_by_another_thread_during_a_wait(void)
+{
+    tempo_handle *t = tempo_timer_create(false);
+    arm_args a = {t, 0};
+    SDL_Thread *th = SDL_CreateThread(arm_later, "arm", &a);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 5000 * MS, 0), 0);
+    uint64_t woke = tempo_now_ns();
+    SDL_WaitThread(th, NULL);
+    CHECK(a.due != 0);
+    CHECK_GE_U64(woke, a.due);
+    CHECK_LT_U64(woke - a.due, SLACK_NS);
+    tempo_timer_destroy(t);
+}
+
+/* ---- The wait ------------------------------------------------------------ */
+
+static void timeout_is_never_early(void)
+{
+    tempo_handle *e = tempo_event_create(false, false);
+    static const uint64_t timeouts[] = {1 * MS, 3 * MS, 10 * MS, 40 * MS};
+    for (size_t i = 0; i < sizeof timeouts / sizeof timeouts[0]; i++) {
+        uint64_t t0 = tempo_now_ns();
+        CHECK_EQ_INT(tempo_wait(&e, 1, timeouts[i], 0), TEMPO_ETIMEDOUT);
+        uint64_t took = since(t0);
+        CHECK_GE_U64(took, timeouts[i]);
+        CHECK_LT_U64(took, timeouts[i] + SLACK_NS);
+    }
+    /* n == 0 is a precise sleep. */
+    uint64_t t0 = tempo_now_ns();
+    CHECK_EQ_INT(tempo_wait(NULL, 0, 5 * MS, 0), TEMPO_ETIMEDOUT);
+    CHECK_GE_U64(since(t0), 5 * MS);
+    tempo_event_destroy(e);
+}
+
+static void sixty_four_handles_are_rejected(void)
+{
+    tempo_handle *h[64];
+    for (int i = 0; i < 64; i++)
+        h[i] = tempo_event_create(false, false);
+    CHECK_EQ_INT(TEMPO_WAIT_MAX_HANDLES, 63);
+    CHECK_EQ_INT(tempo_wait(h, 64, 0, 0), TEMPO_ETOOMANY);
+    CHECK_EQ_INT(tempo_wait(h, 63, 0, 0), TEMPO_ETIMEDOUT);
+    tempo_event_set(h[62]);
+    CHECK_EQ_INT(tempo_wait(h, 63, 0, 0), 62);
+    CHECK_STR_EQ(tempo_errname(TEMPO_ETOOMANY), "TEMPO_ETOOMANY");
+    for (int i = 0; i < 64; i++)
+        tempo_event_destroy(h[i]);
+}
+
+static void invalid_arguments_are_rejected(void)
+{
+    tempo_handle *e = tempo_event_create(false, false);
+    tempo_handle *t = tempo_timer_create(false);
+    tempo_handle *with_null[2] = {e, NULL};
+    CHECK_EQ_INT(tempo_wait(NULL, 1, 0, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_wait(&e, -1, 0, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_wait(with_null, 2, 0, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0x80), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_event_set(NULL), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_event_set(t), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_event_reset(t), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_timer_set(e, 0, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_timer_cancel(e), TEMPO_EINVAL);
+    CHECK_EQ_U64(tempo_timer_missed(e), 0);
+    CHECK_STR_EQ(tempo_strerror(TEMPO_EINVAL), "invalid argument");
+    CHECK_STR_EQ(tempo_strerror(0), "success");
+    CHECK_STR_EQ(tempo_strerror(-9999), "unknown error");
+    tempo_event_destroy(NULL);
+    tempo_timer_destroy(NULL);
+    tempo_event_destroy(e);
+    tempo_timer_destroy(t);
+}
+
+static void destroy_while_signaled(void)
+{
+    /* Nothing leaks (ASan/valgrind runs check) and other handles carry on. */
+    tempo_handle *keep = tempo_event_create(false, false);
+    for (int i = 0; i < 100; i++) {
+        tempo_handle *e = tempo_event_create(i & 1, true);
+        tempo_handle *t = tempo_timer_create(i & 1);
+        tempo_timer_set(t, 0, MS);
+        tempo_handle *set[3] = {keep, e, t};
+        CHECK_EQ_INT(tempo_wait(set, 3, 0, 0), 1);
+        tempo_event_destroy(e);
+        tempo_timer_destroy(t);
+    }
+    tempo_event_set(keep);
+    CHECK_EQ_INT(tempo_wait(&keep, 1, 0, 0), 0);
+    tempo_event_destroy(keep);
+}
+
+/* Each worker signals its own auto-reset "request" event and waits for its
+ * "ack" before the next request, so every signal must be observed exactly
+ * once: the main thread's count is exact, not "at least". A manual-reset
+ * "go" event starts all workers at once to maximise contention. */
+#define STRESS_THREADS 6
+#define STRESS_ROUNDS 2000
+
+typedef struct stress_worker {
+    tempo_handle *go, *req, *ack;
+    int rounds_done;
+    int error;
+} stress_worker;
+
+static int stress_run(void *p)
+{
+    stress_worker *w = p;
+    if (tempo_wait(&w->go, 1, 10000 * MS, 0) != 0) {
+        w->error = 1;
+        return 1;
+    }
+    for (int i = 0; i < STRESS_ROUNDS; i++) {
+        tempo_event_set(w->req);
+        if (tempo_wait(&w->ack, 1, 10000 * MS, 0) != 0) {
+            w->error = 2;
+            return 1;
+        }
+        w->rounds_done++;
+    }
+    return 0;
+}
+
+static void concurrent_setters_are_all_counted(void)
+{
+    stress_worker w[STRESS_THREADS];
+    tempo_handle *reqs[STRESS_THREADS];
+    SDL_Thread *th[STRESS_THREADS];
+    tempo_handle *go = tempo_event_create(true, false);
+    for (int i = 0; i < STRESS_THREADS; i++) {
+        w[i] = (stress_worker){go, tempo_event_create(false, false), tempo_event_create(false, false), 0, 0};
+        reqs[i] = w[i].req;
+        th[i] = SDL_CreateThread(stress_run, "stress", &w[i]);
+    }
+    tempo_event_set(go);
+    int seen[STRESS_THREADS] = {0};
+    int total = 0;
+    while (total < STRESS_THREADS * STRESS_ROUNDS) {
+        int r = tempo_wait(reqs, STRESS_THREADS, 10000 * MS, 0);
+        if (r < 0 || r >= STRESS_THREADS) {
+            tt_fail(__FILE__, __LINE__, "stress wait returned %d after %d requests", r, total);
+            break;
+        }
+        seen[r]++;
+        total++;
+        tempo_event_set(w[r].ack);
+    }
+    for (int i = 0; i < STRESS_THREADS; i++) {
+        SDL_WaitThread(th[i], NULL);
+        CHECK_EQ_INT(w[i].error, 0);
+        CHECK_EQ_INT(w[i].rounds_done, STRESS_ROUNDS);
+        CHECK_EQ_INT(seen[i], STRESS_ROUNDS);
+        tempo_event_destroy(w[i].req);
+        tempo_event_destroy(w[i].ack);
+    }
+    CHECK_EQ_INT(tempo_wait(reqs, 0, 0, 0), TEMPO_ETIMEDOUT);
+    tempo_event_destroy(go);
+}
+
+/* ---- Waits with messages ------------------------------------------------- */
+
+static int push_after_delay(void *p)
+{
+    SDL_Delay(30);
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = *(Uint32 *)p;
+    return SDL_PushEvent(&e) == 1 ? 0 : 1;
+}
+
+static void message_wait_returns_on_an_event_pushed_by_another_thread(void)
+{
+    if (!video_ok)
+        TT_SKIP("SDL video did not initialise");
+    SDL_PumpEvents();
+    SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    Uint32 type = SDL_RegisterEvents(1);
+    tempo_handle *e = tempo_event_create(false, false);
+    uint64_t t0 = tempo_now_ns();
+    SDL_Thread *th = SDL_CreateThread(push_after_delay, "pusher", &type);
+    int r;
+    /* Window-system chatter may also count as messages: wait for ours. */
+    bool got = false;
+    while (!got && since(t0) < 5000 * MS) {
+        r = tempo_wait(&e, 1, 5000 * MS, TEMPO_WAIT_MESSAGES);
+        CHECK(r == 1 || r == TEMPO_ETIMEDOUT);
+        if (r != 1)
+            break;
+        SDL_Event ev;
+        while (SDL_PollEvent(&ev))
+            if (ev.type == type)
+                got = true;
+    }
+    int rc = 1;
+    SDL_WaitThread(th, &rc);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(got);
+    CHECK_GE_U64(since(t0), 30 * MS);
+    CHECK_LT_U64(since(t0), 30 * MS + SLACK_NS);
+    tt_note("route: %s", tempo_wait_route());
+    /* Without the flag, pending messages do not end a wait. */
+    SDL_Event ev;
+    SDL_zero(ev);
+    ev.type = type;
+    SDL_PushEvent(&ev);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 20 * MS, 0), TEMPO_ETIMEDOUT);
+    /* Handles are reported before messages. */
+    tempo_event_set(e);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, TEMPO_WAIT_MESSAGES), 0);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, TEMPO_WAIT_MESSAGES), 1);
+    SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    tempo_event_destroy(e);
+}
+
+static void message_wait_still_returns_handles_and_timeouts(void)
+{
+    if (!video_ok)
+        TT_SKIP("SDL video did not initialise");
+    tempo_handle *t = tempo_timer_create(false);
+    uint64_t t0 = tempo_now_ns();
+    tempo_timer_set(t, t0 + 20 * MS, 0);
+    int r;
+    do {
+        SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+        r = tempo_wait(&t, 1, 5000 * MS, TEMPO_WAIT_MESSAGES);
+    } while (r == 1);
+    CHECK_EQ_INT(r, 0);
+    CHECK_GE_U64(since(t0), 20 * MS);
+    t0 = tempo_now_ns();
+    do {
+        SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+        r = tempo_wait(&t, 1, 15 * MS, TEMPO_WAIT_MESSAGES);
+    } while (r == 1);
+    CHECK_EQ_INT(r, TEMPO_ETIMEDOUT);
+    CHECK_GE_U64(since(t0), 15 * MS);
+    tempo_timer_destroy(t);
+}
+
+static int send_key(void *p)
+{
+    const char *title = p;
+    char cmd[256];
+    /* No window manager under Xvfb: focus explicitly, then type. */
+    snprintf(cmd, sizeof cmd,
+             "xdotool search --sync --name '%s' windowfocus --sync key --delay 20 q >/dev/null 2>&1",
+             title);
+    SDL_Delay(100);
+    return system(cmd);
+}
+
+static void message_wait_wakes_on_real_window_input(void)
+{
+    const char *drv = video_ok ? SDL_GetCurrentVideoDriver() : NULL;
+    bool x11 = drv != NULL && SDL_strcmp(drv, "x11") == 0;
+    if (!x11 || system("xdotool --version >/dev/null 2>&1") != 0) {
+        if (tt_env_flag("TEMPO_REQUIRE_X11")) {
+            tt_fail(__FILE__, __LINE__, "TEMPO_REQUIRE_X11 is set but x11/xdotool is unavailable (driver %s)",
+                    drv ? drv : "none");
+            return;
+        }
+        TT_SKIP("needs the x11 video driver and xdotool");
+    }
+    const char *title = "tempo-conformance-input";
+    SDL_Window *win = SDL_CreateWindow(title, 0, 0, 160, 120, SDL_WINDOW_SHOWN);
+    CHECK(win != NULL);
+    if (win == NULL)
+        return;
+    SDL_Thread *th = SDL_CreateThread(send_key, "xdotool", (void *)title);
+    tempo_handle *e = tempo_event_create(false, false);
+    uint64_t t0 = tempo_now_ns();
+    bool down = false, up = false;
+    int wakes = 0;
+    while (!(down && up) && since(t0) < 10000 * MS) {
+        int r = tempo_wait(&e, 1, 10000 * MS, TEMPO_WAIT_MESSAGES);
+        if (r != 1)
+            break;
+        wakes++;
+        SDL_Event ev;
+        while (SDL_PollEvent(&ev)) {
+            if (ev.type == SDL_KEYDOWN && ev.key.keysym.scancode == SDL_SCANCODE_Q)
+                down = true;
+            if (ev.type == SDL_KEYUP && ev.key.keysym.scancode == SDL_SCANCODE_Q)
+                up = true;
+        }
+    }
+    int rc = -1;
+    SDL_WaitThread(th, &rc);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(down);
+    CHECK(up);
+    tt_note("%d message wake-ups, route %s", wakes, tempo_wait_route());
+    const char *forced = SDL_getenv("TEMPO_SDL_WAIT_ROUTE");
+    bool sdl_route = forced != NULL && SDL_strcmp(forced, "sdl") == 0;
+    CHECK_STR_EQ(tempo_wait_route(), sdl_route ? "sdl-events" : "x11-fd+eventfd");
+    tempo_event_destroy(e);
+    SDL_DestroyWindow(win);
+}
+
+static const tt_case cases[] = {
+    TT_CASE(auto_reset_event_is_consumed_by_one_wait),
+    TT_CASE(manual_reset_event_stays_signaled_until_reset),
+    TT_CASE(initially_signaled_events),
+    TT_CASE(lowest_signaled_index_wins),
+    TT_CASE(signal_before_wait_is_not_lost),
+    TT_CASE(another_thread_wakes_a_blocked_wait),
+    TT_CASE(auto_reset_event_releases_exactly_one_waiter),
+    TT_CASE(manual_reset_event_releases_every_waiter),
+    TT_CASE(one_shot_timer_fires_once_never_early),
+    TT_CASE(timer_due_in_the_past_is_signaled_at_once),
+    TT_CASE(periodic_timer_keeps_an_absolute_schedule),
+    TT_CASE(late_waiter_gets_one_signal_and_the_missed_count),
+    TT_CASE(cancel_stops_a_timer),
+    TT_CASE(manual_reset_timer_stays_signaled_until_set),
+    TT_CASE(timer_armed_by_another_thread_during_a_wait),
+    TT_CASE(timeout_is_never_early),
+    TT_CASE(sixty_four_handles_are_rejected),
+    TT_CASE(invalid_arguments_are_rejected),
+    TT_CASE(destroy_while_signaled),
+    TT_CASE(concurrent_setters_are_all_counted),
+    TT_CASE(message_wait_returns_on_an_event_pushed_by_another_thread),
+    TT_CASE(message_wait_still_returns_handles_and_timeouts),
+    TT_CASE(message_wait_wakes_on_real_window_input),
+};
+
+int main(int argc, char **argv)
+{
+    video_ok = SDL_Init(SDL_INIT_VIDEO) == 0;
+    printf("# backend %s, video driver %s%s\n", tempo_backend_name(),
+           video_ok ? SDL_GetCurrentVideoDriver() : "(none)", video_ok ? "" : SDL_GetError());
+    int rc = TT_MAIN(argc, argv, cases);
+    tempo_shutdown();
+    SDL_Quit();
+    return rc;
+}
