@@ -14,6 +14,13 @@ uint64_t tempo_now_ns(void)
     return plat_now_ns();
 }
 
+int tempo_process_usage(tempo_usage *out)
+{
+    if (out == NULL)
+        return TEMPO_EINVAL;
+    return plat_process_usage(out);
+}
+
 const char *tempo_backend_name(void)
 {
     return plat_backend_name();

@@ -38,6 +38,9 @@ uint64_t plat_now_ns(void);
  * allows and never returning before it. No spinning. */
 void plat_sleep_until_ns(uint64_t deadline_ns);
 
+/* Process CPU time and voluntary context switches (tempo_process_usage). */
+int plat_process_usage(tempo_usage *out);
+
 /* ---- Waitable handles ---------------------------------------------------
  * struct tempo_handle is private to the backend. Arguments were checked by
  * the framework: handles are non-NULL, of the right kind, not destroyed. */

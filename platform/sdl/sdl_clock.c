@@ -56,3 +56,52 @@ void plat_sleep_until_ns(uint64_t deadline_ns)
 }
 
 #endif
+
+/* ---- Process usage ------------------------------------------------------ */
+
+#if defined(TEMPO_HAVE_CLOCK_GETTIME)
+#include <string.h>
+#include <sys/resource.h>
+
+#include "tempo_internal.h"
+
+int plat_process_usage(tempo_usage *out)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return tempo__set_error(TEMPO_EPLATFORM, "getrusage: %s", strerror(errno));
+    out->cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+                  ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+    out->voluntary_switches = (uint64_t)ru.ru_nvcsw;
+    out->has_switches = true;
+    return 0;
+}
+
+#elif defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+#include "tempo_internal.h"
+
+int plat_process_usage(tempo_usage *out)
+{
+    FILETIME created, exited, kernel, user;
+    if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user))
+        return tempo__set_error(TEMPO_EPLATFORM, "GetProcessTimes: error %lu", GetLastError());
+    uint64_t k = ((uint64_t)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime;
+    uint64_t u = ((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime;
+    out->cpu_ns = (k + u) * 100u; /* FILETIME counts 100 ns units */
+    out->voluntary_switches = 0;  /* Windows keeps no per-process count */
+    out->has_switches = false;
+    return 0;
+}
+
+#else
+
+int plat_process_usage(tempo_usage *out)
+{
+    (void)out;
+    return TEMPO_ENOTSUP;
+}
+
+#endif

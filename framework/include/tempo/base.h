@@ -76,6 +76,17 @@ TEMPO_API const char *tempo_get_error(void);
  * not print them as dates). Thread: any. Cost: one clock read (~20-50 ns). */
 TEMPO_API uint64_t tempo_now_ns(void);
 
+/* Resource use of the whole process so far. */
+typedef struct tempo_usage {
+    uint64_t cpu_ns;             /* user + system CPU time of all threads */
+    uint64_t voluntary_switches; /* times a thread blocked (0 if unknown) */
+    bool has_switches;           /* false where the OS does not count them */
+} tempo_usage;
+
+/* Fills *out. Returns 0, TEMPO_EINVAL (out NULL) or TEMPO_EPLATFORM.
+ * Thread: any. */
+TEMPO_API int tempo_process_usage(tempo_usage *out);
+
 /* The backend compiled in: "sdl" or "win32". Thread: any. */
 TEMPO_API const char *tempo_backend_name(void);
 

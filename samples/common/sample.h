@@ -1,0 +1,52 @@
+/* What every Tempo sample shares: command-line options, a window (or the
+ * offscreen driver when there is no display), screenshots and the summary.
+ *
+ * Every sample accepts:
+ *   --headless         use SDL's offscreen video driver (also chosen
+ *                      automatically when no display can be opened)
+ *   --seconds N        quit after N seconds (default: run until closed;
+ *                      headless runs default to 5 s)
+ *   --screenshot FILE  write the last frame as a PNG when quitting
+ *   --help
+ * Samples use only the public Tempo headers plus SDL. */
+#ifndef TEMPO_SAMPLE_H
+#define TEMPO_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <SDL.h>
+
+typedef struct sample_app {
+    /* options */
+    bool headless;
+    double seconds; /* 0: until the window is closed */
+    const char *screenshot;
+    /* created by sample_open */
+    SDL_Window *window;
+    SDL_Renderer *renderer;
+    int width, height;
+    const char *video_driver;
+} sample_app;
+
+/* Parses the common options; unknown "--x" options are left to the sample
+ * via `extra(arg, value, user)` (return 1 if it took the value, 0 if no
+ * value was needed, -1 if unknown). Prints usage and returns non-zero on
+ * --help or an error. */
+int sample_parse(sample_app *app, int argc, char **argv, const char *usage,
+                 int (*extra)(const char *arg, const char *value, void *user), void *user);
+
+/* Initialises SDL video (falling back to the offscreen driver when headless
+ * or when no display is available) and opens a window with a renderer.
+ * Returns 0, or -1 after printing SDL's error. */
+int sample_open(sample_app *app, const char *title, int width, int height);
+
+/* Writes the renderer's current target as a PNG. Call before
+ * SDL_RenderPresent (the back buffer is undefined after presenting).
+ * Returns 0, or -1 after printing the error. */
+int sample_screenshot(sample_app *app, const char *path);
+
+/* Destroys the window and renderer and quits SDL. */
+void sample_close(sample_app *app);
+
+#endif /* TEMPO_SAMPLE_H */
