@@ -73,6 +73,17 @@ static _Atomic(const char *) g_route = "none";
 static _Atomic(waiter *) g_msg_waiter;
 static _Atomic(SDL_threadID) g_msg_thread;
 
+/* SDL2 calls event watches *before* it appends the event to its queue, so a
+ * waiter woken by the watch can look at the queue a moment too early. Each
+ * announced push bumps g_announced; a message wait that finds the queue empty
+ * while an announcement is unaccounted for re-checks a few times with growing
+ * delays (RECHECK_NS) before it considers the push landed or filtered. The
+ * cost is a handful of extra wake-ups per cross-thread SDL_PushEvent (Tempo
+ * events, the recommended cross-thread signal, never take this path). */
+static atomic_uint g_announced;
+static unsigned g_announced_seen; /* [loop thread] */
+static const uint64_t RECHECK_NS[] = {50000, 1000000, 10000000};
+
 enum route { ROUTE_NONE, ROUTE_FD, ROUTE_SDL };
 
 static SDL_mutex *get_lock(void)
@@ -388,9 +399,12 @@ static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
 {
     (void)userdata;
     (void)event;
-    waiter *w = atomic_load(&g_msg_waiter);
     /* Events added by the waiting thread's own SDL_PumpEvents need no wake. */
-    if (w != NULL && SDL_ThreadID() != atomic_load(&g_msg_thread))
+    if (SDL_ThreadID() == atomic_load(&g_msg_thread))
+        return 0;
+    atomic_fetch_add(&g_announced, 1);
+    waiter *w = atomic_load(&g_msg_waiter);
+    if (w != NULL)
         sdl_waker_signal(w->waker);
     return 0;
 }
@@ -475,7 +489,9 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
     }
 
     int r;
+    size_t rechecks = 0;
     for (;;) {
+        unsigned announced = atomic_load(&g_announced);
         if (route == ROUTE_SDL) {
             /* Flush our wake-ups before looking: one pushed after this point
              * is still in the queue when SDL_WaitEventTimeout starts. */
@@ -486,9 +502,20 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
         }
         SDL_LockMutex(lock);
         r = verdict(handles, n, route != ROUTE_NONE, plat_now_ns(), deadline);
+        if (r == n && route == ROUTE_FD)
+            g_announced_seen = announced; /* pushes announced so far have landed */
         if (r != -1)
             break;
         uint64_t wake_at = next_wake(handles, n, deadline);
+        if (route == ROUTE_FD && announced != g_announced_seen) {
+            if (rechecks < sizeof RECHECK_NS / sizeof RECHECK_NS[0]) {
+                uint64_t at = plat_now_ns() + RECHECK_NS[rechecks++];
+                wake_at = at < wake_at ? at : wake_at;
+            } else {
+                g_announced_seen = announced; /* landed elsewhere or filtered out */
+                rechecks = 0;
+            }
+        }
         if (route == ROUTE_SDL) {
             SDL_UnlockMutex(lock);
             SDL_WaitEventTimeout(NULL, sdl_timeout_ms(wake_at));
