@@ -66,9 +66,9 @@ struct tempo_netq {
     uint64_t budget; /* CLASSIC's adaptive budget */
     bool draining;
     /* DEADLINE's measurements (estimates, so floating point). */
-    bool have_start, have_cost;
-    uint64_t last_start;
-    double interval_ns, cost_ns;
+    bool have_start, have_cost, left_backlog;
+    uint64_t last_start, last_pushed;
+    double interval_ns, cost_ns, rate_per_ns;
 };
 
 static uint64_t default_clock(void *user)
@@ -346,32 +346,24 @@ int tempo_netq_set_policy(tempo_netq *q, tempo_netq_policy policy)
 }
 
 /* [lock held] The oldest queued record (skipping a wrap pad), or NULL. */
-static rec_hdr *peek_locked(tempo_netq *q)
+static const rec_hdr *oldest_locked(tempo_netq *q)
 {
     if (q->count == 0)
         return NULL;
-    rec_hdr *h = hdr_at(q, q->tail);
-    if (h->size == PAD_SIZE) {
-        q->used -= q->cap - q->tail;
-        q->tail = 0;
-        h = hdr_at(q, 0);
-    }
-    return h;
+    const rec_hdr *h = hdr_at(q, q->tail);
+    return h->size == PAD_SIZE ? hdr_at(q, 0) : h;
 }
 
-/* [lock held, loop thread] Frees the record at the tail (returned by
- * peek_locked and handled). */
-static void release_locked(tempo_netq *q, const rec_hdr *h)
+/* [lock held, loop thread] Gives back the bytes of `count` handled records
+ * (`bytes` including wrap pads) ending at `cursor`. */
+static void release_locked(tempo_netq *q, size_t cursor, size_t bytes, uint32_t count)
 {
-    size_t n = rec_bytes(h->size);
-    q->tail += n;
-    if (q->tail == q->cap)
-        q->tail = 0;
-    q->used -= n;
-    q->count--;
-    q->pub.processed++;
+    q->tail = cursor == q->cap ? 0 : cursor;
+    q->used -= bytes;
+    q->count -= count;
+    q->pub.processed += count;
     if (q->count == 0)
-        q->head = q->tail = 0;
+        q->head = q->tail = q->used = 0;
 }
 
 static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
@@ -380,22 +372,33 @@ static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
 }
 
 /* [loop thread] The budget for a drain that starts at `now` with `n`
- * messages queued, the oldest `age` old. UNLIMITED means "all n". */
-static uint64_t plan(tempo_netq *q, uint64_t now, uint32_t n, uint64_t age, size_t used,
+ * messages queued, the oldest `age` old, `pushed` accepted so far. UNLIMITED
+ * means "all n". */
+static uint64_t plan(tempo_netq *q, uint64_t now, uint32_t n, uint64_t age, uint64_t pushed, size_t used,
                      bool *flush)
 {
     const tempo_netq_desc *d = &q->d;
     *flush = false;
 
     /* DEADLINE's measurements run under every policy, so switching to it
-     * live starts from real numbers. Interval: EWMA with 1/8, smoothing
-     * over ~8 frames like TCP's RTT estimator. */
+     * live starts from real numbers.
+     * Frame interval: EWMA over ~8 drains (like TCP's RTT estimator),
+     * measured only after a drain that left a backlog (the loop came back
+     * one frame later, not whenever a message arrived after idling).
+     * Arrival rate: weighted by elapsed time with a 1 s time constant, so
+     * idle gaps pull it down and a single burst barely moves it (drains
+     * happen mostly when busy; a per-drain average would remember only the
+     * busy times). */
     if (q->have_start && now > q->last_start) {
         double dt = (double)(now - q->last_start);
-        q->interval_ns = q->interval_ns == 0 ? dt : q->interval_ns + (dt - q->interval_ns) / 8;
+        if (q->left_backlog)
+            q->interval_ns = q->interval_ns == 0 ? dt : q->interval_ns + (dt - q->interval_ns) / 8;
+        double rate = (double)(pushed - q->last_pushed) / dt;
+        q->rate_per_ns += (rate - q->rate_per_ns) * dt / (dt + 1e9);
     }
     q->have_start = true;
     q->last_start = now;
+    q->last_pushed = pushed;
 
     switch (q->policy) {
     case TEMPO_NETQ_CLASSIC:
@@ -420,23 +423,31 @@ static uint64_t plan(tempo_netq *q, uint64_t now, uint32_t n, uint64_t age, size
         /* The queue is half full: spend the cap now, before pushes fail. */
         if (used > q->cap / 2)
             return d->budget_max_ns;
-        /* The smallest steady budget that handles all n queued messages
-         * within the frames left before the oldest one's deadline (one frame
-         * of margin for estimation error). Conservative: younger messages
-         * have more slack than the oldest. Under a steady load above the
-         * floor this settles where the budget equals the arriving work and
-         * the oldest message is about target/2 old: bounded age, smooth
-         * frames. */
+        /* Spread: the smallest steady budget that handles all n queued
+         * messages within the frames left before the oldest one's deadline
+         * (one frame of margin for estimation error); conservative, as
+         * younger messages have more slack than the oldest.
+         * Keep up: at least the work arriving per frame at the measured
+         * steady rate, so a steady load is handled as it comes instead of
+         * being deferred to the deadline (which would add latency and save
+         * no frame time). */
         double frame = q->interval_ns > 0 ? q->interval_ns : 1e9 / 60;
         double slack = age < d->target_age_ns ? (double)(d->target_age_ns - age) : 0;
         double frames_left = slack / frame - 1 < 1 ? 1 : slack / frame - 1;
-        double need = q->cost_ns * (double)n / frames_left;
+        double spread = q->cost_ns * (double)n / frames_left;
+        double keep_up = q->cost_ns * q->rate_per_ns * frame;
+        double need = spread > keep_up ? spread : keep_up;
         if (need >= (double)d->budget_max_ns)
             return d->budget_max_ns;
         return clamp_u64((uint64_t)need, d->floor_ns, d->budget_max_ns);
     }
     }
 }
+
+/* Records are released to producers in batches of this many (one lock per
+ * batch instead of per message). Small enough that producers see room soon;
+ * a budget-limited drain releases at its end anyway. */
+#define RELEASE_BATCH 32
 
 int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
 {
@@ -449,21 +460,31 @@ int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
     uint64_t start = q->now(q->clock_user);
     plat_mutex_lock(q->lock);
     uint32_t n = q->count;
-    rec_hdr *h = peek_locked(q);
+    const rec_hdr *h = oldest_locked(q);
     uint64_t age = h && start > h->pushed_ns ? start - h->pushed_ns : 0;
-    size_t used = q->used;
+    uint64_t pushed = q->pushed;
+    size_t used = q->used, cursor = q->tail;
     plat_mutex_unlock(q->lock);
 
     bool flush;
-    uint64_t budget = plan(q, start, n, age, used, &flush);
+    uint64_t budget = plan(q, start, n, age, pushed, used, &flush);
 
-    uint32_t done = 0;
+    /* The n records from the tail were all written before the snapshot
+     * above (under the lock), and producers write only outside
+     * [tail, head): walk them without the lock. */
+    uint32_t done = 0, batch = 0;
+    size_t batch_bytes = 0;
     uint64_t t = start, max_age = 0;
     bool overrun = false;
-    plat_mutex_lock(q->lock);
     while (done < n) {
-        h = peek_locked(q);
-        plat_mutex_unlock(q->lock);
+        if (cursor == q->cap) /* the last record ended exactly at the end */
+            cursor = 0;
+        h = hdr_at(q, cursor);
+        if (h->size == PAD_SIZE) {
+            batch_bytes += q->cap - cursor;
+            cursor = 0;
+            h = hdr_at(q, 0);
+        }
         tempo_netq_msg m = {h->type, h->size, (const unsigned char *)h + HDR, h->pushed_ns};
         if (t > h->pushed_ns && t - h->pushed_ns > max_age)
             max_age = t - h->pushed_ns;
@@ -472,14 +493,26 @@ int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
         fn(&m, user);
         t = q->now(q->clock_user);
         done++;
-        plat_mutex_lock(q->lock);
-        release_locked(q, h);
-        if (budget != UNLIMITED && t - start >= budget)
+        batch++;
+        batch_bytes += rec_bytes(m.size);
+        cursor += rec_bytes(m.size);
+        bool stop = budget != UNLIMITED && t - start >= budget;
+        if (batch == RELEASE_BATCH && !stop && done < n) {
+            plat_mutex_lock(q->lock);
+            release_locked(q, cursor, batch_bytes, batch);
+            plat_mutex_unlock(q->lock);
+            batch = 0;
+            batch_bytes = 0;
+        }
+        if (stop)
             break;
     }
-    /* Still locked. */
+    plat_mutex_lock(q->lock);
+    if (batch > 0)
+        release_locked(q, cursor, batch_bytes, batch);
     if (q->count == 0)
         tempo_event_reset(q->ready);
+    q->left_backlog = q->count > 0;
     bool wake_room = done > 0 && q->room_waiters > 0;
     tempo_netq_stats *p = &q->pub;
     p->last_processed = done;
