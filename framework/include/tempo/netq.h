@@ -25,17 +25,20 @@
  *   FIXED_BUDGET  budget_start_ns every drain.
  *   DEADLINE      bounds both frame time and message age: each message should
  *                 be handled within target_age_ns of its push. Each drain's
- *                 budget is the smallest that handles the backlog within the
- *                 frames left before the oldest message's deadline, from
- *                 measured cost per message and drain interval; at least
- *                 floor_ns (light traffic is handled at once), at most
- *                 budget_max_ns, the cap also when the queue is half full. It
- *                 never flushes, so there is no flush-all hitch, and it spends
- *                 less per frame than CLASSIC when deadlines allow. Its price:
- *                 under a steady load above the floor messages wait longer
- *                 (up to about target/2), and under overload beyond what
- *                 budget_max_ns per frame can absorb the age grows (and the
- *                 queue fills) rather than the frame time.
+ *                 budget is the larger of (a) the smallest that handles the
+ *                 backlog within the frames left before the oldest message's
+ *                 deadline and (b) the work arriving per frame at the measured
+ *                 steady rate; from measured cost per message, drain interval
+ *                 and arrival rate. At least floor_ns (light traffic is
+ *                 handled at once), at most budget_max_ns (also when the
+ *                 queue is half full). It never flushes, so there is no
+ *                 flush-all hitch, and it spreads a burst over the frames its
+ *                 deadline allows, so frames stay short where CLASSIC spends
+ *                 20-40 ms. Its price: messages of a burst wait longer (up to
+ *                 the target), a new steady stream waits up to ~target/2
+ *                 until the rate estimate (1 s time constant) catches up, and
+ *                 under overload beyond budget_max_ns per frame the age grows
+ *                 and the queue fills rather than the frame time.
  *
  * Memory is bounded: the queue allocates cap_bytes once, at creation. A push
  * that does not fit fails with TEMPO_EFULL and counts an overflow; nothing is
