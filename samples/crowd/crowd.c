@@ -454,7 +454,7 @@ int main(int argc, char **argv)
     if (ok == n_policies) {
         printf("crowd summary (%s, video %s, wait route %s): %.0f us per message, 60 Hz frames\n",
                tempo_backend_name(), c.app.video_driver, tempo_wait_route(), c.cost_ns / 1e3);
-        printf("Frame work = drain + walking and drawing the crowd (software renderer when headless).\n");
+        printf("Frame work = drain + walking and drawing the crowd%s.\n", c.app.headless ? " (software renderer)" : "");
         printf("| scenario | policy | frames | max drain ms | max frame work ms | p99 ms | frames > 16.7 ms | max age "
                "ms | peak backlog | flushes | overruns | full waits | handled | script |\n");
         printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
