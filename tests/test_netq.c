@@ -1,0 +1,727 @@
+/* Unit tests of the throttled network queue (tempo/netq.h).
+ *
+ * Policy arithmetic runs on a fake clock: the handler "costs" time by
+ * advancing it, so every budget, count and age below is exact. The
+ * multi-threaded cases use the real clock and check only order and counts
+ * (they are what TSan looks at). */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <SDL.h>
+
+#include "harness.h"
+#include "tempo/netq.h"
+#include "tempo/wait.h"
+
+#define MS TEMPO_NS_PER_MS
+#define US TEMPO_NS_PER_US
+
+/* ---- Fake clock and a scripted handler ---------------------------------- */
+
+static uint64_t fake_now;
+
+static uint64_t fake_clock(void *user)
+{
+    (void)user;
+    return fake_now;
+}
+
+typedef struct sink {
+    uint64_t cost_ns;   /* each message advances the fake clock this much */
+    uint32_t count;     /* messages handled */
+    uint32_t last_seq;  /* payload of the last one (a sequence number) */
+    bool order_ok;
+    tempo_netq *push_into; /* if set, each message pushes one more */
+} sink;
+
+static void on_msg(const tempo_netq_msg *m, void *user)
+{
+    sink *s = user;
+    uint32_t seq = 0;
+    if (m->size >= sizeof seq)
+        memcpy(&seq, m->data, sizeof seq);
+    if (s->count > 0 && seq != s->last_seq + 1)
+        s->order_ok = false;
+    s->last_seq = seq;
+    s->count++;
+    fake_now += s->cost_ns;
+    if (s->push_into)
+        tempo_netq_push(s->push_into, 99, &seq, sizeof seq);
+}
+
+static tempo_netq *fake_queue(tempo_netq_desc d)
+{
+    d.now_ns = fake_clock;
+    fake_now = 1000 * MS;
+    tempo_netq *q = tempo_netq_create(&d);
+    CHECK(q != NULL);
+    return q;
+}
+
+static void push_seq(tempo_netq *q, uint32_t from, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t seq = from + i;
+        int r = tempo_netq_push(q, 1, &seq, sizeof seq);
+        if (r != 0) {
+            tt_fail(__FILE__, __LINE__, "push %u: %s", seq, tempo_errname(r));
+            return;
+        }
+    }
+}
+
+static bool signaled(tempo_handle *h)
+{
+    return tempo_wait(&h, 1, 0, 0) == 0;
+}
+
+/* ---- CLASSIC: the article's numbers -------------------------------------- */
+
+static void classic_budget_steps_one_ms_per_frame(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    push_seq(q, 0, 150);
+    /* Each drain: budget +-1 ms by the backlog at its start (> 100 grows),
+     * clamped to [20, 40]; with 1 ms messages it handles budget/1ms of them. */
+    static const struct { uint32_t backlog, budget_ms; } want[] = {
+        {150, 21}, {129, 22}, {107, 23}, {84, 22}, {62, 21}, {41, 20}, {21, 20}, {1, 20},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        tempo_netq_stats st;
+        tempo_netq_get_stats(q, &st);
+        CHECK_EQ_INT(st.backlog, want[i].backlog);
+        int n = tempo_netq_drain(q, on_msg, &s);
+        tempo_netq_get_stats(q, &st);
+        CHECK_EQ_U64(st.last_budget_ns, want[i].budget_ms * MS);
+        CHECK_EQ_U64(st.budget_ns, want[i].budget_ms * MS);
+        uint32_t expect = want[i].backlog < want[i].budget_ms ? want[i].backlog : want[i].budget_ms;
+        CHECK_EQ_INT(n, expect);
+        CHECK_EQ_U64(st.last_drain_ns, expect * MS);
+        fake_now += 5 * MS; /* render */
+    }
+    CHECK_EQ_INT(s.count, 150);
+    CHECK(s.order_ok);
+    CHECK(!signaled(tempo_netq_handle(q)));
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.flushes, 0);
+    CHECK_EQ_U64(st.overruns, 0);
+    tempo_netq_destroy(q);
+}
+
+static void classic_budget_clamps_at_forty(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    sink s = {.cost_ns = 200 * US, .order_ok = true};
+    uint64_t expect = 20 * MS;
+    for (int frame = 0; frame < 40; frame++) {
+        /* Keep the backlog between 100 and 300: 290 queued each frame. */
+        tempo_netq_stats st;
+        tempo_netq_get_stats(q, &st);
+        push_seq(q, s.count + st.backlog, 290 - st.backlog);
+        tempo_netq_drain(q, on_msg, &s);
+        tempo_netq_get_stats(q, &st);
+        expect = expect + MS > 40 * MS ? 40 * MS : expect + MS;
+        CHECK_EQ_U64(st.last_budget_ns, expect);
+        CHECK_EQ_INT(st.last_processed, (int)(expect / (200 * US)));
+        if (tt_failed())
+            break;
+    }
+    CHECK_EQ_U64(expect, 40 * MS);
+    CHECK(s.order_ok);
+    tempo_netq_destroy(q);
+}
+
+static void classic_flushes_above_three_hundred(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    push_seq(q, 0, 300);
+    /* Exactly 300 is not "more than 300": a budgeted drain. */
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 21);
+    push_seq(q, 300, 22); /* 301 queued */
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 301);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.flushes, 1);
+    CHECK_EQ_U64(st.last_budget_ns, UINT64_MAX);
+    CHECK_EQ_U64(st.budget_ns, 22 * MS); /* the adaptive value moved on */
+    CHECK_EQ_U64(st.last_drain_ns, 301 * MS);
+    CHECK_EQ_U64(st.overruns, 1); /* messages started after 40 ms */
+    CHECK_EQ_INT(st.backlog, 0);
+    CHECK(s.order_ok);
+    tempo_netq_destroy(q);
+}
+
+static void classic_numbers_are_configurable(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){
+        .budget_start_ns = 5 * MS, .budget_step_ns = 2 * MS, .budget_min_ns = 3 * MS,
+        .budget_max_ns = 9 * MS, .grow_backlog = 10, .flush_backlog = 50});
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    push_seq(q, 0, 40);
+    /* 40 > 10: 7; 33: 9; 24: 9 (clamped); 15: 9; 6 (<=10): 7, handles all 6. */
+    static const int budgets[] = {7, 9, 9, 9, 7};
+    static const int counts[] = {7, 9, 9, 9, 6};
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), counts[i]);
+        tempo_netq_stats st;
+        tempo_netq_get_stats(q, &st);
+        CHECK_EQ_U64(st.last_budget_ns, budgets[i] * MS);
+    }
+    /* Empty drains step down to the minimum. */
+    tempo_netq_drain(q, on_msg, &s);
+    tempo_netq_drain(q, on_msg, &s);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.budget_ns, 3 * MS);
+    push_seq(q, 40, 51);
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 51); /* > 50: flush */
+    CHECK(s.order_ok);
+    tempo_netq_destroy(q);
+}
+
+/* ---- The other policies --------------------------------------------------- */
+
+static void fixed_budget_is_constant(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_FIXED_BUDGET, .budget_start_ns = 8 * MS});
+    sink s = {.cost_ns = 2 * MS, .order_ok = true};
+    push_seq(q, 0, 1000);
+    for (int i = 0; i < 10; i++)
+        CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 4);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.last_budget_ns, 8 * MS);
+    CHECK_EQ_U64(st.flushes, 0);
+    tempo_netq_destroy(q);
+}
+
+static void drain_all_takes_only_what_was_queued(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL});
+    sink s = {.cost_ns = 1 * MS, .order_ok = true, .push_into = q};
+    push_seq(q, 0, 500);
+    /* Each handled message pushes another: the drain must still end. */
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 500);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_INT(st.backlog, 500);
+    CHECK_EQ_U64(st.last_budget_ns, UINT64_MAX);
+    CHECK_EQ_U64(st.overruns, 1);
+    CHECK(signaled(tempo_netq_handle(q)));
+    tempo_netq_destroy(q);
+}
+
+static void deadline_caps_frames_without_flushing(void)
+{
+    /* The burst: 10 000 messages of 0.2 ms, frames every 16.7 ms. */
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_DEADLINE});
+    sink s = {.cost_ns = 200 * US, .order_ok = true};
+    uint64_t frame = 16666667, next = fake_now;
+    /* A few quiet frames first, so the interval is measured. */
+    for (int i = 0; i < 5; i++) {
+        tempo_netq_drain(q, on_msg, &s);
+        next += frame;
+        fake_now = next;
+    }
+    push_seq(q, 0, 10000);
+    uint64_t worst = 0;
+    int frames = 0;
+    while (s.count < 10000 && frames < 1000) {
+        uint64_t t0 = fake_now;
+        tempo_netq_drain(q, on_msg, &s);
+        if (fake_now - t0 > worst)
+            worst = fake_now - t0;
+        frames++;
+        next += frame;
+        fake_now = fake_now + 2 * MS > next ? fake_now + 2 * MS : next;
+    }
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_INT(s.count, 10000);
+    CHECK(s.order_ok);
+    /* Never over the cap plus one message (the clock is checked after each). */
+    CHECK_LE_U64(worst, 40 * MS + 200 * US);
+    CHECK_EQ_U64(st.flushes, 0);
+    CHECK_EQ_U64(st.overruns, 0);
+    tt_note("10k burst: %d frames, worst drain %.1f ms, max age %.0f ms", frames, worst / 1e6,
+            st.max_age_ns / 1e6);
+    tempo_netq_destroy(q);
+}
+
+static void deadline_handles_light_traffic_at_once(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_DEADLINE});
+    sink s = {.cost_ns = 200 * US, .order_ok = true};
+    for (int f = 0; f < 100; f++) {
+        push_seq(q, s.count, 5); /* 1 ms of work per frame: under the floor */
+        int n = tempo_netq_drain(q, on_msg, &s);
+        CHECK_EQ_INT(n, 5);
+        fake_now += 16 * MS;
+        if (tt_failed())
+            break;
+    }
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_LE_U64(st.max_age_ns, 1 * MS);
+    CHECK(s.order_ok);
+    tempo_netq_destroy(q);
+}
+
+static void deadline_spreads_a_burst_within_its_target(void)
+{
+    /* 150 messages of 1 ms, 20 ms frames. CLASSIC takes 21+22+23+... ms
+     * frames; DEADLINE spreads the work over the 200 ms target: smaller
+     * frames, every message still handled within the target. */
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_DEADLINE});
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    for (int i = 0; i < 5; i++) { /* measure interval and cost */
+        push_seq(q, s.count, 1);
+        tempo_netq_drain(q, on_msg, &s);
+        fake_now += 19 * MS;
+    }
+    uint32_t base = s.count;
+    push_seq(q, base, 150);
+    uint64_t worst = 0;
+    int frames = 0;
+    while (s.count < base + 150 && frames < 100) {
+        uint64_t t0 = fake_now;
+        tempo_netq_drain(q, on_msg, &s);
+        tempo_netq_stats st;
+        tempo_netq_get_stats(q, &st);
+        if (st.last_budget_ns > worst)
+            worst = st.last_budget_ns;
+        tt_note("frame %d: budget %.1f ms, handled %u", frames, st.last_budget_ns / 1e6, st.last_processed);
+        fake_now = t0 + (fake_now - t0 > 20 * MS ? fake_now - t0 : 20 * MS) + 2 * MS;
+        frames++;
+    }
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_INT(s.count, base + 150);
+    CHECK_LT_U64(worst, 20 * MS);
+    CHECK_LE_U64(st.max_age_ns, 200 * MS);
+    CHECK_EQ_U64(st.flushes, 0);
+    tt_note("150 x 1 ms: %d frames, largest budget %.1f ms, max age %.0f ms", frames, worst / 1e6,
+            st.max_age_ns / 1e6);
+    tempo_netq_destroy(q);
+}
+
+static void set_policy_switches_live(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    push_seq(q, 0, 200);
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 21);
+    CHECK_EQ_INT(tempo_netq_set_policy(q, TEMPO_NETQ_DRAIN_ALL), 0);
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 179);
+    CHECK_EQ_INT(tempo_netq_set_policy(q, (tempo_netq_policy)42), TEMPO_EINVAL);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_INT(st.policy, TEMPO_NETQ_DRAIN_ALL);
+    CHECK_STR_EQ(tempo_netq_policy_name(TEMPO_NETQ_DEADLINE), "deadline");
+    CHECK_STR_EQ(tempo_netq_policy_name((tempo_netq_policy)42), "?");
+    tempo_netq_destroy(q);
+}
+
+/* ---- Contents, memory bound, handle, shutdown ---------------------------- */
+
+typedef struct blob_check {
+    uint32_t next;
+    bool ok;
+} blob_check;
+
+/* Message i has type i and i % 53 bytes, each byte (i + k) & 0xff. */
+static void on_blob(const tempo_netq_msg *m, void *user)
+{
+    blob_check *c = user;
+    uint32_t i = c->next++;
+    if (m->type != i || m->size != i % 53 || m->data == NULL || ((uintptr_t)m->data & 15) != 0)
+        c->ok = false;
+    for (uint32_t k = 0; k < m->size && c->ok; k++)
+        if (((const unsigned char *)m->data)[k] != ((i + k) & 0xff))
+            c->ok = false;
+}
+
+static int push_blob(tempo_netq *q, uint32_t i)
+{
+    unsigned char b[64];
+    for (uint32_t k = 0; k < i % 53; k++)
+        b[k] = (unsigned char)(i + k);
+    return tempo_netq_push(q, i, b, i % 53);
+}
+
+static void payloads_survive_wraparound(void)
+{
+    /* A 1000-byte ring holds ~20 records: pushing and draining in uneven
+     * steps wraps it hundreds of times, through every pad size. */
+    tempo_netq *q = fake_queue((tempo_netq_desc){.cap_bytes = 1000, .policy = TEMPO_NETQ_DRAIN_ALL});
+    blob_check c = {0, true};
+    uint32_t pushed = 0;
+    for (int round = 0; round < 500 && c.ok; round++) {
+        int want = 1 + round % 7;
+        for (int k = 0; k < want; k++) {
+            int r = push_blob(q, pushed);
+            if (r == TEMPO_EFULL)
+                break;
+            CHECK_EQ_INT(r, 0);
+            pushed++;
+        }
+        if (round % 3 != 0)
+            tempo_netq_drain(q, on_blob, &c);
+    }
+    tempo_netq_drain(q, on_blob, &c);
+    CHECK(c.ok);
+    CHECK_EQ_INT(c.next, pushed);
+    CHECK(pushed > 1000);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.backlog_bytes, 0);
+    CHECK_EQ_U64(st.cap_bytes, 992);
+    tempo_netq_destroy(q);
+}
+
+static void full_queue_refuses_and_counts(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.cap_bytes = 32 * 10, .policy = TEMPO_NETQ_DRAIN_ALL});
+    char payload[16] = "0123456789abcde";
+    for (int i = 0; i < 10; i++)
+        CHECK_EQ_INT(tempo_netq_push(q, 1, payload, 16), 0);
+    CHECK_EQ_INT(tempo_netq_push(q, 1, payload, 16), TEMPO_EFULL);
+    CHECK_EQ_INT(tempo_netq_push(q, 1, NULL, 0), TEMPO_EFULL);
+    CHECK_EQ_INT(tempo_netq_push(q, 1, payload, 1000), TEMPO_ERANGE); /* never fits */
+    CHECK_EQ_INT(tempo_netq_push(q, 1, NULL, 5), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_netq_push(NULL, 1, payload, 1), TEMPO_EINVAL);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.overflows, 2);
+    CHECK_EQ_U64(st.pushed, 10);
+    CHECK_EQ_INT(st.backlog, 10);
+    CHECK_EQ_U64(st.backlog_bytes, 320);
+    CHECK_EQ_INT(st.peak_backlog, 10);
+    sink s = {.order_ok = true};
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 10);
+    /* Room again; a message as big as the whole ring fits an empty queue. */
+    char big[320 - 16] = {0};
+    CHECK_EQ_INT(tempo_netq_push(q, 2, big, sizeof big), 0);
+    CHECK_EQ_INT(tempo_netq_push(q, 2, NULL, 0), TEMPO_EFULL);
+    tempo_netq_destroy(q);
+}
+
+static void handle_is_set_while_messages_remain(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_FIXED_BUDGET, .budget_start_ns = 3 * MS});
+    tempo_handle *h = tempo_netq_handle(q);
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    CHECK(!signaled(h));
+    push_seq(q, 0, 5);
+    CHECK(signaled(h));
+    CHECK(signaled(h)); /* manual-reset: waits do not consume it */
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 3);
+    CHECK(signaled(h)); /* two left: the loop must come back next frame */
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 2);
+    CHECK(!signaled(h));
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 0); /* spurious call is fine */
+    push_seq(q, 5, 1);
+    CHECK(signaled(h));
+    CHECK(tempo_netq_handle(NULL) == NULL);
+    tempo_netq_destroy(q);
+}
+
+static void stats_report_age_and_backlog(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL});
+    push_seq(q, 0, 3);
+    fake_now += 7 * MS;
+    push_seq(q, 3, 2);
+    fake_now += 5 * MS;
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_INT(st.backlog, 5);
+    CHECK_EQ_U64(st.oldest_age_ns, 12 * MS);
+    CHECK_EQ_U64(st.backlog_bytes, 5 * TEMPO_NETQ_MSG_BYTES(4));
+    CHECK_EQ_U64(st.budget_ns, UINT64_MAX);
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    tempo_netq_drain(q, on_msg, &s);
+    tempo_netq_get_stats(q, &st);
+    /* Messages 0-2 (pushed at +0) start at +12, +13, +14 ms; 3-4 (pushed
+     * at +7) at +15, +16: the oldest any was when handled is 14 ms. */
+    CHECK_EQ_U64(st.max_age_ns, 14 * MS);
+    CHECK_EQ_U64(st.oldest_age_ns, 0);
+    CHECK_EQ_U64(st.processed, 5);
+    CHECK_EQ_U64(st.drains, 1);
+    CHECK_EQ_U64(st.last_drain_ns, 5 * MS);
+    CHECK_EQ_INT(tempo_netq_get_stats(NULL, &st), TEMPO_EINVAL);
+    tempo_netq_destroy(q);
+}
+
+static void shutdown_with_pending_data(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    push_seq(q, 0, 50);
+    tempo_netq_shutdown(q);
+    tempo_netq_shutdown(q); /* idempotent */
+    uint32_t x = 1;
+    CHECK_EQ_INT(tempo_netq_push(q, 1, &x, sizeof x), TEMPO_ESHUTDOWN);
+    CHECK_EQ_INT(tempo_netq_push_wait(q, 1, &x, sizeof x, NULL, 0), TEMPO_ESHUTDOWN);
+    /* What was queued can still be drained... */
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 20);
+    /* ...or freed by destroy (ASan's leak check watches this). */
+    tempo_netq_destroy(q);
+    tempo_netq_destroy(NULL);
+}
+
+static void reentrant_drain_is_refused(void);
+
+static tempo_netq *reentry_q;
+static int reentry_result;
+
+static void drain_from_handler(const tempo_netq_msg *m, void *user)
+{
+    (void)m;
+    (void)user;
+    reentry_result = tempo_netq_drain(reentry_q, drain_from_handler, NULL);
+}
+
+static void reentrant_drain_is_refused(void)
+{
+    reentry_q = fake_queue((tempo_netq_desc){0});
+    push_seq(reentry_q, 0, 1);
+    CHECK_EQ_INT(tempo_netq_drain(reentry_q, drain_from_handler, NULL), 1);
+    CHECK_EQ_INT(reentry_result, TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_netq_drain(reentry_q, NULL, NULL), TEMPO_EINVAL);
+    tempo_netq_destroy(reentry_q);
+}
+
+static void bad_descriptors_fail(void)
+{
+    CHECK(tempo_netq_create(&(tempo_netq_desc){.policy = (tempo_netq_policy)9}) == NULL);
+    CHECK(tempo_netq_create(&(tempo_netq_desc){.budget_min_ns = 50 * MS}) == NULL); /* > max 40 */
+    CHECK(tempo_netq_create(&(tempo_netq_desc){.cap_bytes = 20}) == NULL);
+    tempo_netq *q = tempo_netq_create(NULL);
+    CHECK(q != NULL);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.cap_bytes, 4u << 20);
+    CHECK_EQ_U64(st.budget_ns, 20 * MS);
+    CHECK_EQ_INT(st.policy, TEMPO_NETQ_CLASSIC);
+    tempo_netq_destroy(q);
+}
+
+/* ---- Threads (real clock) ------------------------------------------------ */
+
+#define PRODUCERS 4
+#define PER_PRODUCER 20000
+
+typedef struct producer {
+    tempo_netq *q;
+    uint32_t id;
+    bool wait_for_room;
+    atomic_uint refused;
+} producer;
+
+/* [producer thread] */
+static int produce(void *arg)
+{
+    producer *p = arg;
+    for (uint32_t i = 0; i < PER_PRODUCER; i++) {
+        uint32_t msg[3] = {p->id, i, p->id * 7919u + i};
+        int r;
+        if (p->wait_for_room) {
+            r = tempo_netq_push_wait(p->q, p->id, msg, sizeof msg, NULL, TEMPO_INFINITE);
+        } else {
+            /* Without back-pressure a full queue is an error the producer
+             * sees; this queue is big enough for every message. */
+            r = tempo_netq_push(p->q, p->id, msg, sizeof msg);
+            if (r == TEMPO_EFULL)
+                atomic_fetch_add(&p->refused, 1);
+        }
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
+typedef struct tally {
+    uint32_t next[PRODUCERS];
+    uint32_t bad;
+    uint32_t total;
+} tally;
+
+static void on_tally(const tempo_netq_msg *m, void *user)
+{
+    tally *t = user;
+    uint32_t msg[3];
+    if (m->size != sizeof msg || m->type >= PRODUCERS) {
+        t->bad++;
+        return;
+    }
+    memcpy(msg, m->data, sizeof msg);
+    if (msg[0] != m->type || msg[1] != t->next[m->type] || msg[2] != msg[0] * 7919u + msg[1])
+        t->bad++;
+    t->next[m->type] = msg[1] + 1;
+    t->total++;
+}
+
+static void run_producers(tempo_netq_desc d, bool wait_for_room)
+{
+    tempo_netq *q = tempo_netq_create(&d);
+    CHECK(q != NULL);
+    producer p[PRODUCERS];
+    SDL_Thread *th[PRODUCERS];
+    for (uint32_t i = 0; i < PRODUCERS; i++) {
+        p[i].q = q;
+        p[i].id = i;
+        p[i].wait_for_room = wait_for_room;
+        atomic_init(&p[i].refused, 0);
+        th[i] = SDL_CreateThread(produce, "producer", &p[i]);
+        CHECK(th[i] != NULL);
+    }
+    /* The consumer is this thread, woken by the queue's handle like a loop. */
+    tally t = {0};
+    tempo_handle *h = tempo_netq_handle(q);
+    uint64_t t0 = tempo_now_ns();
+    while (t.total < PRODUCERS * PER_PRODUCER && t.bad == 0) {
+        int w = tempo_wait(&h, 1, 10 * TEMPO_NS_PER_S, 0);
+        if (w != 0) {
+            tt_fail(__FILE__, __LINE__, "wait: %s after %u messages", tempo_errname(w), t.total);
+            break;
+        }
+        tempo_netq_drain(q, on_tally, &t);
+    }
+    double secs = (tempo_now_ns() - t0) / 1e9;
+    unsigned refused = 0;
+    for (int i = 0; i < PRODUCERS; i++) {
+        int status = -1;
+        SDL_WaitThread(th[i], &status);
+        CHECK_EQ_INT(status, 0);
+        refused += atomic_load(&p[i].refused);
+    }
+    CHECK_EQ_INT(t.bad, 0);
+    CHECK_EQ_INT(t.total, PRODUCERS * PER_PRODUCER);
+    for (int i = 0; i < PRODUCERS; i++)
+        CHECK_EQ_INT(t.next[i], PER_PRODUCER);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.pushed, PRODUCERS * PER_PRODUCER);
+    CHECK_EQ_U64(st.processed, PRODUCERS * PER_PRODUCER);
+    CHECK_EQ_INT(st.backlog, 0);
+    CHECK(!signaled(h));
+    tt_note("%d x %d messages in %.3f s, %llu drains, peak backlog %u, refused %u, full waits %llu", PRODUCERS,
+            PER_PRODUCER, secs, (unsigned long long)st.drains, st.peak_backlog, refused,
+            (unsigned long long)st.full_waits);
+    tempo_netq_destroy(q);
+}
+
+static void four_producers_fifo_each(void)
+{
+    run_producers((tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC}, false);
+}
+
+static void four_producers_with_back_pressure(void)
+{
+    /* A tiny queue (100 records) keeps producers blocked in push_wait most
+     * of the time: every message must still arrive once, in order. */
+    run_producers((tempo_netq_desc){.policy = TEMPO_NETQ_FIXED_BUDGET, .budget_start_ns = 100 * TEMPO_NS_PER_US,
+                                    .cap_bytes = 100 * TEMPO_NETQ_MSG_BYTES(12)},
+                  true);
+}
+
+typedef struct waiter {
+    tempo_netq *q;
+    tempo_handle *cancel;
+    uint64_t timeout_ns;
+    int result;
+} waiter;
+
+/* [waiter thread] */
+static int wait_push(void *arg)
+{
+    waiter *w = arg;
+    uint32_t x = 7;
+    w->result = tempo_netq_push_wait(w->q, 1, &x, sizeof x, w->cancel, w->timeout_ns);
+    return 0;
+}
+
+static void push_wait_ends_on_room_cancel_shutdown_timeout(void)
+{
+    tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.cap_bytes = 64, .policy = TEMPO_NETQ_DRAIN_ALL});
+    uint32_t x = 1;
+    CHECK_EQ_INT(tempo_netq_push(q, 1, &x, sizeof x), 0);
+    CHECK_EQ_INT(tempo_netq_push(q, 1, &x, sizeof x), 0);
+    CHECK_EQ_INT(tempo_netq_push(q, 1, &x, sizeof x), TEMPO_EFULL);
+
+    /* Timeout. */
+    uint64_t t0 = tempo_now_ns();
+    CHECK_EQ_INT(tempo_netq_push_wait(q, 1, &x, sizeof x, NULL, 20 * MS), TEMPO_ETIMEDOUT);
+    CHECK_GE_U64(tempo_now_ns() - t0, 20 * MS);
+
+    /* Room: a drain wakes the waiter. */
+    waiter w = {q, NULL, TEMPO_INFINITE, 99};
+    SDL_Thread *th = SDL_CreateThread(wait_push, "waiter", &w);
+    SDL_Delay(30);
+    sink s = {.order_ok = true};
+    tempo_netq_drain(q, on_msg, &s);
+    SDL_WaitThread(th, NULL);
+    CHECK_EQ_INT(w.result, 0);
+
+    /* Cancel. */
+    CHECK_EQ_INT(tempo_netq_push(q, 1, &x, sizeof x), 0);
+    tempo_handle *cancel = tempo_event_create(true, false);
+    w = (waiter){q, cancel, TEMPO_INFINITE, 99};
+    th = SDL_CreateThread(wait_push, "waiter", &w);
+    SDL_Delay(30);
+    tempo_event_set(cancel);
+    SDL_WaitThread(th, NULL);
+    CHECK_EQ_INT(w.result, TEMPO_ECANCELED);
+
+    /* Shutdown. */
+    w = (waiter){q, NULL, TEMPO_INFINITE, 99};
+    th = SDL_CreateThread(wait_push, "waiter", &w);
+    SDL_Delay(30);
+    tempo_netq_shutdown(q);
+    SDL_WaitThread(th, NULL);
+    CHECK_EQ_INT(w.result, TEMPO_ESHUTDOWN);
+
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    /* Timeout and cancel always wait; room and shutdown did if the waiter
+     * blocked before the drain/shutdown (it had 30 ms). */
+    CHECK_GE_U64(st.full_waits, 2);
+    CHECK_LE_U64(st.full_waits, 4);
+    CHECK_EQ_U64(st.overflows, 1);
+    tempo_event_destroy(cancel);
+    tempo_netq_destroy(q);
+}
+
+static const tt_case cases[] = {
+    TT_CASE(classic_budget_steps_one_ms_per_frame),
+    TT_CASE(classic_budget_clamps_at_forty),
+    TT_CASE(classic_flushes_above_three_hundred),
+    TT_CASE(classic_numbers_are_configurable),
+    TT_CASE(fixed_budget_is_constant),
+    TT_CASE(drain_all_takes_only_what_was_queued),
+    TT_CASE(deadline_caps_frames_without_flushing),
+    TT_CASE(deadline_handles_light_traffic_at_once),
+    TT_CASE(deadline_spreads_a_burst_within_its_target),
+    TT_CASE(set_policy_switches_live),
+    TT_CASE(payloads_survive_wraparound),
+    TT_CASE(full_queue_refuses_and_counts),
+    TT_CASE(handle_is_set_while_messages_remain),
+    TT_CASE(stats_report_age_and_backlog),
+    TT_CASE(shutdown_with_pending_data),
+    TT_CASE(reentrant_drain_is_refused),
+    TT_CASE(bad_descriptors_fail),
+    TT_CASE(four_producers_fifo_each),
+    TT_CASE(four_producers_with_back_pressure),
+    TT_CASE(push_wait_ends_on_room_cancel_shutdown_timeout),
+};
+
+int main(int argc, char **argv)
+{
+    return TT_MAIN(argc, argv, cases);
+}
