@@ -114,24 +114,25 @@ int tempo_loop_draw_stats(tempo_loop *L, SDL_Renderer *r, int x, int y)
                  (unsigned long long)t->stalls, (unsigned long long)t->capped_frames);
     ty += LINE_H + 4;
 
-    /* Graphs: render-to-render interval, and the awake part of it. */
+    /* Graphs: render-to-render interval, and the awake part of it, each
+     * under its caption. */
     uint64_t samples[TEMPO_LOOP_HISTORY];
     uint64_t expect = expected_interval_ns(L);
     int gw = TEMPO_LOOP_STATS_W - 2 * PAD;
-    int gh1 = 48, gh2 = y + TEMPO_LOOP_STATS_H - PAD - (ty + gh1 + 4);
+    int gh2 = 28, gh1 = y + TEMPO_LOOP_STATS_H - PAD - gh2 - 2 * (TEMPO_DEBUG_GLYPH_H + 3) - 4 - ty;
+    fail |= SDL_SetRenderDrawColor(r, 150, 160, 180, 255);
+    fail |= text(r, tx, ty, "frame interval (top %s)", fmt_ns(a, sizeof a, 2 * expect));
+    ty += TEMPO_DEBUG_GLYPH_H + 3;
     int n = history(s, s->interval_ns, samples);
     tempo_debug_graph_desc g1 = {tx, ty, gw, gh1, 2 * expect, expect + expect / 2};
     fail |= tempo_debug_graph(r, &g1, samples, n);
-    fail |= SDL_SetRenderDrawColor(r, 200, 205, 215, 255);
-    fail |= text(r, tx + 3, ty + 3, "frame interval (full %s)", fmt_ns(a, sizeof a, 2 * expect));
     ty += gh1 + 4;
-    if (gh2 > 8) {
-        n = history(s, s->busy_ns, samples);
-        tempo_debug_graph_desc g2 = {tx, ty, gw, gh2, expect, expect / 2};
-        fail |= tempo_debug_graph(r, &g2, samples, n);
-        fail |= SDL_SetRenderDrawColor(r, 200, 205, 215, 255);
-        fail |= text(r, tx + 3, ty + 3, "awake per frame");
-    }
+    fail |= SDL_SetRenderDrawColor(r, 150, 160, 180, 255);
+    fail |= text(r, tx, ty, "awake per frame (top %s)", fmt_ns(a, sizeof a, expect));
+    ty += TEMPO_DEBUG_GLYPH_H + 3;
+    n = history(s, s->busy_ns, samples);
+    tempo_debug_graph_desc g2 = {tx, ty, gw, gh2, expect, expect / 2};
+    fail |= tempo_debug_graph(r, &g2, samples, n);
 
     SDL_SetRenderDrawColor(r, cr, cg, cb, ca);
     SDL_SetRenderDrawBlendMode(r, mode);

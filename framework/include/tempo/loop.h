@@ -313,7 +313,7 @@ TEMPO_API const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *loop);
 
 /* Size of the panel tempo_loop_draw_stats() draws. */
 #define TEMPO_LOOP_STATS_W 300
-#define TEMPO_LOOP_STATS_H 196
+#define TEMPO_LOOP_STATS_H 224
 
 /* Draws the statistics overlay (policy and rates, last-second numbers,
  * lateness, wait/game/loop shares, wake reasons, drops, and a frame-time
