@@ -689,6 +689,7 @@ int tempo_loop_frame(tempo_loop *L)
         uint64_t now = loop_now(L);
         rebase(L, now);
         L->dirty = true;
+        L->st.last_render_ns = 0; /* the pause is not a frame interval */
     }
     L->was_paused = paused;
     if (!paused && !atomic_load(&L->quit)) {

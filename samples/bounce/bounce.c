@@ -503,9 +503,9 @@ int main(int argc, char **argv)
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES],
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE]);
-    printf("  time: waiting %.1f%%, game %.1f%%, loop %.2f%%; dropped %llu, stalls %llu, capped %llu\n",
-           100 * t->wait_share, 100 * t->game_share, 100 * t->loop_share, (unsigned long long)t->dropped_updates,
-           (unsigned long long)t->stalls, (unsigned long long)t->capped_frames);
+    printf("  time: waiting %.1f%%, game %.1f%%, loop %.2f%%, paused %.2f s; dropped %llu, stalls %llu, capped %llu\n",
+           100 * t->wait_share, 100 * t->game_share, 100 * t->loop_share, (double)t->paused_ns / 1e9,
+           (unsigned long long)t->dropped_updates, (unsigned long long)t->stalls, (unsigned long long)t->capped_frames);
     printf("  CPU %.3f s = %.2f%% of one core\n", (double)(u1.cpu_ns - u0.cpu_ns) / 1e9,
            100.0 * (double)(u1.cpu_ns - u0.cpu_ns) / 1e9 / wall_s);
 
