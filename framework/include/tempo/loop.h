@@ -61,10 +61,12 @@
  * quit still work. On resume the schedule restarts at the present (one
  * update, no catch-up burst).
  *
- * Render on demand (opt-in): render only when an update ran, an SDL event
- * arrived, the window was exposed, or tempo_loop_request_render() was
- * called. Frames between updates are then not drawn, so alpha has nothing
- * to interpolate: meant for editors, menus, turn-based games.
+ * Render on demand (opt-in, for TEMPO_LOOP_INTERPOLATED; the other policies
+ * render only after updates or on request anyway): render only when an
+ * update ran, an SDL event arrived, the window was exposed, or
+ * tempo_loop_request_render() was called. Frames between updates are then
+ * not drawn, so alpha has nothing to interpolate: meant for editors, menus,
+ * turn-based games, and idle screens.
  *
  * Other sources (network queue, loader, audio markers, the game's own
  * handles) plug in with tempo_loop_watch(): the loop waits on their handles
@@ -102,8 +104,8 @@ typedef enum tempo_loop_policy {
  * tempo_loop_destroy(). */
 
 /* One update. dt_ns: the constant step round(1e9 / update_hz) in the fixed
- * policies; the measured frame time (clamped to max_gap_ns) in
- * TEMPO_LOOP_VARIABLE. */
+ * policies; the measured time since the previous update in
+ * TEMPO_LOOP_VARIABLE (a gap over max_gap_ns counts as one step). */
 typedef void (*tempo_loop_update_fn)(tempo_loop *loop, uint64_t dt_ns, void *user);
 
 /* One render. alpha in [0,1): the fraction of an update step that has passed
