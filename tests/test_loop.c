@@ -692,6 +692,50 @@ static void policies_render_as_documented(void)
     }
 }
 
+static void catch_up_differs_by_policy(void)
+{
+    /* 100 ms late at 60 Hz (under the 250 ms clamp): 7 ticks are owed.
+     * CONSTANT_SPEED_MAX_FPS runs a batch of max_frameskip (5) and renders
+     * once; LOCKSTEP runs one update + one render per frame, back to back;
+     * INTERPOLATED batches like CSMF and renders with alpha. */
+    static const tempo_loop_policy policies[] = {TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS, TEMPO_LOOP_LOCKSTEP,
+                                                 TEMPO_LOOP_INTERPOLATED};
+    static const uint64_t first_batch[] = {5, 1, 5};
+    for (int p = 0; p < 3; p++) {
+        fake_clock clk;
+        fake_init(&clk);
+        game g;
+        game_init(&g, &clk);
+        tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.policy = policies[p], .max_render_hz = 60});
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_U64(g.updates, 1);
+        clk.now += 100 * MS + 16666667; /* the next tick plus 100 ms */
+        uint64_t waits = clk.waits;
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_U64(g.updates, 1 + first_batch[p]);
+        CHECK_EQ_U64(g.renders, 2);
+        uint64_t frames = 1;
+        while (g.updates < 8) {
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+            frames++;
+        }
+        CHECK_EQ_U64(clk.waits, waits); /* caught up without sleeping */
+        CHECK_EQ_U64(frames, policies[p] == TEMPO_LOOP_LOCKSTEP ? 7 : 2);
+        /* LOCKSTEP renders with every update; the others respect the 60 Hz
+         * cap, so the second catch-up frame (same instant) draws nothing. */
+        CHECK_EQ_U64(g.renders, policies[p] == TEMPO_LOOP_LOCKSTEP ? 1 + frames : 2);
+        const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+        CHECK_EQ_U64(s->total.dropped_updates, 0);
+        CHECK_EQ_U64(s->total.capped_frames, policies[p] == TEMPO_LOOP_LOCKSTEP ? 6 : 1);
+        CHECK_EQ_U64(s->total.wakes[TEMPO_LOOP_WAKE_DUE], 1 + frames);
+        tempo_loop_destroy(loop);
+        if (tt_failed()) {
+            tt_note("policy %s", tempo_loop_policy_name(policies[p]));
+            return;
+        }
+    }
+}
+
 static void request_render_draws_once(void)
 {
     fake_clock clk;
@@ -1135,6 +1179,7 @@ static const tt_case cases[] = {
     TT_CASE(lateness_is_measured_and_never_negative),
     TT_CASE(one_wake_per_tick_when_rates_align),
     TT_CASE(policies_render_as_documented),
+    TT_CASE(catch_up_differs_by_policy),
     TT_CASE(request_render_draws_once),
     TT_CASE(rate_change_keeps_phase_without_burst),
     TT_CASE(quit_from_callback_and_no_reentry),
