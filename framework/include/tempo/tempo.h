@@ -6,5 +6,6 @@
 #include "base.h"
 #include "wait.h"
 #include "netq.h"
+#include "loop.h"
 
 #endif /* TEMPO_TEMPO_H */

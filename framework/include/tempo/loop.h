@@ -1,0 +1,333 @@
+/* Tempo: the passive fixed-timestep game loop.
+ *
+ * The loop runs the game's update() at a constant rate and its render(alpha)
+ * as often as allowed, and between frames it sleeps in tempo_wait() until
+ * the next update or render falls due, a watched handle is signalled, or
+ * window messages / input arrive. It never spins and never polls.
+ *
+ *   static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
+ *   {
+ *       game *g = user;
+ *       g->prev = g->pos;
+ *       g->pos += g->vel * (float)dt_ns * 1e-9f;    // dt_ns is constant
+ *   }
+ *   static void render(tempo_loop *loop, float alpha, void *user)
+ *   {
+ *       game *g = user;
+ *       draw_at(g->pos + g->vel * alpha * step_s); // or lerp(prev, pos, alpha)
+ *   }
+ *   ...
+ *   tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+ *       .update_hz = 25, .max_render_hz = 60, .window = window,
+ *       .update = update, .render = render, .event = on_event, .user = &g,
+ *   });
+ *   int rc = tempo_loop_run(loop);   // until SDL_QUIT or tempo_loop_quit()
+ *   tempo_loop_destroy(loop);
+ *
+ * Policies (deWiTTERS' game-loop variants, one enum away):
+ *   TEMPO_LOOP_INTERPOLATED (default) constant update rate, render(alpha)
+ *       as often as max_render_hz allows (every frame without a cap: then
+ *       vsync in SDL_RenderPresent is what paces rendering);
+ *       alpha in [0,1) is how far the present lies between the last update
+ *       and the next one.
+ *   TEMPO_LOOP_LOCKSTEP: one update and one render per tick, sleeping in
+ *       between (the battery saver). A late loop runs its missed ticks back
+ *       to back, each with its render, within the stall clamp. alpha is 0.
+ *   TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS: constant updates; up to max_frameskip
+ *       of them in a batch when behind, then one render after the batch
+ *       (also capped by max_render_hz). alpha is 0.
+ *   TEMPO_LOOP_VARIABLE: one update per frame with the measured frame time
+ *       as dt_ns (frames at max_render_hz, or back to back without a cap).
+ *       Offered for completeness; it is NOT deterministic: floating-point
+ *       results then depend on the frame rate (the test suite shows it).
+ *
+ * Time: the fixed policies run tick k at start + floor(k * 1e9 / update_hz)
+ * ns, computed exactly in integers, so the schedule never drifts from the
+ * clock; dt_ns passed to update() is the constant step
+ * round(1e9 / update_hz). The same scripted input therefore gives the same
+ * game state after N updates at any render rate.
+ *
+ * Catch-up and stalls: a frame runs at most max_frameskip due updates; when
+ * updates themselves are slower than real time the game slows down instead
+ * of spiralling (capped_frames in the statistics). When the oldest pending
+ * update is more than max_gap_ns late (suspend, debugger, a window drag, or
+ * updates far too slow) the pending updates are dropped, not replayed: the
+ * schedule restarts at the present with one update (stalls and
+ * dropped_updates count it). The game never fast-forwards.
+ *
+ * Pause: while the window is minimized or hidden (and, if asked, while it
+ * has no input focus), or after tempo_loop_pause(loop, true), the loop runs
+ * no updates and no renders and waits with no timeout; events, watches and
+ * quit still work. On resume the schedule restarts at the present (one
+ * update, no catch-up burst).
+ *
+ * Render on demand (opt-in, for TEMPO_LOOP_INTERPOLATED; the other policies
+ * render only after updates or on request anyway): render only when an
+ * update ran, an SDL event arrived, the window was exposed, or
+ * tempo_loop_request_render() was called. Frames between updates are then
+ * not drawn, so alpha has nothing to interpolate: meant for editors, menus,
+ * turn-based games, and idle screens.
+ *
+ * Other sources (network queue, loader, audio markers, the game's own
+ * handles) plug in with tempo_loop_watch(): the loop waits on their handles
+ * together with its own and calls their callback on the loop thread.
+ *
+ * Unless a function says "Thread: any", call it on the loop thread: the one
+ * that created the loop, initialised SDL video and calls tempo_loop_frame().
+ */
+#ifndef TEMPO_LOOP_H
+#define TEMPO_LOOP_H
+
+#include <SDL.h>
+
+#include "base.h"
+#include "wait.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tempo_loop tempo_loop;
+
+typedef enum tempo_loop_policy {
+    TEMPO_LOOP_INTERPOLATED = 0,
+    TEMPO_LOOP_LOCKSTEP,
+    TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS,
+    TEMPO_LOOP_VARIABLE,
+    TEMPO_LOOP_POLICY_COUNT
+} tempo_loop_policy;
+
+/* The game's callbacks, all called on the loop thread from inside
+ * tempo_loop_frame(). Any of them may call tempo_loop_quit(),
+ * tempo_loop_request_render(), the setters, watch/unwatch and
+ * tempo_loop_get_stats(); none may call tempo_loop_frame()/run() or
+ * tempo_loop_destroy(). */
+
+/* One update. dt_ns: the constant step round(1e9 / update_hz) in the fixed
+ * policies; the measured time since the previous update in
+ * TEMPO_LOOP_VARIABLE (a gap over max_gap_ns counts as one step). */
+typedef void (*tempo_loop_update_fn)(tempo_loop *loop, uint64_t dt_ns, void *user);
+
+/* One render. alpha in [0,1): the fraction of an update step that has passed
+ * since the last update (TEMPO_LOOP_INTERPOLATED); 0 in the other policies.
+ * The callback presents the frame itself (SDL_RenderPresent). */
+typedef void (*tempo_loop_render_fn)(tempo_loop *loop, float alpha, void *user);
+
+/* One SDL event (window, keyboard, mouse, ...), in queue order, before the
+ * frame's updates. `event` is valid during the call only. The loop has
+ * already looked at it: window events drive pause, and SDL_QUIT ends the
+ * loop after this callback returns. */
+typedef void (*tempo_loop_event_fn)(tempo_loop *loop, const SDL_Event *event, void *user);
+
+/* A replacement clock, for tests, replays and tools. When `now` is set the
+ * loop reads time only through it and never blocks: where it would sleep in
+ * tempo_wait() it calls wait_until() instead, then polls watched handles and
+ * SDL's event queue (if SDL events are initialised) without waiting. */
+typedef struct tempo_loop_clock {
+    /* Current time in ns; must never go backwards. NULL => the real clock
+     * (tempo_now_ns) and real waits. */
+    uint64_t (*now)(void *user);
+    /* Called instead of sleeping until `deadline_ns` (TEMPO_INFINITE while
+     * paused). A fake clock typically advances its time to the deadline. It
+     * may also return earlier (like a wake-up by input) or later (a late or
+     * stalled wake-up); the loop copes with both. NULL => return at once. */
+    void (*wait_until)(void *user, uint64_t deadline_ns);
+    void *user; /* passed to both */
+} tempo_loop_clock;
+
+/* Zero fields take the default written beside them. */
+typedef struct tempo_loop_desc {
+    uint32_t update_hz;        /* updates per second; 0 => 60; at most 100000 */
+    uint32_t max_frameskip;    /* most updates one frame runs; 0 => 5 */
+    uint64_t max_gap_ns;       /* stall clamp; 0 => 250 ms */
+    uint32_t max_render_hz;    /* render cap; 0 => no cap (vsync paces); at most 100000 */
+    tempo_loop_policy policy;  /* 0 => TEMPO_LOOP_INTERPOLATED */
+    bool render_on_demand;     /* false => render every allowed frame */
+    bool pause_on_focus_loss;  /* false => keep running without focus */
+    tempo_loop_update_fn update; /* NULL => updates are counted only */
+    tempo_loop_render_fn render; /* NULL => renders are counted only */
+    tempo_loop_event_fn event;   /* NULL => events are consumed by the loop */
+    void *user;                  /* passed to the three callbacks */
+    /* The window whose minimize/hide/focus events pause the loop.
+     * NULL => window events of any window count. Not owned. */
+    SDL_Window *window;
+    tempo_loop_clock clock;    /* zero => the real clock and tempo_wait() */
+} tempo_loop_desc;
+
+/* Creates a loop. The schedule starts at the first tempo_loop_frame(), so
+ * loading between create and run does not count as a stall.
+ * desc: read during the call only; NULL means all defaults.
+ * Returns the loop, owned by the caller, or NULL with the detail in
+ * tempo_get_error(): an out-of-range field (policy, update_hz,
+ * max_render_hz) or no memory / handles. Thread: loop thread. */
+TEMPO_API tempo_loop *tempo_loop_create(const tempo_loop_desc *desc);
+
+/* Destroys the loop and its own handles. Watched handles stay the caller's
+ * (they are only forgotten). NULL is a no-op. Not from a callback. */
+TEMPO_API void tempo_loop_destroy(tempo_loop *loop);
+
+/* Runs one iteration ("frame"): waits until something is due or arrives,
+ * then dispatches, in this order: SDL events, watched handles, due updates,
+ * one render if due. For games that embed the loop in their own main loop,
+ * and for tests on a fake clock.
+ * Returns 0 (keep going), 1 once the loop was asked to quit (every later
+ * call returns 1 at once), or a negative error: TEMPO_EINVAL (NULL),
+ * TEMPO_EBUSY (called from one of the loop's callbacks), TEMPO_EINVAL from
+ * the wait (a watched handle was destroyed while watched), TEMPO_EPLATFORM
+ * (the OS wait failed; see tempo_get_error()). */
+TEMPO_API int tempo_loop_frame(tempo_loop *loop);
+
+/* Calls tempo_loop_frame() until it returns non-zero. Returns 0 after a quit
+ * or the negative error that stopped the loop. */
+TEMPO_API int tempo_loop_run(tempo_loop *loop);
+
+/* Asks the loop to stop: from a callback, the current frame runs no further
+ * updates or renders and tempo_loop_frame() returns 1; from another thread,
+ * it wakes the sleeping loop at once (through the loop's own event in its
+ * wait set). Thread: any. Returns 0 or TEMPO_EINVAL. */
+TEMPO_API int tempo_loop_quit(tempo_loop *loop);
+
+/* Asks for one render at the next allowed moment (render-on-demand, or to
+ * show a change made outside update() in the fixed policies). Wakes the
+ * loop when called from another thread. Thread: any. Returns 0 or
+ * TEMPO_EINVAL. */
+TEMPO_API int tempo_loop_request_render(tempo_loop *loop);
+
+/* Pauses (true) or resumes (false) the loop on the game's behalf, in
+ * addition to the window-driven pause. Returns 0 or TEMPO_EINVAL. */
+TEMPO_API int tempo_loop_pause(tempo_loop *loop, bool paused);
+
+/* True while the loop is paused for any reason. false for NULL. */
+TEMPO_API bool tempo_loop_is_paused(const tempo_loop *loop);
+
+/* Runtime settings. Each takes effect at the next frame without a burst:
+ * a new update rate keeps the phase of the last update (the next one is due
+ * one new step after it); a new policy restarts the schedule at the present.
+ * Return 0, TEMPO_EINVAL (NULL, policy out of range) or TEMPO_ERANGE
+ * (0 or more than 100000 Hz; max_render_hz 0 means no cap). */
+TEMPO_API int tempo_loop_set_policy(tempo_loop *loop, tempo_loop_policy policy);
+TEMPO_API int tempo_loop_set_update_hz(tempo_loop *loop, uint32_t update_hz);
+TEMPO_API int tempo_loop_set_max_render_hz(tempo_loop *loop, uint32_t max_render_hz);
+TEMPO_API int tempo_loop_set_render_on_demand(tempo_loop *loop, bool on);
+
+/* Current settings (defaults applied). 0 / TEMPO_LOOP_INTERPOLATED for NULL. */
+TEMPO_API tempo_loop_policy tempo_loop_get_policy(const tempo_loop *loop);
+TEMPO_API uint32_t tempo_loop_get_update_hz(const tempo_loop *loop);
+TEMPO_API uint32_t tempo_loop_get_max_render_hz(const tempo_loop *loop);
+/* The constant dt_ns of the fixed policies: round(1e9 / update_hz). */
+TEMPO_API uint64_t tempo_loop_get_step_ns(const tempo_loop *loop);
+
+/* "interpolated", "lockstep", "constant-speed-max-fps", "variable", or "?"
+ * for a value out of range. Static string. Thread: any. */
+TEMPO_API const char *tempo_loop_policy_name(tempo_loop_policy policy);
+
+/* ---- Watched handles ---------------------------------------------------- */
+
+/* The most handles a loop watches: a wait takes TEMPO_WAIT_MAX_HANDLES, and
+ * the loop keeps two for itself (its wake event and its timer). */
+#define TEMPO_LOOP_MAX_WATCHES (TEMPO_WAIT_MAX_HANDLES - 2)
+
+typedef void (*tempo_loop_watch_fn)(tempo_loop *loop, tempo_handle *handle, void *user);
+
+/* Adds `handle` to the loop's wait set. Whenever it is signalled the loop
+ * calls fn(loop, handle, user) on the loop thread, at most once per handle
+ * per frame, after the frame's SDL events and before its updates. Waking
+ * the loop consumes an auto-reset handle's signal; a source that still has
+ * work after its per-frame budget keeps a manual-reset handle signalled (and
+ * resets it when empty) to be called again next frame. Every watched handle
+ * is checked every frame, so a busy one cannot starve the others.
+ * A watch added from a callback takes effect from the next frame.
+ * handle: not owned; must stay alive until unwatched (destroying a watched
+ * handle makes tempo_loop_frame() fail with TEMPO_EINVAL).
+ * Returns 0, TEMPO_EINVAL (NULL argument), TEMPO_EBUSY (already watched) or
+ * TEMPO_ETOOMANY (TEMPO_LOOP_MAX_WATCHES are watched). */
+TEMPO_API int tempo_loop_watch(tempo_loop *loop, tempo_handle *handle, tempo_loop_watch_fn fn,
+                               void *user);
+
+/* Removes `handle` from the wait set; its callback is not called again,
+ * not even later in the current frame. Safe from any loop callback,
+ * including the handle's own. Returns 0, or TEMPO_EINVAL (NULL, or the
+ * handle is not watched). */
+TEMPO_API int tempo_loop_unwatch(tempo_loop *loop, tempo_handle *handle);
+
+/* ---- Statistics ---------------------------------------------------------- */
+
+/* Why a frame started. One reason per frame. */
+typedef enum tempo_loop_wake {
+    TEMPO_LOOP_WAKE_DUE = 0,  /* did not sleep: work was already due */
+    TEMPO_LOOP_WAKE_TIMER,    /* slept until the next update or render */
+    TEMPO_LOOP_WAKE_MESSAGES, /* window messages or input arrived */
+    TEMPO_LOOP_WAKE_WATCH,    /* a watched handle was signalled */
+    TEMPO_LOOP_WAKE_SIGNAL,   /* tempo_loop_quit/request_render from a thread */
+    TEMPO_LOOP_WAKE_COUNT
+} tempo_loop_wake;
+
+/* "due", "timer", "input", "watch", "signal", or "?". Thread: any. */
+TEMPO_API const char *tempo_loop_wake_name(tempo_loop_wake wake);
+
+/* Counters over a span of time (one window, or the whole run). Times are on
+ * the loop's clock. */
+typedef struct tempo_loop_counts {
+    uint64_t elapsed_ns;       /* span covered */
+    uint64_t frames;           /* loop iterations */
+    uint64_t updates, renders;
+    uint64_t wakes[TEMPO_LOOP_WAKE_COUNT]; /* frames by reason */
+    uint64_t capped_frames;    /* frames that hit max_frameskip with updates still due */
+    uint64_t stalls;           /* times the stall clamp fired */
+    uint64_t dropped_updates;  /* updates skipped by the stall clamp */
+    uint64_t wait_ns;          /* asleep in the wait (or in clock.wait_until) */
+    uint64_t game_ns;          /* inside the game's callbacks, watch callbacks included */
+    uint64_t loop_ns;          /* the rest: the loop's own cost */
+    uint64_t paused_ns;        /* paused (part of wait_ns) */
+    /* Tick lateness: when the loop woke for an update (VARIABLE: for a
+     * frame) minus when it was due. Never negative: nothing runs early. */
+    uint64_t late_samples;
+    uint64_t lateness_p50_ns, lateness_p99_ns, lateness_max_ns; /* ~3% resolution; max exact */
+    /* Derived for display: per second of elapsed_ns, and shares of
+     * wait_ns + game_ns + loop_ns (0 when nothing was measured). */
+    double updates_per_s, renders_per_s, frames_per_s;
+    double sleeps_per_s;       /* frames that had to wake from a sleep */
+    double wait_share, game_share, loop_share;
+} tempo_loop_counts;
+
+/* Frames kept for the frame-time graph. */
+#define TEMPO_LOOP_HISTORY 240
+
+typedef struct tempo_loop_stats {
+    tempo_loop_counts last_second; /* the last complete window of >= 1 s (zero before) */
+    tempo_loop_counts total;       /* since the first frame */
+    /* A ring of the last renders: interval since the previous render, and
+     * how much of it the loop was awake (busy = interval - sleep). The
+     * oldest entry is at (history_next - history_count) mod
+     * TEMPO_LOOP_HISTORY, the newest at history_next - 1. */
+    uint64_t interval_ns[TEMPO_LOOP_HISTORY];
+    uint64_t busy_ns[TEMPO_LOOP_HISTORY];
+    int history_count;
+    int history_next;
+    bool paused;
+} tempo_loop_stats;
+
+/* The loop's statistics, refreshed by this call (totals and percentiles are
+ * computed here). The struct belongs to the loop and stays valid and
+ * unchanged until the next tempo_loop_frame() or tempo_loop_get_stats() on
+ * it. NULL for a NULL loop. */
+TEMPO_API const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *loop);
+
+/* Size of the panel tempo_loop_draw_stats() draws. */
+#define TEMPO_LOOP_STATS_W 300
+#define TEMPO_LOOP_STATS_H 224
+
+/* Draws the statistics overlay (policy and rates, last-second numbers,
+ * lateness, wait/game/loop shares, wake reasons, drops, and a frame-time
+ * graph) as a TEMPO_LOOP_STATS_W x TEMPO_LOOP_STATS_H panel with its
+ * top-left corner at (x, y), with tempo/debugdraw.h. The renderer's draw
+ * colour and blend mode are restored. Call it from the render callback,
+ * before presenting. Thread: the renderer's thread (the loop thread).
+ * Returns 0, TEMPO_EINVAL (NULL loop or renderer) or TEMPO_EPLATFORM (an
+ * SDL call failed; detail in tempo_get_error()). */
+TEMPO_API int tempo_loop_draw_stats(tempo_loop *loop, SDL_Renderer *renderer, int x, int y);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TEMPO_LOOP_H */

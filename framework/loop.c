@@ -1,0 +1,728 @@
+/* The passive fixed-timestep loop (tempo/loop.h).
+ *
+ * One frame = one wait + one dispatch:
+ *   1. compute the next deadline from the schedule and the policy (the next
+ *      update tick, or the next render slot if a render is wanted);
+ *   2. sleep in tempo_wait() on [wake event, timer, watched handles...] with
+ *      TEMPO_WAIT_MESSAGES; the timer is a one-shot armed at that absolute
+ *      deadline, so the wake-up is exact to the backend's precision and a
+ *      relative timeout never adds the time spent computing it;
+ *   3. dispatch SDL events, then watched handles (each signalled one once),
+ *      then the due updates, then at most one render.
+ *
+ * The update schedule is absolute: tick k of the current epoch is due at
+ * epoch + floor(k * 1e9 / hz) (tempo__sched_at), so rounding never
+ * accumulates. Render slots with a cap use the same epoch, so when the
+ * render rate is a multiple of the update rate both fall due at the same
+ * instant and cost one wake-up, not two. The epoch moves only when the
+ * schedule must restart: the first frame, a stall, a resume, a change of
+ * policy to or from VARIABLE, or a change of rate (which keeps the phase of
+ * the last update). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loop_internal.h"
+#include "tempo_internal.h"
+
+#define NS_PER_S UINT64_C(1000000000)
+#define DEFAULT_HZ 60u
+#define DEFAULT_FRAMESKIP 5u
+#define DEFAULT_MAX_GAP_NS (250 * TEMPO_NS_PER_MS)
+/* The largest float below 1: alpha must stay in [0,1) even when the float
+ * conversion of a value just below 1 rounds up. */
+#define ALPHA_MAX 0x1.fffffep-1f
+/* Most SDL events one frame dispatches. An event callback that pushes an
+ * event for every event it gets would otherwise keep the frame forever; the
+ * rest stay queued and make the next wait return at once. */
+#define MAX_EVENTS_PER_FRAME 1024
+
+static const char *const policy_names[TEMPO_LOOP_POLICY_COUNT] = {
+    "interpolated", "lockstep", "constant-speed-max-fps", "variable"};
+static const char *const wake_names[TEMPO_LOOP_WAKE_COUNT] = {"due", "timer", "input", "watch",
+                                                              "signal"};
+
+const char *tempo_loop_policy_name(tempo_loop_policy policy)
+{
+    return (unsigned)policy < TEMPO_LOOP_POLICY_COUNT ? policy_names[policy] : "?";
+}
+
+const char *tempo_loop_wake_name(tempo_loop_wake wake)
+{
+    return (unsigned)wake < TEMPO_LOOP_WAKE_COUNT ? wake_names[wake] : "?";
+}
+
+static uint64_t step_of(uint32_t hz)
+{
+    return (NS_PER_S + hz / 2) / hz;
+}
+
+static uint64_t loop_now(const tempo_loop *L)
+{
+    return L->fake ? L->clock.now(L->clock.user) : tempo_now_ns();
+}
+
+/* ---- Creation ----------------------------------------------------------------- */
+
+tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
+{
+    static const tempo_loop_desc defaults;
+    if (desc == NULL)
+        desc = &defaults;
+    if ((unsigned)desc->policy >= TEMPO_LOOP_POLICY_COUNT) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_loop_create: policy %d out of range", (int)desc->policy);
+        return NULL;
+    }
+    if (desc->update_hz > TEMPO__LOOP_MAX_HZ || desc->max_render_hz > TEMPO__LOOP_MAX_HZ) {
+        tempo__set_error(TEMPO_ERANGE, "tempo_loop_create: update_hz %u / max_render_hz %u above %u",
+                         desc->update_hz, desc->max_render_hz, TEMPO__LOOP_MAX_HZ);
+        return NULL;
+    }
+    tempo_loop *L = calloc(1, sizeof *L);
+    if (L == NULL) {
+        tempo__set_error(TEMPO_ENOMEM, "tempo_loop_create: out of memory");
+        return NULL;
+    }
+    L->policy = desc->policy;
+    L->update_hz = desc->update_hz ? desc->update_hz : DEFAULT_HZ;
+    L->render_hz = desc->max_render_hz;
+    L->max_frameskip = desc->max_frameskip ? desc->max_frameskip : DEFAULT_FRAMESKIP;
+    L->max_gap_ns = desc->max_gap_ns ? desc->max_gap_ns : DEFAULT_MAX_GAP_NS;
+    L->step_ns = step_of(L->update_hz);
+    L->on_demand = desc->render_on_demand;
+    L->pause_on_focus = desc->pause_on_focus_loss;
+    L->update = desc->update;
+    L->render = desc->render;
+    L->event = desc->event;
+    L->user = desc->user;
+    L->window = desc->window;
+    L->clock = desc->clock;
+    L->fake = desc->clock.now != NULL;
+    atomic_init(&L->quit, false);
+    atomic_init(&L->render_requested, false);
+
+    L->wake = tempo_event_create(false, false);
+    L->timer = tempo_timer_create(false);
+    if (L->wake == NULL || L->timer == NULL) {
+        tempo_event_destroy(L->wake);
+        tempo_timer_destroy(L->timer);
+        free(L);
+        return NULL; /* detail set by the handle's creation */
+    }
+    if (L->window != NULL) {
+        Uint32 flags = SDL_GetWindowFlags(L->window);
+        if (flags & SDL_WINDOW_MINIMIZED)
+            L->pause_mask |= PAUSE_MINIMIZED;
+        if (flags & SDL_WINDOW_HIDDEN)
+            L->pause_mask |= PAUSE_HIDDEN;
+    }
+    return L;
+}
+
+void tempo_loop_destroy(tempo_loop *L)
+{
+    if (L == NULL)
+        return;
+    tempo_event_destroy(L->wake);
+    tempo_timer_destroy(L->timer);
+    free(L);
+}
+
+/* ---- Settings ------------------------------------------------------------------- */
+
+int tempo_loop_quit(tempo_loop *L)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    atomic_store(&L->quit, true);
+    tempo_event_set(L->wake);
+    return 0;
+}
+
+int tempo_loop_request_render(tempo_loop *L)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    /* Only the first request since the last frame needs to wake the loop. */
+    if (!atomic_exchange(&L->render_requested, true))
+        tempo_event_set(L->wake);
+    return 0;
+}
+
+int tempo_loop_pause(tempo_loop *L, bool paused)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    if (paused)
+        L->pause_mask |= PAUSE_USER;
+    else
+        L->pause_mask &= ~(unsigned)PAUSE_USER;
+    return 0;
+}
+
+bool tempo_loop_is_paused(const tempo_loop *L)
+{
+    return L != NULL && L->pause_mask != 0;
+}
+
+/* First render slot after the last render on the current epoch. */
+static void realign_render_slot(tempo_loop *L)
+{
+    L->slot = L->render_hz && L->last_render_ns >= L->epoch_ns
+                  ? tempo__sched_count(L->epoch_ns, L->render_hz, L->last_render_ns)
+                  : 0;
+}
+
+/* Restarts the schedule with an update due at `now` (first frame, stall,
+ * resume). */
+static void rebase(tempo_loop *L, uint64_t now)
+{
+    L->epoch_ns = now;
+    L->tick = 0;
+    L->slot = 0;
+    /* VARIABLE measures dt from here: its first frame gets one step. */
+    L->last_update_ns = now >= L->step_ns ? now - L->step_ns : 0;
+}
+
+/* Re-anchors the schedule on the last update so the next one is due one
+ * (new) step after it: a change of rate or policy without a burst or gap. */
+static void rephase(tempo_loop *L)
+{
+    if (!L->started)
+        return;
+    L->epoch_ns = L->last_update_ns;
+    L->tick = 1;
+    realign_render_slot(L);
+}
+
+int tempo_loop_set_policy(tempo_loop *L, tempo_loop_policy policy)
+{
+    if (L == NULL || (unsigned)policy >= TEMPO_LOOP_POLICY_COUNT)
+        return TEMPO_EINVAL;
+    bool variable_change = (policy == TEMPO_LOOP_VARIABLE) != (L->policy == TEMPO_LOOP_VARIABLE);
+    L->policy = policy;
+    if (variable_change)
+        rephase(L); /* VARIABLE's last update time becomes the fixed phase, and back */
+    L->dirty = true;
+    return 0;
+}
+
+int tempo_loop_set_update_hz(tempo_loop *L, uint32_t update_hz)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    if (update_hz == 0 || update_hz > TEMPO__LOOP_MAX_HZ)
+        return TEMPO_ERANGE;
+    L->update_hz = update_hz;
+    L->step_ns = step_of(update_hz);
+    rephase(L);
+    return 0;
+}
+
+int tempo_loop_set_max_render_hz(tempo_loop *L, uint32_t max_render_hz)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    if (max_render_hz > TEMPO__LOOP_MAX_HZ)
+        return TEMPO_ERANGE;
+    L->render_hz = max_render_hz;
+    realign_render_slot(L);
+    return 0;
+}
+
+int tempo_loop_set_render_on_demand(tempo_loop *L, bool on)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    L->on_demand = on;
+    L->dirty = true;
+    return 0;
+}
+
+tempo_loop_policy tempo_loop_get_policy(const tempo_loop *L)
+{
+    return L ? L->policy : TEMPO_LOOP_INTERPOLATED;
+}
+
+uint32_t tempo_loop_get_update_hz(const tempo_loop *L)
+{
+    return L ? L->update_hz : 0;
+}
+
+uint32_t tempo_loop_get_max_render_hz(const tempo_loop *L)
+{
+    return L ? L->render_hz : 0;
+}
+
+uint64_t tempo_loop_get_step_ns(const tempo_loop *L)
+{
+    return L ? L->step_ns : 0;
+}
+
+/* ---- Watches ---------------------------------------------------------------------- */
+
+static int find_watch(const tempo_loop *L, const tempo_handle *h)
+{
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].handle == h)
+            return i;
+    return -1;
+}
+
+int tempo_loop_watch(tempo_loop *L, tempo_handle *handle, tempo_loop_watch_fn fn, void *user)
+{
+    if (L == NULL || handle == NULL || fn == NULL)
+        return TEMPO_EINVAL;
+    if (find_watch(L, handle) >= 0)
+        return TEMPO_EBUSY;
+    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
+        return TEMPO_ETOOMANY;
+    L->watches[L->nwatch++] = (tempo__watch){handle, fn, user, ++L->next_watch_id};
+    return 0;
+}
+
+int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
+{
+    if (L == NULL || handle == NULL)
+        return TEMPO_EINVAL;
+    int i = find_watch(L, handle);
+    if (i < 0)
+        return TEMPO_EINVAL;
+    /* The frame dispatches from a snapshot and looks entries up by id before
+     * each call, so compacting the live array here is safe mid-dispatch. */
+    memmove(&L->watches[i], &L->watches[i + 1], sizeof L->watches[0] * (size_t)(L->nwatch - i - 1));
+    L->nwatch--;
+    return 0;
+}
+
+/* ---- Callbacks (timed) ---------------------------------------------------------- */
+
+static void call_update(tempo_loop *L, uint64_t dt_ns)
+{
+    if (L->update == NULL)
+        return;
+    uint64_t a = loop_now(L);
+    L->update(L, dt_ns, L->user);
+    L->frame_game_ns += loop_now(L) - a;
+}
+
+static void call_render(tempo_loop *L, float alpha)
+{
+    if (L->render == NULL)
+        return;
+    uint64_t a = loop_now(L);
+    L->render(L, alpha, L->user);
+    L->frame_game_ns += loop_now(L) - a;
+}
+
+static void call_event(tempo_loop *L, const SDL_Event *e)
+{
+    if (L->event == NULL)
+        return;
+    uint64_t a = loop_now(L);
+    L->event(L, e, L->user);
+    L->frame_game_ns += loop_now(L) - a;
+}
+
+/* ---- Events -------------------------------------------------------------------- */
+
+/* Window state that pauses, resumes or dirties the loop. */
+static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
+{
+    if (L->window != NULL && we->windowID != SDL_GetWindowID(L->window))
+        return;
+    switch (we->event) {
+    case SDL_WINDOWEVENT_MINIMIZED:
+        L->pause_mask |= PAUSE_MINIMIZED;
+        break;
+    case SDL_WINDOWEVENT_HIDDEN:
+        L->pause_mask |= PAUSE_HIDDEN;
+        break;
+    case SDL_WINDOWEVENT_RESTORED:
+    case SDL_WINDOWEVENT_MAXIMIZED:
+    case SDL_WINDOWEVENT_EXPOSED: /* an exposed window is visible, whatever we missed */
+        L->pause_mask &= ~(unsigned)PAUSE_MINIMIZED;
+        L->dirty = true;
+        break;
+    case SDL_WINDOWEVENT_SHOWN:
+        L->pause_mask &= ~(unsigned)PAUSE_HIDDEN;
+        L->dirty = true;
+        break;
+    case SDL_WINDOWEVENT_SIZE_CHANGED:
+        L->dirty = true;
+        break;
+    case SDL_WINDOWEVENT_FOCUS_LOST:
+        if (L->pause_on_focus)
+            L->pause_mask |= PAUSE_FOCUS;
+        break;
+    case SDL_WINDOWEVENT_FOCUS_GAINED:
+        L->pause_mask &= ~(unsigned)PAUSE_FOCUS;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Dispatches SDL's queue. `pump`: read new window-system input first
+ * (SDL_PollEvent). Without it the queue is drained as it is: the message
+ * wait pumped it just before deciding why it returned. */
+static void dispatch_events(tempo_loop *L, bool pump)
+{
+    if (!SDL_WasInit(SDL_INIT_EVENTS))
+        return;
+    SDL_Event e;
+    for (int i = 0; i < MAX_EVENTS_PER_FRAME; i++) {
+        int got = pump ? SDL_PollEvent(&e) : SDL_PeepEvents(&e, 1, SDL_GETEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT);
+        if (got <= 0)
+            break;
+        if (e.type == SDL_WINDOWEVENT)
+            window_event(L, &e.window);
+        L->event_dirty = true;
+        call_event(L, &e);
+        if (e.type == SDL_QUIT)
+            atomic_store(&L->quit, true);
+    }
+}
+
+/* ---- The wait ----------------------------------------------------------------- */
+
+typedef struct frame_wait {
+    tempo__watch snap[TEMPO_LOOP_MAX_WATCHES]; /* the watches when the frame began */
+    bool fired[TEMPO_LOOP_MAX_WATCHES];
+    int nsnap;
+    tempo_loop_wake wake;
+    bool messages; /* the wait reported window messages: pump them */
+    bool slept;
+} frame_wait;
+
+/* Polls the snapshot's handles that have not fired yet, without waiting.
+ * Each zero-timeout wait reports the lowest signalled one, which is then
+ * left out, so this costs one call plus one per signalled handle. */
+static int poll_watches(frame_wait *fw)
+{
+    tempo_handle *sub[TEMPO_LOOP_MAX_WATCHES];
+    int map[TEMPO_LOOP_MAX_WATCHES], m = 0;
+    for (int j = 0; j < fw->nsnap; j++)
+        if (!fw->fired[j]) {
+            sub[m] = fw->snap[j].handle;
+            map[m++] = j;
+        }
+    while (m > 0) {
+        int q = tempo_wait(sub, m, 0, 0);
+        if (q == TEMPO_ETIMEDOUT)
+            break;
+        if (q < 0)
+            return q;
+        fw->fired[map[q]] = true;
+        memmove(&sub[q], &sub[q + 1], sizeof sub[0] * (size_t)(m - q - 1));
+        memmove(&map[q], &map[q + 1], sizeof map[0] * (size_t)(m - q - 1));
+        m--;
+    }
+    return 0;
+}
+
+/* Sleeps until `deadline` (TEMPO_INFINITE: no timeout; <= now: do not
+ * sleep) or until something arrives, on the real wait. */
+static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
+{
+    tempo_handle *set[TEMPO_WAIT_MAX_HANDLES];
+    set[0] = L->wake;
+    set[1] = L->timer;
+    for (int j = 0; j < fw->nsnap; j++)
+        set[2 + j] = fw->snap[j].handle;
+    int n = 2 + fw->nsnap;
+
+    uint64_t timeout = TEMPO_INFINITE;
+    if (deadline == TEMPO_INFINITE) {
+        if (L->timer_due != 0) {
+            tempo_timer_cancel(L->timer);
+            L->timer_due = 0;
+        }
+    } else if (deadline <= now) {
+        timeout = 0;
+    } else if (L->timer_due != deadline) {
+        tempo_timer_set(L->timer, deadline, 0);
+        L->timer_due = deadline;
+    }
+    int r = tempo_wait(set, n, timeout, TEMPO_WAIT_MESSAGES);
+    fw->slept = timeout != 0;
+    if (r == TEMPO_ETIMEDOUT) {
+        fw->wake = TEMPO_LOOP_WAKE_DUE;
+        return 0;
+    }
+    if (r < 0)
+        return r;
+    if (r == 0) {
+        fw->wake = TEMPO_LOOP_WAKE_SIGNAL;
+    } else if (r == 1) {
+        fw->wake = TEMPO_LOOP_WAKE_TIMER;
+        L->timer_due = 0; /* the one-shot fired and disarmed itself */
+    } else if (r < n) {
+        fw->wake = TEMPO_LOOP_WAKE_WATCH;
+        fw->fired[r - 2] = true; /* its signal is consumed: remember it */
+    } else {
+        fw->wake = TEMPO_LOOP_WAKE_MESSAGES;
+        fw->messages = true;
+    }
+    if (!fw->slept)
+        fw->wake = TEMPO_LOOP_WAKE_DUE;
+    return 0;
+}
+
+/* The fake clock's "wait": hand the deadline to the clock, then look at
+ * what arrived meanwhile without blocking. */
+static void wait_fake(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
+{
+    fw->slept = deadline > now;
+    if (fw->slept && L->clock.wait_until != NULL)
+        L->clock.wait_until(L->clock.user, deadline);
+    fw->messages = SDL_WasInit(SDL_INIT_EVENTS) != 0; /* pump: nobody else did */
+    fw->wake = fw->slept ? TEMPO_LOOP_WAKE_TIMER : TEMPO_LOOP_WAKE_DUE;
+}
+
+/* ---- Deciding what is due --------------------------------------------------------- */
+
+static uint64_t next_tick_ns(const tempo_loop *L)
+{
+    return tempo__sched_at(L->epoch_ns, L->update_hz, L->tick);
+}
+
+/* When the next render may happen; `now` without a cap. LOCKSTEP's renders
+ * follow its ticks and ignore the cap. */
+static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
+{
+    if (L->render_hz == 0 || L->policy == TEMPO_LOOP_LOCKSTEP)
+        return now;
+    return tempo__sched_at(L->epoch_ns, L->render_hz, L->slot);
+}
+
+/* Whether the policy wants a render now that events and updates ran. */
+static bool render_wanted(const tempo_loop *L, bool variable_ran)
+{
+    switch (L->policy) {
+    case TEMPO_LOOP_INTERPOLATED:
+        return !L->on_demand || L->dirty || L->event_dirty;
+    case TEMPO_LOOP_VARIABLE:
+        return variable_ran || L->dirty;
+    default: /* LOCKSTEP and CONSTANT_SPEED_MAX_FPS: after updates, or when asked */
+        return L->dirty;
+    }
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The next instant something is due, for the wait. */
+static uint64_t next_deadline(const tempo_loop *L, uint64_t now)
+{
+    uint64_t slot = render_slot_ns(L, now);
+    switch (L->policy) {
+    case TEMPO_LOOP_VARIABLE:
+        return slot; /* a frame (update + render) per render slot */
+    case TEMPO_LOOP_INTERPOLATED:
+        return render_wanted(L, false) ? min_u64(next_tick_ns(L), slot) : next_tick_ns(L);
+    default:
+        return L->dirty ? min_u64(next_tick_ns(L), slot) : next_tick_ns(L);
+    }
+}
+
+/* ---- Updates and render ------------------------------------------------------------- */
+
+/* Runs the updates due at `t` under a fixed policy. */
+static void run_fixed_updates(tempo_loop *L, uint64_t t)
+{
+    uint64_t due = next_tick_ns(L);
+    if (t < due)
+        return;
+    tempo_loop_counts *c = &L->st.win;
+    uint64_t pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
+    tempo__stats_lateness(&L->st, t - due);
+    if (t - due > L->max_gap_ns) {
+        /* A stall: drop what is owed and restart at the present. */
+        c->stalls++;
+        c->dropped_updates += pending - 1;
+        rebase(L, t);
+        pending = 1;
+    }
+    uint64_t limit = L->policy == TEMPO_LOOP_LOCKSTEP ? 1 : L->max_frameskip;
+    uint64_t ran = 0;
+    while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
+        /* Re-read the schedule: an update may change the rate or policy. */
+        uint64_t tick_due = next_tick_ns(L);
+        if (tick_due > t || L->policy == TEMPO_LOOP_VARIABLE)
+            break;
+        L->last_update_ns = tick_due;
+        L->tick++;
+        ran++;
+        c->updates++;
+        L->dirty = true;
+        call_update(L, L->step_ns);
+    }
+    if (ran == limit && pending > ran)
+        c->capped_frames++;
+}
+
+/* VARIABLE: one update with the measured delta when the frame's slot is due.
+ * Returns whether it ran. */
+static bool run_variable_update(tempo_loop *L, uint64_t t)
+{
+    uint64_t slot = render_slot_ns(L, t);
+    if (t < slot)
+        return false;
+    if (L->render_hz != 0)
+        tempo__stats_lateness(&L->st, t - slot);
+    uint64_t dt = t >= L->last_update_ns ? t - L->last_update_ns : 0;
+    if (dt > L->max_gap_ns) {
+        L->st.win.stalls++;
+        dt = L->step_ns; /* drop the gap: advance one nominal step */
+    }
+    L->last_update_ns = t;
+    L->st.win.updates++;
+    call_update(L, dt);
+    return true;
+}
+
+static float alpha_at(const tempo_loop *L, uint64_t t)
+{
+    if (L->policy != TEMPO_LOOP_INTERPOLATED || L->tick == 0)
+        return 0.0f;
+    uint64_t prev = L->last_update_ns, next = next_tick_ns(L);
+    if (t <= prev || next <= prev)
+        return 0.0f;
+    if (t >= next)
+        return ALPHA_MAX; /* behind schedule: the most extrapolation allowed */
+    float a = (float)((double)(t - prev) / (double)(next - prev));
+    return a < ALPHA_MAX ? a : ALPHA_MAX;
+}
+
+static void maybe_render(tempo_loop *L, bool variable_ran)
+{
+    if (atomic_load(&L->quit) || !render_wanted(L, variable_ran))
+        return;
+    uint64_t t = loop_now(L);
+    if (t < render_slot_ns(L, t))
+        return;
+    L->dirty = false;
+    L->event_dirty = false;
+    L->last_render_ns = t;
+    if (L->render_hz != 0 && L->policy != TEMPO_LOOP_LOCKSTEP)
+        L->slot = tempo__sched_count(L->epoch_ns, L->render_hz, t); /* skip missed slots */
+    tempo__stats_render(&L->st, t);
+    call_render(L, alpha_at(L, t));
+}
+
+/* ---- The frame ----------------------------------------------------------------------- */
+
+int tempo_loop_frame(tempo_loop *L)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    if (L->in_frame)
+        return TEMPO_EBUSY;
+    if (atomic_load(&L->quit))
+        return 1;
+    L->in_frame = true;
+    L->frame_game_ns = 0;
+
+    uint64_t t0 = loop_now(L);
+    if (!L->started) {
+        L->started = true;
+        tempo__stats_start(&L->st, t0);
+        rebase(L, t0);
+        L->dirty = true;
+    }
+    if (atomic_exchange(&L->render_requested, false))
+        L->dirty = true;
+
+    frame_wait fw;
+    fw.nsnap = L->nwatch;
+    memcpy(fw.snap, L->watches, sizeof fw.snap[0] * (size_t)fw.nsnap);
+    memset(fw.fired, 0, sizeof fw.fired[0] * (size_t)fw.nsnap);
+    fw.messages = false;
+    bool paused_before = L->pause_mask != 0;
+    uint64_t deadline = paused_before ? TEMPO_INFINITE : next_deadline(L, t0);
+    int rc = 0;
+    if (L->fake)
+        wait_fake(L, &fw, t0, deadline);
+    else
+        rc = wait_real(L, &fw, t0, deadline);
+    uint64_t t1 = loop_now(L);
+    uint64_t wait_ns = fw.slept ? t1 - t0 : 0;
+    L->st.sleep_since_render_ns += wait_ns; /* before this frame's render */
+    if (rc == 0 && fw.nsnap > 0)
+        rc = poll_watches(&fw);
+    if (rc < 0) {
+        L->in_frame = false;
+        return rc;
+    }
+    if (atomic_exchange(&L->render_requested, false))
+        L->dirty = true;
+    if (L->fake && fw.wake == TEMPO_LOOP_WAKE_TIMER) {
+        for (int j = 0; j < fw.nsnap; j++)
+            if (fw.fired[j])
+                fw.wake = TEMPO_LOOP_WAKE_WATCH;
+    }
+    if (atomic_load(&L->quit) && fw.wake != TEMPO_LOOP_WAKE_DUE)
+        fw.wake = TEMPO_LOOP_WAKE_SIGNAL;
+    else if (L->fake && fw.wake == TEMPO_LOOP_WAKE_TIMER && SDL_WasInit(SDL_INIT_EVENTS) &&
+             SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
+        fw.wake = TEMPO_LOOP_WAKE_MESSAGES;
+
+    /* Events first (they may pause, resume or quit), then the watches. */
+    dispatch_events(L, fw.messages);
+    for (int j = 0; j < fw.nsnap; j++) {
+        if (!fw.fired[j])
+            continue;
+        int i = find_watch(L, fw.snap[j].handle);
+        if (i < 0 || L->watches[i].id != fw.snap[j].id)
+            continue; /* unwatched (or re-watched) by an earlier callback */
+        tempo__watch w = L->watches[i];
+        uint64_t a = loop_now(L);
+        w.fn(L, w.handle, w.user);
+        L->frame_game_ns += loop_now(L) - a;
+    }
+
+    bool paused = L->pause_mask != 0;
+    if (!paused && L->was_paused) {
+        /* Resume: no catch-up for the time spent paused. */
+        uint64_t now = loop_now(L);
+        rebase(L, now);
+        L->dirty = true;
+        L->st.last_render_ns = 0; /* the pause is not a frame interval */
+    }
+    L->was_paused = paused;
+    if (!paused && !atomic_load(&L->quit)) {
+        uint64_t t = loop_now(L);
+        bool variable_ran = false;
+        if (L->policy == TEMPO_LOOP_VARIABLE)
+            variable_ran = run_variable_update(L, t);
+        else
+            run_fixed_updates(L, t);
+        maybe_render(L, variable_ran);
+    }
+
+    uint64_t t_end = loop_now(L);
+    tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns, L->frame_game_ns,
+                       paused_before && fw.slept);
+    L->in_frame = false;
+    return atomic_load(&L->quit) ? 1 : 0;
+}
+
+int tempo_loop_run(tempo_loop *L)
+{
+    int r;
+    while ((r = tempo_loop_frame(L)) == 0) {
+    }
+    return r < 0 ? r : 0;
+}
+
+const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
+{
+    if (L == NULL)
+        return NULL;
+    if (L->started)
+        tempo__stats_refresh(&L->st, loop_now(L));
+    L->st.pub.paused = L->pause_mask != 0;
+    return &L->st.pub;
+}

@@ -1,0 +1,134 @@
+/* Internals of tempo_loop shared by loop.c (the frame), loop_stats.c (the
+ * counters, lateness histogram and schedule arithmetic) and loop_overlay.c
+ * (the statistics panel). Everything here runs on the loop thread except
+ * the two atomics marked [any thread]. */
+#ifndef TEMPO_LOOP_INTERNAL_H
+#define TEMPO_LOOP_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "tempo/loop.h"
+
+/* ---- Schedules -----------------------------------------------------------
+ * A schedule of rate `hz` starting at `epoch` has its k-th slot at
+ * epoch + floor(k * 1e9 / hz), computed exactly in 64-bit integers for any
+ * k and hz <= TEMPO__LOOP_MAX_HZ, so a loop never drifts from the clock. */
+
+#define TEMPO__LOOP_MAX_HZ 100000u
+
+/* Time of slot k. Saturates at UINT64_MAX instead of wrapping. */
+uint64_t tempo__sched_at(uint64_t epoch_ns, uint32_t hz, uint64_t k);
+
+/* How many slots are due at time t (slots 0..count-1 have at() <= t), which
+ * is also the index of the first slot after t. 0 when t < epoch. */
+uint64_t tempo__sched_count(uint64_t epoch_ns, uint32_t hz, uint64_t t);
+
+/* ---- Lateness histogram ----------------------------------------------------
+ * Log-linear buckets: values below 32 ns exactly, then 32 buckets per power
+ * of two (~3% wide), so p50/p99 come from a fixed 7.5 KiB table without
+ * keeping samples. */
+
+#define TEMPO__HIST_SUB 32
+#define TEMPO__HIST_BUCKETS (TEMPO__HIST_SUB + (64 - 5) * TEMPO__HIST_SUB)
+
+typedef struct tempo__hist {
+    uint32_t bucket[TEMPO__HIST_BUCKETS];
+    uint64_t count;
+    uint64_t max;
+} tempo__hist;
+
+void tempo__hist_clear(tempo__hist *h);
+void tempo__hist_add(tempo__hist *h, uint64_t v);
+/* The p-th percentile (0 < p <= 100), nearest rank, as the middle of its
+ * bucket capped at the exact maximum. 0 when empty. */
+uint64_t tempo__hist_percentile(const tempo__hist *h, double p);
+
+/* ---- Statistics state ------------------------------------------------------ */
+
+typedef struct tempo__loop_stats {
+    tempo_loop_stats pub;    /* what tempo_loop_get_stats() returns */
+    tempo_loop_counts win;   /* the current window (raw counts only) */
+    tempo_loop_counts done;  /* every completed window, summed */
+    tempo__hist win_hist, all_hist;
+    uint64_t first_ns;       /* the first frame's start */
+    uint64_t win_start_ns;
+    uint64_t last_render_ns; /* 0: no render yet */
+    uint64_t sleep_since_render_ns; /* the frame adds each wait as it ends */
+} tempo__loop_stats;
+
+void tempo__stats_start(tempo__loop_stats *s, uint64_t now_ns);
+void tempo__stats_lateness(tempo__loop_stats *s, uint64_t late_ns);
+/* A render starts at now_ns: pushes the history ring entry. */
+void tempo__stats_render(tempo__loop_stats *s, uint64_t now_ns);
+/* The frame [t0, t_end] is over: it slept wait_ns (paused_wait: while
+ * paused) and spent game_ns in callbacks. Rolls the window when a second is
+ * full. */
+void tempo__stats_frame(tempo__loop_stats *s, tempo_loop_wake wake, uint64_t t0, uint64_t t_end,
+                        uint64_t wait_ns, uint64_t game_ns, bool paused_wait);
+/* Fills s->pub.total for the span up to now_ns. */
+void tempo__stats_refresh(tempo__loop_stats *s, uint64_t now_ns);
+
+/* ---- The loop -------------------------------------------------------------- */
+
+enum {
+    PAUSE_MINIMIZED = 1u << 0,
+    PAUSE_HIDDEN = 1u << 1,
+    PAUSE_FOCUS = 1u << 2,
+    PAUSE_USER = 1u << 3,
+};
+
+typedef struct tempo__watch {
+    tempo_handle *handle;
+    tempo_loop_watch_fn fn;
+    void *user;
+    uint64_t id; /* unique per watch() call: a re-watch is a new entry */
+} tempo__watch;
+
+struct tempo_loop {
+    /* settings (defaults applied) */
+    tempo_loop_policy policy;
+    uint32_t update_hz;
+    uint32_t render_hz; /* 0: no cap */
+    uint32_t max_frameskip;
+    uint64_t max_gap_ns;
+    uint64_t step_ns; /* round(1e9 / update_hz) */
+    bool on_demand;
+    bool pause_on_focus;
+    tempo_loop_update_fn update;
+    tempo_loop_render_fn render;
+    tempo_loop_event_fn event;
+    void *user;
+    SDL_Window *window;
+    tempo_loop_clock clock;
+    bool fake; /* clock.now is set */
+
+    /* own handles: index 0 and 1 of every wait set */
+    tempo_handle *wake;  /* auto-reset; set by quit/request_render */
+    tempo_handle *timer; /* one-shot, armed at the next absolute deadline */
+    uint64_t timer_due;  /* its armed deadline; 0 when disarmed or fired */
+    atomic_bool quit;              /* [any thread] */
+    atomic_bool render_requested;  /* [any thread] */
+
+    /* schedule */
+    bool started;
+    bool restart;            /* re-anchor the schedule at the next frame */
+    uint64_t epoch_ns;       /* update tick 0 and render slot 0 */
+    uint64_t tick;           /* index of the next update */
+    uint64_t slot;           /* index of the next render slot (render_hz > 0) */
+    uint64_t last_update_ns; /* due time of the last update (VARIABLE: its time) */
+    uint64_t last_render_ns;
+    bool dirty;              /* a render is owed: update, request, expose, resume */
+    bool event_dirty;        /* an SDL event arrived (render on demand) */
+    unsigned pause_mask;
+    bool was_paused;
+    bool in_frame;
+    uint64_t frame_game_ns;  /* callback time in the current frame */
+
+    tempo__watch watches[TEMPO_LOOP_MAX_WATCHES];
+    int nwatch;
+    uint64_t next_watch_id;
+
+    tempo__loop_stats st;
+};
+
+#endif /* TEMPO_LOOP_INTERNAL_H */

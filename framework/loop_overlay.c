@@ -1,0 +1,142 @@
+/* tempo_loop_draw_stats(): the statistics panel, drawn with debugdraw only
+ * (no font library, no textures). [loop thread, which owns the renderer] */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "loop_internal.h"
+#include "tempo/debugdraw.h"
+#include "tempo_internal.h"
+
+#define LINE_H 12
+#define PAD 6
+
+/* "850ns", "52us", "1.25ms", "3.2s": short enough for a 48-column panel. */
+static const char *fmt_ns(char *buf, size_t size, uint64_t ns)
+{
+    if (ns < 1000)
+        snprintf(buf, size, "%uns", (unsigned)ns);
+    else if (ns < 1000000)
+        snprintf(buf, size, "%uus", (unsigned)(ns / 1000));
+    else if (ns < 1000000000)
+        snprintf(buf, size, "%.2fms", (double)ns / 1e6);
+    else
+        snprintf(buf, size, "%.1fs", (double)ns / 1e9);
+    return buf;
+}
+
+/* The frame interval the policy aims at, for the graph's scale. */
+static uint64_t expected_interval_ns(const tempo_loop *L)
+{
+    uint32_t hz = L->render_hz;
+    if (L->policy == TEMPO_LOOP_LOCKSTEP || L->on_demand || hz == 0)
+        hz = L->policy == TEMPO_LOOP_INTERPOLATED && !L->on_demand ? 60 : L->update_hz;
+    if (L->policy == TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS && L->update_hz < hz)
+        hz = L->update_hz;
+    return (TEMPO_NS_PER_S + hz / 2) / hz;
+}
+
+static int text(SDL_Renderer *r, int x, int y, const char *fmt, ...) TEMPO__PRINTF(4, 5);
+static int text(SDL_Renderer *r, int x, int y, const char *fmt, ...)
+{
+    char line[TEMPO_DEBUG_TEXTF_MAX + 1];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    return tempo_debug_text(r, x, y, 1, line);
+}
+
+/* Copies the ring's newest `n` entries, oldest first. */
+static int history(const tempo_loop_stats *s, const uint64_t *ring, uint64_t *out)
+{
+    int n = s->history_count;
+    for (int i = 0; i < n; i++)
+        out[i] = ring[(s->history_next - n + i + 2 * TEMPO_LOOP_HISTORY) % TEMPO_LOOP_HISTORY];
+    return n;
+}
+
+int tempo_loop_draw_stats(tempo_loop *L, SDL_Renderer *r, int x, int y)
+{
+    if (L == NULL || r == NULL)
+        return TEMPO_EINVAL;
+    const tempo_loop_stats *s = tempo_loop_get_stats(L);
+    const tempo_loop_counts *c = &s->last_second;
+    Uint8 cr, cg, cb, ca;
+    SDL_BlendMode mode;
+    if (SDL_GetRenderDrawColor(r, &cr, &cg, &cb, &ca) != 0 || SDL_GetRenderDrawBlendMode(r, &mode) != 0)
+        return tempo__set_error(TEMPO_EPLATFORM, "tempo_loop_draw_stats: %s", SDL_GetError());
+
+    int fail = 0;
+    SDL_Rect panel = {x, y, TEMPO_LOOP_STATS_W, TEMPO_LOOP_STATS_H};
+    fail |= SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    fail |= SDL_SetRenderDrawColor(r, 8, 10, 16, 200);
+    fail |= SDL_RenderFillRect(r, &panel);
+    fail |= SDL_SetRenderDrawColor(r, 70, 80, 100, 255);
+    fail |= SDL_RenderDrawRect(r, &panel);
+
+    char a[16], b[16], d[16];
+    int tx = x + PAD, ty = y + PAD;
+    fail |= SDL_SetRenderDrawColor(r, 120, 200, 255, 255);
+    fail |= text(r, tx, ty, "tempo loop: %s%s", tempo_loop_policy_name(L->policy),
+                 L->pause_mask ? "  PAUSED" : "");
+    ty += LINE_H;
+    fail |= SDL_SetRenderDrawColor(r, 150, 160, 180, 255);
+    if (L->render_hz)
+        snprintf(a, sizeof a, "%u Hz", L->render_hz);
+    else
+        snprintf(a, sizeof a, "none");
+    fail |= text(r, tx, ty, "update %u Hz  render cap %s%s", L->update_hz, a, L->on_demand ? "  on demand" : "");
+    ty += LINE_H + 2;
+
+    fail |= SDL_SetRenderDrawColor(r, 225, 228, 235, 255);
+    fail |= text(r, tx, ty, "updates/s %6.1f   renders/s %6.1f", c->updates_per_s, c->renders_per_s);
+    ty += LINE_H;
+    fail |= text(r, tx, ty, "frames/s  %6.1f   sleeps/s  %6.1f", c->frames_per_s, c->sleeps_per_s);
+    ty += LINE_H;
+    fail |= text(r, tx, ty, "late p50 %s  p99 %s  max %s", fmt_ns(a, sizeof a, c->lateness_p50_ns),
+                 fmt_ns(b, sizeof b, c->lateness_p99_ns), fmt_ns(d, sizeof d, c->lateness_max_ns));
+    ty += LINE_H;
+    fail |= text(r, tx, ty, "wait %5.1f%%  game %5.1f%%  loop %5.2f%%", 100 * c->wait_share,
+                 100 * c->game_share, 100 * c->loop_share);
+    ty += LINE_H;
+    fail |= text(r, tx, ty, "woke: timer %llu  input %llu  watch %llu",
+                 (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_TIMER],
+                 (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_MESSAGES],
+                 (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_WATCH]);
+    ty += LINE_H;
+    fail |= text(r, tx, ty, "      signal %llu  no sleep %llu", (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_SIGNAL],
+                 (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_DUE]);
+    ty += LINE_H;
+    const tempo_loop_counts *t = &s->total;
+    if (t->dropped_updates || t->stalls || t->capped_frames)
+        fail |= SDL_SetRenderDrawColor(r, 255, 170, 90, 255);
+    fail |= text(r, tx, ty, "total: dropped %llu  stalls %llu  capped %llu", (unsigned long long)t->dropped_updates,
+                 (unsigned long long)t->stalls, (unsigned long long)t->capped_frames);
+    ty += LINE_H + 4;
+
+    /* Graphs: render-to-render interval, and the awake part of it, each
+     * under its caption. */
+    uint64_t samples[TEMPO_LOOP_HISTORY];
+    uint64_t expect = expected_interval_ns(L);
+    int gw = TEMPO_LOOP_STATS_W - 2 * PAD;
+    int gh2 = 28, gh1 = y + TEMPO_LOOP_STATS_H - PAD - gh2 - 2 * (TEMPO_DEBUG_GLYPH_H + 3) - 4 - ty;
+    fail |= SDL_SetRenderDrawColor(r, 150, 160, 180, 255);
+    fail |= text(r, tx, ty, "frame interval (top %s)", fmt_ns(a, sizeof a, 2 * expect));
+    ty += TEMPO_DEBUG_GLYPH_H + 3;
+    int n = history(s, s->interval_ns, samples);
+    tempo_debug_graph_desc g1 = {tx, ty, gw, gh1, 2 * expect, expect + expect / 2};
+    fail |= tempo_debug_graph(r, &g1, samples, n);
+    ty += gh1 + 4;
+    fail |= SDL_SetRenderDrawColor(r, 150, 160, 180, 255);
+    fail |= text(r, tx, ty, "awake per frame (top %s)", fmt_ns(a, sizeof a, expect));
+    ty += TEMPO_DEBUG_GLYPH_H + 3;
+    n = history(s, s->busy_ns, samples);
+    tempo_debug_graph_desc g2 = {tx, ty, gw, gh2, expect, expect / 2};
+    fail |= tempo_debug_graph(r, &g2, samples, n);
+
+    SDL_SetRenderDrawColor(r, cr, cg, cb, ca);
+    SDL_SetRenderDrawBlendMode(r, mode);
+    if (fail)
+        return tempo__set_error(TEMPO_EPLATFORM, "tempo_loop_draw_stats: %s", SDL_GetError());
+    return 0;
+}

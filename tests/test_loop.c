@@ -1,0 +1,1204 @@
+/* Unit tests of the game loop (tempo/loop.h) on a fake clock: every instant
+ * below is a number the test chooses, so the cases are exact and fast. The
+ * fake clock's wait_until() lands on the deadline plus a chosen jitter, or
+ * returns early like a wake-up by input, or jumps (a stall); render and
+ * update callbacks may spend fake time too. Real-time behaviour is in
+ * test_loop_realtime.c. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <SDL.h>
+
+#include "harness.h"
+#include "loop_internal.h"
+#include "tempo/loop.h"
+
+#define US TEMPO_NS_PER_US
+#define MS TEMPO_NS_PER_MS
+#define S TEMPO_NS_PER_S
+#define T0 (1000 * S) /* the fake clock starts here: far from 0 */
+
+/* ---- The fake clock ------------------------------------------------------------ */
+
+typedef struct fake_clock {
+    uint64_t now;
+    uint32_t rng;
+    uint64_t late_max;       /* wake at deadline + uniform [0, late_max] */
+    int early_percent;       /* this share of waits return halfway, like input */
+    uint64_t paused_advance; /* how far a TEMPO_INFINITE wait moves time */
+    uint64_t stall_at_wait;  /* the N-th wait (1-based) ... */
+    uint64_t stall_ns;       /* ... lands this much later */
+    uint64_t waits, infinite_waits;
+    bool deadline_in_past;   /* wait_until was called with a deadline <= now */
+} fake_clock;
+
+static uint32_t rnd(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+static uint64_t rnd_range(uint32_t *s, uint64_t max) /* uniform [0, max] */
+{
+    return max ? (((uint64_t)rnd(s) << 32) | rnd(s)) % (max + 1) : 0;
+}
+
+static uint64_t fake_now(void *user)
+{
+    return ((fake_clock *)user)->now;
+}
+
+static void fake_wait_until(void *user, uint64_t deadline)
+{
+    fake_clock *c = user;
+    c->waits++;
+    if (deadline == TEMPO_INFINITE) {
+        c->infinite_waits++;
+        c->now += c->paused_advance ? c->paused_advance : S;
+        return;
+    }
+    if (deadline <= c->now)
+        c->deadline_in_past = true;
+    if (c->early_percent && (int)(rnd(&c->rng) % 100) < c->early_percent) {
+        c->now += (deadline - c->now) / 2;
+        return;
+    }
+    c->now = deadline + rnd_range(&c->rng, c->late_max);
+    if (c->waits == c->stall_at_wait)
+        c->now += c->stall_ns;
+}
+
+static void fake_init(fake_clock *c)
+{
+    memset(c, 0, sizeof *c);
+    c->now = T0;
+    c->rng = 0x12345678u;
+}
+
+static tempo_loop_clock clock_of(fake_clock *c)
+{
+    return (tempo_loop_clock){fake_now, fake_wait_until, c};
+}
+
+/* ---- A small deterministic game --------------------------------------------------- */
+
+typedef struct body {
+    float x, y, vx, vy;
+} body;
+
+#define BODIES 8
+
+typedef struct game {
+    body b[BODIES];
+    fake_clock *clk;
+    uint64_t updates, renders, frames_seen;
+    uint64_t stop_after_updates; /* quit when reached (0: never) */
+    uint64_t stop_at_ns;         /* quit at this fake time (0: never) */
+    uint64_t render_cost_max;    /* each render spends uniform [min, max] fake time */
+    uint64_t render_cost_min;
+    uint64_t update_cost;        /* each update spends this fake time */
+    uint32_t rng;
+    double game_time_s;
+    /* observations */
+    float alpha_min, alpha_max;
+    bool alpha_nonzero;
+    uint64_t last_update_at, last_render_at;
+    uint64_t updates_at_render;
+    uint64_t dt_min, dt_max;
+} game;
+
+static void game_init(game *g, fake_clock *clk)
+{
+    memset(g, 0, sizeof *g);
+    g->clk = clk;
+    g->rng = 0xC0FFEEu;
+    g->alpha_min = 2.0f;
+    g->alpha_max = -1.0f;
+    g->dt_min = UINT64_MAX;
+    for (int i = 0; i < BODIES; i++)
+        g->b[i] = (body){40.0f + 70.0f * (float)i, 30.0f + 45.0f * (float)i, 90.0f - 25.0f * (float)i,
+                         -40.0f + 17.0f * (float)i};
+}
+
+/* Float physics with gravity, damping and bounces: the kind of code whose
+ * result depends on every rounding, so equal hashes mean equal updates. */
+static void game_step(game *g, float dt)
+{
+    /* Scripted input: an impulse every 97th update, on a rotating body. */
+    if (g->updates % 97 == 13)
+        g->b[g->updates % BODIES].vy -= 300.0f;
+    for (int i = 0; i < BODIES; i++) {
+        body *b = &g->b[i];
+        b->vy += 400.0f * dt;
+        b->vx *= 1.0f - 0.01f * dt;
+        b->x += b->vx * dt;
+        b->y += b->vy * dt;
+        if (b->x < 0 || b->x > 640) {
+            b->vx = -b->vx * 0.9f;
+            b->x = b->x < 0 ? -b->x : 1280 - b->x;
+        }
+        if (b->y > 480) {
+            b->vy = -b->vy * 0.85f;
+            b->y = 960 - b->y;
+        }
+    }
+}
+
+static uint64_t game_hash(const game *g)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    const unsigned char *p = (const unsigned char *)g->b;
+    for (size_t i = 0; i < sizeof g->b; i++) {
+        h ^= p[i];
+        h *= 1099511628211u;
+    }
+    return h;
+}
+
+static void on_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    game *g = user;
+    if (dt_ns < g->dt_min)
+        g->dt_min = dt_ns;
+    if (dt_ns > g->dt_max)
+        g->dt_max = dt_ns;
+    g->last_update_at = g->clk->now;
+    game_step(g, (float)dt_ns * 1e-9f);
+    g->updates++;
+    g->game_time_s += (double)dt_ns * 1e-9;
+    g->clk->now += g->update_cost;
+    if (g->stop_after_updates && g->updates == g->stop_after_updates)
+        tempo_loop_quit(loop);
+}
+
+static void on_render(tempo_loop *loop, float alpha, void *user)
+{
+    game *g = user;
+    if (alpha < g->alpha_min)
+        g->alpha_min = alpha;
+    if (alpha > g->alpha_max)
+        g->alpha_max = alpha;
+    if (alpha != 0.0f)
+        g->alpha_nonzero = true;
+    g->renders++;
+    g->last_render_at = g->clk->now;
+    g->updates_at_render = g->updates;
+    g->clk->now += g->render_cost_min + rnd_range(&g->rng, g->render_cost_max - g->render_cost_min);
+    if (g->stop_at_ns && g->clk->now >= g->stop_at_ns)
+        tempo_loop_quit(loop);
+}
+
+static tempo_loop *game_loop(game *g, fake_clock *clk, tempo_loop_desc desc)
+{
+    desc.update = on_update;
+    desc.render = on_render;
+    desc.user = g;
+    desc.clock = clock_of(clk);
+    tempo_loop *loop = tempo_loop_create(&desc);
+    CHECK(loop != NULL);
+    return loop;
+}
+
+/* Runs frames until quit (or max_frames). Returns the frame count. */
+static uint64_t run_frames(tempo_loop *loop, uint64_t max_frames)
+{
+    uint64_t n = 0;
+    while (n < max_frames) {
+        int r = tempo_loop_frame(loop);
+        n++;
+        if (r != 0) {
+            CHECK_EQ_INT(r, 1);
+            break;
+        }
+    }
+    return n;
+}
+
+/* ---- Schedule arithmetic and histogram ---------------------------------------------- */
+
+static void sched_math_is_exact(void)
+{
+    static const uint32_t rates[] = {1, 7, 24, 25, 30, 60, 120, 144, 1000, 99991, 100000};
+    uint32_t seed = 99;
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        uint32_t hz = rates[i];
+        for (uint64_t k = 0; k < 2000; k++) {
+            uint64_t at = tempo__sched_at(T0, hz, k);
+            /* at(k) = floor(k * 1e9 / hz): exact in a double while k * 1e9 < 2^53. */
+            double exact = (double)k * 1e9 / (double)hz;
+            if ((uint64_t)floor(exact) != at - T0) {
+                tt_fail(__FILE__, __LINE__, "hz %u k %llu: %llu vs %.3f", hz, (unsigned long long)k,
+                        (unsigned long long)(at - T0), exact);
+                return;
+            }
+            CHECK_EQ_U64(tempo__sched_count(T0, hz, at), k + 1);
+            if (at > T0)
+                CHECK_EQ_U64(tempo__sched_count(T0, hz, at - 1), k);
+        }
+        for (int j = 0; j < 2000 && !tt_failed(); j++) {
+            uint64_t t = T0 + rnd_range(&seed, 5000 * S);
+            uint64_t c = tempo__sched_count(T0, hz, t);
+            CHECK(c >= 1);
+            CHECK_LE_U64(tempo__sched_at(T0, hz, c - 1), t);
+            CHECK_LT_U64(t, tempo__sched_at(T0, hz, c));
+        }
+    }
+    CHECK_EQ_U64(tempo__sched_count(T0, 60, T0 - 1), 0);
+    /* Far out: 10^12 ticks at 144 Hz (220 years) still exact, no overflow. */
+    CHECK_EQ_U64(tempo__sched_at(0, 144, UINT64_C(1000000000000)), UINT64_C(6944444444444444444));
+    CHECK_EQ_U64(tempo__sched_count(0, 144, UINT64_C(6944444444444444444)), UINT64_C(1000000000001));
+    CHECK_EQ_U64(tempo__sched_at(0, 1, UINT64_MAX), UINT64_MAX); /* saturates */
+}
+
+static void histogram_percentiles(void)
+{
+    tempo__hist *h = calloc(1, sizeof *h);
+    CHECK_EQ_U64(tempo__hist_percentile(h, 50), 0);
+    for (uint64_t v = 1; v <= 10000; v++)
+        tempo__hist_add(h, v * 1000); /* 1 us .. 10 ms */
+    uint64_t p50 = tempo__hist_percentile(h, 50), p99 = tempo__hist_percentile(h, 99);
+    CHECK_LE_U64(p50, 5000 * 1000 * 104 / 100);
+    CHECK_GE_U64(p50, 5000 * 1000 * 96 / 100);
+    CHECK_LE_U64(p99, 9900 * 1000 * 104 / 100);
+    CHECK_GE_U64(p99, 9900 * 1000 * 96 / 100);
+    CHECK_EQ_U64(tempo__hist_percentile(h, 100), 10000 * 1000);
+    CHECK_EQ_U64(h->max, 10000 * 1000);
+    tempo__hist_clear(h);
+    tempo__hist_add(h, 7);
+    CHECK_EQ_U64(tempo__hist_percentile(h, 50), 7); /* small values are exact */
+    tempo__hist_add(h, UINT64_MAX);
+    CHECK_EQ_U64(tempo__hist_percentile(h, 100), UINT64_MAX);
+    free(h);
+}
+
+/* ---- Creation and settings ---------------------------------------------------------- */
+
+static void zero_desc_means_defaults(void)
+{
+    tempo_loop *loop = tempo_loop_create(NULL);
+    CHECK(loop != NULL);
+    CHECK_EQ_INT(tempo_loop_get_policy(loop), TEMPO_LOOP_INTERPOLATED);
+    CHECK_EQ_INT(tempo_loop_get_update_hz(loop), 60);
+    CHECK_EQ_INT(tempo_loop_get_max_render_hz(loop), 0);
+    CHECK_EQ_U64(tempo_loop_get_step_ns(loop), 16666667);
+    CHECK(!tempo_loop_is_paused(loop));
+    tempo_loop_destroy(loop);
+
+    loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 25, .policy = TEMPO_LOOP_LOCKSTEP});
+    CHECK_EQ_INT(tempo_loop_get_update_hz(loop), 25);
+    CHECK_EQ_U64(tempo_loop_get_step_ns(loop), 40 * MS);
+    CHECK_EQ_INT(tempo_loop_set_update_hz(loop, 0), TEMPO_ERANGE);
+    CHECK_EQ_INT(tempo_loop_set_update_hz(loop, 100001), TEMPO_ERANGE);
+    CHECK_EQ_INT(tempo_loop_set_update_hz(loop, 144), 0);
+    CHECK_EQ_U64(tempo_loop_get_step_ns(loop), 6944444);
+    CHECK_EQ_INT(tempo_loop_set_policy(loop, TEMPO_LOOP_POLICY_COUNT), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_set_policy(loop, TEMPO_LOOP_VARIABLE), 0);
+    CHECK_EQ_INT(tempo_loop_get_policy(loop), TEMPO_LOOP_VARIABLE);
+    CHECK_EQ_INT(tempo_loop_set_max_render_hz(loop, 100001), TEMPO_ERANGE);
+    CHECK_EQ_INT(tempo_loop_set_max_render_hz(loop, 0), 0);
+    tempo_loop_destroy(loop);
+
+    CHECK(tempo_loop_create(&(tempo_loop_desc){.policy = (tempo_loop_policy)7}) == NULL);
+    CHECK(strstr(tempo_get_error(), "policy") != NULL);
+    CHECK(tempo_loop_create(&(tempo_loop_desc){.update_hz = 200000}) == NULL);
+    CHECK(strstr(tempo_get_error(), "update_hz") != NULL);
+
+    CHECK_EQ_INT(tempo_loop_frame(NULL), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_quit(NULL), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_request_render(NULL), TEMPO_EINVAL);
+    CHECK(tempo_loop_get_stats(NULL) == NULL);
+    tempo_loop_destroy(NULL);
+    CHECK_STR_EQ(tempo_loop_policy_name(TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS), "constant-speed-max-fps");
+    CHECK_STR_EQ(tempo_loop_policy_name((tempo_loop_policy)-1), "?");
+    CHECK_STR_EQ(tempo_loop_wake_name(TEMPO_LOOP_WAKE_MESSAGES), "input");
+}
+
+/* ---- Schedule behaviour ---------------------------------------------------------------- */
+
+typedef struct tick_log {
+    fake_clock *clk;
+    uint64_t first, n;
+    uint64_t bad_k, bad_at;
+    uint32_t hz;
+    bool early;
+} tick_log;
+
+static void log_tick(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    tick_log *t = user;
+    if (t->n == 0)
+        t->first = t->clk->now;
+    uint64_t due = tempo__sched_at(t->first, t->hz, t->n);
+    if (t->clk->now < due && !t->early) {
+        t->early = true;
+        t->bad_k = t->n;
+        t->bad_at = t->clk->now;
+    }
+    t->n++;
+}
+
+static void fixed_rate_never_drifts_or_runs_early(void)
+{
+    /* 10 minutes at 60 Hz with jittered, sometimes early wake-ups: exactly
+     * one update per tick of the exact schedule, and none before its time. */
+    fake_clock clk;
+    fake_init(&clk);
+    clk.late_max = 900 * US;
+    clk.early_percent = 20;
+    tick_log log = {.clk = &clk, .hz = 60};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .render_on_demand = true, .update = log_tick, .user = &log, .clock = clock_of(&clk)});
+    uint64_t end = T0 + 600 * S;
+    while (clk.now < end)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    uint64_t expect = tempo__sched_count(log.first, 60, clk.now);
+    CHECK_EQ_U64(log.n, expect);
+    CHECK(!log.early);
+    if (log.early)
+        tt_note("tick %llu ran at %llu", (unsigned long long)log.bad_k, (unsigned long long)log.bad_at);
+    CHECK(!clk.deadline_in_past); /* the loop only sleeps toward the future */
+    const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+    CHECK_EQ_U64(s->total.updates, log.n);
+    CHECK_EQ_U64(s->total.dropped_updates, 0);
+    CHECK_EQ_U64(s->total.stalls, 0);
+    tempo_loop_destroy(loop);
+}
+
+/* Runs the game for 10 000 updates and returns the state hash. */
+static uint64_t run_fixed(tempo_loop_policy policy, uint32_t render_hz, uint64_t *renders)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    clk.late_max = 2 * MS; /* sloppy wake-ups */
+    clk.early_percent = 10;
+    clk.rng ^= render_hz * 2654435761u; /* a different timing history per rate */
+    game g;
+    game_init(&g, &clk);
+    g.stop_after_updates = 10000;
+    g.render_cost_min = 200 * US;
+    g.render_cost_max = 3 * MS;
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.policy = policy, .max_render_hz = render_hz});
+    run_frames(loop, 10000000);
+    CHECK_EQ_U64(g.updates, 10000);
+    CHECK_EQ_U64(g.dt_min, 16666667);
+    CHECK_EQ_U64(g.dt_max, 16666667);
+    const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+    CHECK_EQ_U64(s->total.updates, 10000);
+    CHECK_EQ_U64(s->total.dropped_updates, 0);
+    if (policy == TEMPO_LOOP_INTERPOLATED)
+        CHECK(g.alpha_nonzero);
+    else
+        CHECK(!g.alpha_nonzero);
+    *renders = g.renders;
+    tempo_loop_destroy(loop);
+    return game_hash(&g);
+}
+
+static void same_state_at_any_render_rate(void)
+{
+    static const tempo_loop_policy policies[] = {TEMPO_LOOP_INTERPOLATED, TEMPO_LOOP_LOCKSTEP,
+                                                 TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS};
+    static const uint32_t rates[] = {15, 30, 60, 144, 0};
+    uint64_t reference = 0;
+    for (size_t p = 0; p < 3; p++) {
+        for (size_t r = 0; r < 5; r++) {
+            uint64_t renders = 0;
+            uint64_t h = run_fixed(policies[p], rates[r], &renders);
+            tt_note("%-22s render %3u Hz: %6llu renders, hash %016llx", tempo_loop_policy_name(policies[p]),
+                    rates[r], (unsigned long long)renders, (unsigned long long)h);
+            if (p == 0 && r == 0)
+                reference = h;
+            CHECK_EQ_U64(h, reference);
+            /* The render rate really differed: 10 000 updates = 166.7 s. */
+            if (policies[p] == TEMPO_LOOP_INTERPOLATED && rates[r] != 0) {
+                CHECK_GE_U64(renders, (uint64_t)(rates[r] * 166.6 * 0.97));
+                CHECK_LE_U64(renders, (uint64_t)(rates[r] * 166.7) + 2);
+            }
+            if (policies[p] == TEMPO_LOOP_LOCKSTEP) /* quit in the last update skips its render */
+                CHECK_EQ_U64(renders, 9999);
+            if (policies[p] == TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS)
+                CHECK_LE_U64(renders, 10000);
+            if (tt_failed())
+                return;
+        }
+    }
+}
+
+/* VARIABLE: the same 166.7 s of game time at another frame rate. */
+static uint64_t run_variable(uint32_t render_hz, uint64_t *updates)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    clk.late_max = 500 * US;
+    game g;
+    game_init(&g, &clk);
+    g.stop_at_ns = T0 + 10000 * UINT64_C(16666667);
+    g.render_cost_min = 100 * US;
+    g.render_cost_max = 100 * US;
+    tempo_loop *loop =
+        game_loop(&g, &clk, (tempo_loop_desc){.policy = TEMPO_LOOP_VARIABLE, .max_render_hz = render_hz});
+    run_frames(loop, 10000000);
+    *updates = g.updates;
+    CHECK(g.dt_min != g.dt_max || render_hz == 0);
+    tempo_loop_destroy(loop);
+    return game_hash(&g);
+}
+
+static void variable_delta_diverges_with_frame_rate(void)
+{
+    uint64_t u30, u60, u144, again;
+    uint64_t h30 = run_variable(30, &u30);
+    uint64_t h60 = run_variable(60, &u60);
+    uint64_t h144 = run_variable(144, &u144);
+    uint64_t h60b = run_variable(60, &again);
+    tt_note("variable: 30 Hz %llu updates hash %016llx; 60 Hz %llu %016llx; 144 Hz %llu %016llx",
+            (unsigned long long)u30, (unsigned long long)h30, (unsigned long long)u60, (unsigned long long)h60,
+            (unsigned long long)u144, (unsigned long long)h144);
+    CHECK_NE_INT(h30 == h60, 1);
+    CHECK_NE_INT(h60 == h144, 1);
+    CHECK_NE_INT(h30 == h144, 1);
+    CHECK_EQ_U64(h60b, h60); /* same rate, same timing: the loop itself is reproducible */
+    CHECK_GE_U64(u144, 4 * u30); /* one update per frame */
+}
+
+static void slow_updates_slow_the_game_instead_of_hanging(void)
+{
+    /* Every update takes two steps of real time: catching up is impossible. */
+    fake_clock clk;
+    fake_init(&clk);
+    game g;
+    game_init(&g, &clk);
+    g.update_cost = 2 * 16666667;
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    uint64_t max_per_frame = 0, frames_with_render = 0;
+    for (int f = 0; f < 600; f++) {
+        uint64_t u = g.updates, rd = g.renders;
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        if (g.updates - u > max_per_frame)
+            max_per_frame = g.updates - u;
+        frames_with_render += g.renders > rd;
+    }
+    const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+    double elapsed_s = (double)(clk.now - T0) / 1e9;
+    double game_speed = (double)g.updates / 60.0 / elapsed_s;
+    tt_note("%.1f s: %llu updates (game at %.2fx), max %llu per frame, capped %llu, stalls %llu, dropped %llu",
+            elapsed_s, (unsigned long long)g.updates, game_speed, (unsigned long long)max_per_frame,
+            (unsigned long long)s->total.capped_frames, (unsigned long long)s->total.stalls,
+            (unsigned long long)s->total.dropped_updates);
+    CHECK_LE_U64(max_per_frame, 5);
+    CHECK_GE_U64(frames_with_render, 590); /* it keeps drawing */
+    CHECK(game_speed > 0.45 && game_speed < 0.55); /* half speed, not a spiral */
+    CHECK_GE_U64(s->total.capped_frames, 1);
+    CHECK_GE_U64(s->total.stalls, 1);
+    CHECK_GE_U64(s->total.dropped_updates, 1);
+    tempo_loop_destroy(loop);
+}
+
+static void gap_of_30s_is_dropped_not_replayed(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    clk.stall_at_wait = 100;
+    clk.stall_ns = 30 * S;
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    uint64_t max_per_frame = 0;
+    uint64_t before_gap = 0, gap_frame_updates = 0;
+    for (int f = 0; f < 400; f++) {
+        uint64_t u = g.updates, w = clk.waits;
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        uint64_t ran = g.updates - u;
+        if (ran > max_per_frame)
+            max_per_frame = ran;
+        if (w < 100 && clk.waits >= 100) {
+            before_gap = u;
+            gap_frame_updates = ran;
+        }
+    }
+    const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+    uint64_t after = g.updates - before_gap - gap_frame_updates;
+    double after_s = (double)(clk.now - (T0 + 30 * S)) / 1e9 - (double)before_gap / 60.0;
+    tt_note("gap frame ran %llu updates; dropped %llu; then %llu updates in %.2f s",
+            (unsigned long long)gap_frame_updates, (unsigned long long)s->total.dropped_updates,
+            (unsigned long long)after, after_s);
+    CHECK_LE_U64(gap_frame_updates, 5);
+    CHECK_LE_U64(max_per_frame, 5);
+    CHECK_EQ_U64(s->total.stalls, 1);
+    CHECK_GE_U64(s->total.dropped_updates, 1790);
+    CHECK_LE_U64(s->total.dropped_updates, 1805);
+    /* Afterwards the game runs at its normal rate: no fast-forward. */
+    CHECK(fabs((double)after / after_s - 60.0) < 2.0);
+    CHECK_GE_U64(s->total.lateness_max_ns, 30 * S);
+    tempo_loop_destroy(loop);
+}
+
+typedef struct alpha_check {
+    fake_clock *clk;
+    uint64_t first_update_at;
+    uint64_t updates;
+    uint64_t renders;
+    double worst_error;
+    float alpha_min, alpha_max;
+} alpha_check;
+
+static void alpha_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    alpha_check *a = user;
+    if (a->updates++ == 0)
+        a->first_update_at = a->clk->now;
+}
+
+static void alpha_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    alpha_check *a = user;
+    a->renders++;
+    if (alpha < a->alpha_min)
+        a->alpha_min = alpha;
+    if (alpha > a->alpha_max)
+        a->alpha_max = alpha;
+    /* 25 Hz: update k is due at first + k * 40 ms exactly. */
+    uint64_t last_due = a->first_update_at + (a->updates - 1) * 40 * MS;
+    double expect = (double)(a->clk->now - last_due) / (double)(40 * MS);
+    if (expect < 1.0) {
+        double err = fabs(expect - (double)alpha);
+        if (err > a->worst_error)
+            a->worst_error = err;
+    }
+    a->clk->now += rnd_range(&a->clk->rng, 4 * MS); /* render cost */
+}
+
+static void alpha_is_in_unit_interval_and_exact(void)
+{
+    static const uint32_t caps[] = {0, 60, 144, 1000};
+    for (size_t i = 0; i < 4; i++) {
+        fake_clock clk;
+        fake_init(&clk);
+        clk.late_max = 3 * MS;
+        clk.early_percent = 15;
+        alpha_check a = {.clk = &clk, .alpha_min = 2, .alpha_max = -1};
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 25,
+                                                                 .max_render_hz = caps[i],
+                                                                 .update = alpha_update,
+                                                                 .render = alpha_render,
+                                                                 .user = &a,
+                                                                 .clock = clock_of(&clk)});
+        while (clk.now < T0 + 60 * S)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        tt_note("cap %4u Hz: %llu renders, alpha in [%g, %g], worst error %.2g", caps[i],
+                (unsigned long long)a.renders, a.alpha_min, a.alpha_max, a.worst_error);
+        CHECK_GE_DBL(a.alpha_min, 0.0);
+        CHECK_LT_DBL(a.alpha_max, 1.0);
+        CHECK_GE_DBL(a.alpha_max, 0.9); /* the whole range is used */
+        CHECK_LT_DBL(a.worst_error, 1e-6);
+        tempo_loop_destroy(loop);
+    }
+}
+
+static void lateness_is_measured_and_never_negative(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    clk.late_max = 2 * MS;
+    clk.early_percent = 30;
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.render_on_demand = true});
+    while (clk.now < T0 + 20 * S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+    const tempo_loop_counts *t = &s->total;
+    tt_note("lateness p50 %llu p99 %llu max %llu ns over %llu ticks", (unsigned long long)t->lateness_p50_ns,
+            (unsigned long long)t->lateness_p99_ns, (unsigned long long)t->lateness_max_ns,
+            (unsigned long long)t->late_samples);
+    /* A negative lateness would wrap to a huge unsigned value. */
+    CHECK_LE_U64(t->lateness_max_ns, 2 * MS);
+    CHECK_LE_U64(t->lateness_p99_ns, t->lateness_max_ns);
+    CHECK_LE_U64(t->lateness_p50_ns, t->lateness_p99_ns);
+    CHECK_GE_U64(t->lateness_p50_ns, 700 * US); /* uniform 0..2 ms: median ~1 ms */
+    CHECK_LE_U64(t->lateness_p50_ns, 1300 * US);
+    CHECK_GE_U64(t->late_samples, t->updates - 1);
+    CHECK_LE_U64(s->last_second.lateness_max_ns, 2 * MS);
+    CHECK_GE_U64(s->last_second.late_samples, 55);
+    tempo_loop_destroy(loop);
+}
+
+static void one_wake_per_tick_when_rates_align(void)
+{
+    /* update 60 Hz, render cap 60 Hz: the slots coincide, so the loop wakes
+     * 60 times a second, not 120. 30/60: every other render has an update.
+     * 25/60: they meet 5 times a second (every 200 ms): 25 + 60 - 5 = 80. */
+    static const uint32_t ups[] = {60, 30, 25};
+    static const uint32_t expect_frames[] = {60, 60, 80};
+    for (int i = 0; i < 3; i++) {
+        fake_clock clk;
+        fake_init(&clk);
+        game g;
+        game_init(&g, &clk);
+        tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.update_hz = ups[i], .max_render_hz = 60});
+        while (clk.now < T0 + 10 * S)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+        tt_note("update %u / render 60: %.1f frames/s, %.1f updates/s, %.1f renders/s", ups[i],
+                s->last_second.frames_per_s, s->last_second.updates_per_s, s->last_second.renders_per_s);
+        CHECK(fabs(s->last_second.frames_per_s - expect_frames[i]) < 1.5);
+        CHECK(fabs(s->last_second.updates_per_s - ups[i]) < 1.5);
+        CHECK(fabs(s->last_second.renders_per_s - 60) < 1.5);
+        CHECK_EQ_U64(s->total.wakes[TEMPO_LOOP_WAKE_DUE], 1); /* only the very first frame */
+        tempo_loop_destroy(loop);
+    }
+}
+
+static void policies_render_as_documented(void)
+{
+    /* LOCKSTEP: one render per update; CSMF: one per batch (at most one per
+     * update); INTERPOLATED with a cap: the cap; render on demand: only
+     * when something happened. */
+    struct {
+        tempo_loop_desc desc;
+        double updates_per_s, renders_per_s;
+    } cases[] = {
+        {{.update_hz = 30, .max_render_hz = 144, .policy = TEMPO_LOOP_LOCKSTEP}, 30, 30},
+        {{.update_hz = 30, .max_render_hz = 144, .policy = TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS}, 30, 30},
+        {{.update_hz = 60, .max_render_hz = 20, .policy = TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS}, 60, 20},
+        {{.update_hz = 30, .max_render_hz = 144}, 30, 144},
+        {{.update_hz = 30, .max_render_hz = 144, .render_on_demand = true}, 30, 30},
+        {{.update_hz = 50, .max_render_hz = 100, .policy = TEMPO_LOOP_VARIABLE}, 100, 100},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake_clock clk;
+        fake_init(&clk);
+        clk.late_max = 100 * US;
+        game g;
+        game_init(&g, &clk);
+        tempo_loop *loop = game_loop(&g, &clk, cases[i].desc);
+        while (clk.now < T0 + 5 * S)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        const tempo_loop_counts *c = &tempo_loop_get_stats(loop)->last_second;
+        tt_note("%s %u/%u%s: %.1f updates/s %.1f renders/s", tempo_loop_policy_name(cases[i].desc.policy),
+                cases[i].desc.update_hz, cases[i].desc.max_render_hz,
+                cases[i].desc.render_on_demand ? " on demand" : "", c->updates_per_s, c->renders_per_s);
+        CHECK(fabs(c->updates_per_s - cases[i].updates_per_s) < 1.5);
+        CHECK(fabs(c->renders_per_s - cases[i].renders_per_s) < 1.5);
+        tempo_loop_destroy(loop);
+    }
+}
+
+static void catch_up_differs_by_policy(void)
+{
+    /* 100 ms late at 60 Hz (under the 250 ms clamp): 7 ticks are owed.
+     * CONSTANT_SPEED_MAX_FPS runs a batch of max_frameskip (5) and renders
+     * once; LOCKSTEP runs one update + one render per frame, back to back;
+     * INTERPOLATED batches like CSMF and renders with alpha. */
+    static const tempo_loop_policy policies[] = {TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS, TEMPO_LOOP_LOCKSTEP,
+                                                 TEMPO_LOOP_INTERPOLATED};
+    static const uint64_t first_batch[] = {5, 1, 5};
+    for (int p = 0; p < 3; p++) {
+        fake_clock clk;
+        fake_init(&clk);
+        game g;
+        game_init(&g, &clk);
+        tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.policy = policies[p], .max_render_hz = 60});
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_U64(g.updates, 1);
+        clk.now += 100 * MS + 16666667; /* the next tick plus 100 ms */
+        uint64_t waits = clk.waits;
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_U64(g.updates, 1 + first_batch[p]);
+        CHECK_EQ_U64(g.renders, 2);
+        uint64_t frames = 1;
+        while (g.updates < 8) {
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+            frames++;
+        }
+        CHECK_EQ_U64(clk.waits, waits); /* caught up without sleeping */
+        CHECK_EQ_U64(frames, policies[p] == TEMPO_LOOP_LOCKSTEP ? 7 : 2);
+        /* LOCKSTEP renders with every update; the others respect the 60 Hz
+         * cap, so the second catch-up frame (same instant) draws nothing. */
+        CHECK_EQ_U64(g.renders, policies[p] == TEMPO_LOOP_LOCKSTEP ? 1 + frames : 2);
+        const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+        CHECK_EQ_U64(s->total.dropped_updates, 0);
+        CHECK_EQ_U64(s->total.capped_frames, policies[p] == TEMPO_LOOP_LOCKSTEP ? 6 : 1);
+        CHECK_EQ_U64(s->total.wakes[TEMPO_LOOP_WAKE_DUE], 1 + frames);
+        tempo_loop_destroy(loop);
+        if (tt_failed()) {
+            tt_note("policy %s", tempo_loop_policy_name(policies[p]));
+            return;
+        }
+    }
+}
+
+static void request_render_draws_once(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.update_hz = 10, .render_on_demand = true});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* first update + render */
+    CHECK_EQ_U64(g.renders, 1);
+    clk.now += 10 * MS;
+    CHECK_EQ_INT(tempo_loop_request_render(loop), 0);
+    CHECK_EQ_INT(tempo_loop_request_render(loop), 0); /* requests do not count */
+    uint64_t waits = clk.waits;
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_U64(g.renders, 2);
+    CHECK_EQ_U64(g.updates, 1);
+    CHECK_EQ_U64(clk.waits, waits); /* it did not sleep first */
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* sleeps to the next update, renders it */
+    CHECK_EQ_U64(g.updates, 2);
+    CHECK_EQ_U64(g.renders, 3);
+    CHECK_EQ_U64(clk.now, g.last_update_at);
+    tempo_loop_destroy(loop);
+}
+
+typedef struct rate_switch {
+    fake_clock *clk;
+    tempo_loop *loop;
+    uint64_t times[64];
+    int n;
+} rate_switch;
+
+static void switch_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    rate_switch *r = user;
+    if (r->n < 64)
+        r->times[r->n] = r->clk->now;
+    r->n++;
+    if (r->n == 10)
+        tempo_loop_set_update_hz(loop, 10);
+    if (r->n == 20)
+        tempo_loop_set_update_hz(loop, 120);
+}
+
+static void rate_change_keeps_phase_without_burst(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    rate_switch rs = {.clk = &clk};
+    tempo_loop *loop =
+        tempo_loop_create(&(tempo_loop_desc){.render_on_demand = true, .update = switch_update, .user = &rs,
+                                              .clock = clock_of(&clk)});
+    rs.loop = loop;
+    while (rs.n < 40)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_GE_U64(rs.times[9] - rs.times[8], 16666666); /* 60 Hz: floor(k * 1e9 / 60) steps */
+    CHECK_LE_U64(rs.times[9] - rs.times[8], 16666667);
+    CHECK_EQ_U64(rs.times[10] - rs.times[9], 100 * MS); /* first 10 Hz step after the change */
+    CHECK_EQ_U64(rs.times[19] - rs.times[18], 100 * MS);
+    CHECK_EQ_U64(rs.times[20] - rs.times[19], 8333333); /* 120 Hz from the last update */
+    CHECK_EQ_U64(rs.times[30] - rs.times[20], 83333333);
+    const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+    CHECK_EQ_U64(s->total.capped_frames, 0);
+    CHECK_EQ_U64(s->total.dropped_updates, 0);
+    /* Policy switches to and from VARIABLE keep going without a burst too. */
+    uint64_t u = (uint64_t)rs.n;
+    CHECK_EQ_INT(tempo_loop_set_policy(loop, TEMPO_LOOP_VARIABLE), 0);
+    CHECK_EQ_INT(tempo_loop_set_max_render_hz(loop, 60), 0);
+    for (int i = 0; i < 60; i++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(tempo_loop_set_policy(loop, TEMPO_LOOP_INTERPOLATED), 0);
+    uint64_t t = clk.now, u2 = (uint64_t)rs.n;
+    while (clk.now < t + S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(u2 - u >= 59 && u2 - u <= 61);
+    CHECK((uint64_t)rs.n - u2 >= 119 && (uint64_t)rs.n - u2 <= 121);
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.capped_frames, 0);
+    tempo_loop_destroy(loop);
+}
+
+/* ---- Quit and re-entrancy --------------------------------------------------------------- */
+
+static void quit_reentry(tempo_loop *loop, float alpha, void *user)
+{
+    (void)alpha;
+    int *result = user;
+    *result = tempo_loop_frame(loop);
+    tempo_loop_quit(loop);
+}
+
+static void quit_from_callback_and_no_reentry(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    int reentry = 0;
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.render = quit_reentry, .user = &reentry,
+                                                             .clock = clock_of(&clk)});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 1);
+    CHECK_EQ_INT(reentry, TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 1); /* stays quit */
+    CHECK_EQ_INT(tempo_loop_run(loop), 0);
+    tempo_loop_destroy(loop);
+
+    /* Quit inside update stops the batch: the 10 000th update is the last. */
+    game g;
+    fake_init(&clk);
+    game_init(&g, &clk);
+    g.stop_after_updates = 3;
+    loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 10});
+    clk.now = T0;
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    clk.now += 200 * MS; /* 12 updates owed, 5 allowed: quit after the 3rd */
+    CHECK_EQ_INT(tempo_loop_frame(loop), 1);
+    CHECK_EQ_U64(g.updates, 3);
+    CHECK_EQ_U64(g.renders, 1); /* no render after quit */
+    tempo_loop_destroy(loop);
+}
+
+/* ---- Watches ---------------------------------------------------------------------------- */
+
+typedef struct watch_log {
+    int calls[4];
+    tempo_handle *h[4];
+    int unwatch_self_at; /* call number of h[0] at which it unwatches itself */
+    bool unwatch_other;  /* h[0]'s callback unwatches h[1] */
+    bool watch_new;      /* h[0]'s callback watches h[3] */
+    int order[8], norder;
+} watch_log;
+
+static void on_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    watch_log *w = user;
+    for (int i = 0; i < 4; i++)
+        if (w->h[i] == h) {
+            w->calls[i]++;
+            if (w->norder < 8)
+                w->order[w->norder++] = i;
+            if (i == 0) {
+                if (w->unwatch_self_at && w->calls[0] == w->unwatch_self_at)
+                    CHECK_EQ_INT(tempo_loop_unwatch(loop, h), 0);
+                if (w->unwatch_other)
+                    CHECK_EQ_INT(tempo_loop_unwatch(loop, w->h[1]), 0);
+                if (w->watch_new) {
+                    CHECK_EQ_INT(tempo_loop_watch(loop, w->h[3], on_watch, w), 0);
+                    w->watch_new = false;
+                }
+            }
+        }
+}
+
+static void watches_fire_once_per_frame(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 10, .render_on_demand = true,
+                                                             .clock = clock_of(&clk)});
+    watch_log w = {0};
+    w.h[0] = tempo_event_create(false, false); /* auto-reset */
+    w.h[1] = tempo_event_create(true, false);  /* manual-reset */
+    w.h[2] = tempo_event_create(false, false);
+    w.h[3] = tempo_event_create(false, true);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(tempo_loop_watch(loop, w.h[i], on_watch, &w), 0);
+    CHECK_EQ_INT(tempo_loop_watch(loop, w.h[0], on_watch, &w), TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_loop_watch(loop, NULL, on_watch, &w), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_watch(loop, w.h[3], NULL, &w), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_unwatch(loop, w.h[3]), TEMPO_EINVAL);
+
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(w.calls[0] + w.calls[1] + w.calls[2], 0);
+
+    /* All three signalled: each called once, in watch order, in one frame. */
+    tempo_event_set(w.h[2]);
+    tempo_event_set(w.h[1]);
+    tempo_event_set(w.h[0]);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(w.calls[0], 1);
+    CHECK_EQ_INT(w.calls[1], 1);
+    CHECK_EQ_INT(w.calls[2], 1);
+    CHECK_EQ_INT(w.order[0], 0);
+    CHECK_EQ_INT(w.order[1], 1);
+    CHECK_EQ_INT(w.order[2], 2);
+    /* Auto-reset signals were consumed; the manual-reset one keeps firing. */
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(w.calls[0], 1);
+    CHECK_EQ_INT(w.calls[1], 3);
+    CHECK_EQ_INT(w.calls[2], 1);
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.wakes[TEMPO_LOOP_WAKE_WATCH], 3);
+    tempo_event_reset(w.h[1]);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(w.calls[1], 3);
+
+    /* h[0]'s callback unwatches h[1] (signalled, later in the frame): h[1]
+     * is not called; it also watches h[3] (signalled): from the next frame. */
+    tempo_event_set(w.h[1]);
+    tempo_event_set(w.h[0]);
+    w.unwatch_other = true;
+    w.watch_new = true;
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(w.calls[0], 2);
+    CHECK_EQ_INT(w.calls[1], 3);
+    CHECK_EQ_INT(w.calls[3], 0);
+    w.unwatch_other = false;
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(w.calls[3], 1);
+    CHECK_EQ_INT(w.calls[1], 3);
+
+    /* Unwatching itself from its own callback. */
+    w.unwatch_self_at = 3;
+    tempo_event_set(w.h[0]);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(w.calls[0], 3);
+    tempo_event_set(w.h[0]);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(w.calls[0], 3);
+    CHECK_EQ_INT(tempo_loop_unwatch(loop, w.h[0]), TEMPO_EINVAL);
+
+    tempo_loop_destroy(loop);
+    for (int i = 0; i < 4; i++)
+        tempo_event_destroy(w.h[i]);
+}
+
+static void noop_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)loop;
+    (void)h;
+    (*(int *)user)++;
+}
+
+static void watch_limit_is_the_wait_limit_minus_two(void)
+{
+    CHECK_EQ_INT(TEMPO_LOOP_MAX_WATCHES, 61);
+    fake_clock clk;
+    fake_init(&clk);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.clock = clock_of(&clk)});
+    tempo_handle *h[TEMPO_LOOP_MAX_WATCHES + 1];
+    int calls = 0;
+    for (int i = 0; i <= TEMPO_LOOP_MAX_WATCHES; i++)
+        h[i] = tempo_event_create(false, true);
+    for (int i = 0; i < TEMPO_LOOP_MAX_WATCHES; i++)
+        CHECK_EQ_INT(tempo_loop_watch(loop, h[i], noop_watch, &calls), 0);
+    CHECK_EQ_INT(tempo_loop_watch(loop, h[TEMPO_LOOP_MAX_WATCHES], noop_watch, &calls), TEMPO_ETOOMANY);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(calls, TEMPO_LOOP_MAX_WATCHES); /* every one, in one frame */
+    CHECK_EQ_INT(tempo_loop_unwatch(loop, h[30]), 0);
+    CHECK_EQ_INT(tempo_loop_watch(loop, h[TEMPO_LOOP_MAX_WATCHES], noop_watch, &calls), 0);
+    tempo_loop_destroy(loop);
+    for (int i = 0; i <= TEMPO_LOOP_MAX_WATCHES; i++)
+        tempo_event_destroy(h[i]);
+}
+
+/* ---- Events: pause, focus, quit (needs SDL's event queue, no video) --------------------- */
+
+static bool events_ok;
+
+static void push_window_event(Uint8 what)
+{
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_WINDOWEVENT;
+    e.window.event = what;
+    e.window.windowID = 1;
+    CHECK_EQ_INT(SDL_PushEvent(&e), 1);
+}
+
+typedef struct event_count {
+    int window, quit, other;
+} event_count;
+
+static void count_event(tempo_loop *loop, const SDL_Event *e, void *user)
+{
+    (void)loop;
+    event_count *c = user;
+    if (e->type == SDL_WINDOWEVENT)
+        c->window++;
+    else if (e->type == SDL_QUIT)
+        c->quit++;
+    else
+        c->other++;
+}
+
+static void pause_when_minimized_and_no_burst_on_resume(void)
+{
+    if (!events_ok)
+        TT_SKIP("SDL events unavailable");
+    fake_clock clk;
+    fake_init(&clk);
+    clk.paused_advance = 10 * S;
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    while (clk.now < T0 + S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    uint64_t u = g.updates, r = g.renders;
+
+    push_window_event(SDL_WINDOWEVENT_MINIMIZED);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* sees the event: paused */
+    CHECK(tempo_loop_is_paused(loop));
+    u = g.updates;
+    r = g.renders;
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* 30 s asleep, no timeout */
+    CHECK_EQ_U64(clk.infinite_waits, 3);
+    CHECK_EQ_U64(g.updates, u);
+    CHECK_EQ_U64(g.renders, r);
+    CHECK(tempo_loop_get_stats(loop)->paused);
+
+    push_window_event(SDL_WINDOWEVENT_RESTORED);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(!tempo_loop_is_paused(loop));
+    CHECK_EQ_U64(g.updates, u + 1); /* one update, not 30 s of them */
+    CHECK_EQ_U64(g.renders, r + 1);
+    uint64_t resume = clk.now;
+    while (clk.now < resume + S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(g.updates - u >= 60 && g.updates - u <= 62);
+    const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+    CHECK_EQ_U64(s->total.dropped_updates, 0);
+    CHECK_EQ_U64(s->total.stalls, 0);
+    CHECK_GE_U64(s->total.paused_ns, 30 * S);
+    tempo_loop_destroy(loop);
+}
+
+static void focus_loss_pauses_only_when_asked(void)
+{
+    if (!events_ok)
+        TT_SKIP("SDL events unavailable");
+    for (int ask = 0; ask < 2; ask++) {
+        fake_clock clk;
+        fake_init(&clk);
+        game g;
+        game_init(&g, &clk);
+        tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.pause_on_focus_loss = ask});
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        push_window_event(SDL_WINDOWEVENT_FOCUS_LOST);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_INT(tempo_loop_is_paused(loop), ask);
+        push_window_event(SDL_WINDOWEVENT_FOCUS_GAINED);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK(!tempo_loop_is_paused(loop));
+        /* The game's own pause works the same way. */
+        CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+        uint64_t u = g.updates;
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_U64(g.updates, u);
+        CHECK_EQ_INT(tempo_loop_pause(loop, false), 0);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_U64(g.updates, u + 1);
+        tempo_loop_destroy(loop);
+    }
+}
+
+static void events_reach_the_game_and_sdl_quit_ends_the_loop(void)
+{
+    if (!events_ok)
+        TT_SKIP("SDL events unavailable");
+    fake_clock clk;
+    fake_init(&clk);
+    event_count c = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 1, .render_on_demand = true,
+                                                             .event = count_event, .user = &c,
+                                                             .clock = clock_of(&clk)});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    uint64_t renders0 = tempo_loop_get_stats(loop)->total.renders;
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_KEYDOWN;
+    e.key.keysym.scancode = SDL_SCANCODE_A;
+    CHECK_EQ_INT(SDL_PushEvent(&e), 1);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(c.other, 1);
+    /* Render on demand: an event is reason enough to draw. */
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.renders, renders0 + 1);
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.wakes[TEMPO_LOOP_WAKE_MESSAGES], 1);
+    SDL_zero(e);
+    e.type = SDL_QUIT;
+    CHECK_EQ_INT(SDL_PushEvent(&e), 1);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 1);
+    CHECK_EQ_INT(c.quit, 1);
+    tempo_loop_destroy(loop);
+}
+
+/* ---- Statistics ---------------------------------------------------------------------------- */
+
+static void statistics_add_up(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    clk.late_max = 200 * US;
+    game g;
+    game_init(&g, &clk);
+    g.render_cost_min = 1 * MS;
+    g.render_cost_max = 1 * MS;
+    g.update_cost = 2 * MS;
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.update_hz = 50, .max_render_hz = 100});
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.frames, 0); /* before the first frame */
+    while (clk.now < T0 + 3 * S + 5 * MS)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+    const tempo_loop_counts *w = &s->last_second, *t = &s->total;
+    uint64_t wakes = 0;
+    for (int i = 0; i < TEMPO_LOOP_WAKE_COUNT; i++)
+        wakes += t->wakes[i];
+    CHECK_EQ_U64(wakes, t->frames);
+    CHECK_EQ_U64(t->updates, g.updates);
+    CHECK_EQ_U64(t->renders, g.renders);
+    CHECK(fabs(w->wait_share + w->game_share + w->loop_share - 1.0) < 1e-9);
+    /* Per second: 50 updates x 2 ms + 100 renders x 1 ms = 20% in the game;
+     * on a fake clock the loop itself costs nothing. */
+    CHECK(fabs(w->game_share - 0.20) < 0.01);
+    CHECK_EQ_U64(w->loop_ns, 0);
+    CHECK(w->elapsed_ns >= S && w->elapsed_ns < S + 20 * MS);
+    CHECK(fabs(w->updates_per_s - 50) < 1.1);
+    CHECK_EQ_U64(t->elapsed_ns, clk.now - T0);
+    /* The history ring: renders every 10 ms, but every other one comes
+     * after a 2 ms update, so intervals alternate 12 / 8 ms (+ jitter); the
+     * loop is awake 1 ms (render) or 3 ms (update + render) of each. */
+    CHECK_EQ_INT(s->history_count, TEMPO_LOOP_HISTORY);
+    uint64_t sum = 0;
+    for (int i = 0; i < TEMPO_LOOP_HISTORY && !tt_failed(); i++) {
+        CHECK(s->interval_ns[i] >= 8 * MS - 200 * US && s->interval_ns[i] <= 12 * MS + 200 * US);
+        CHECK(s->busy_ns[i] >= 1 * MS && s->busy_ns[i] <= 3 * MS);
+        sum += s->interval_ns[i];
+    }
+    CHECK(sum / TEMPO_LOOP_HISTORY >= 10 * MS - 100 * US && sum / TEMPO_LOOP_HISTORY <= 10 * MS + 100 * US);
+    tempo_loop_destroy(loop);
+}
+
+static const tt_case cases[] = {
+    TT_CASE(sched_math_is_exact),
+    TT_CASE(histogram_percentiles),
+    TT_CASE(zero_desc_means_defaults),
+    TT_CASE(fixed_rate_never_drifts_or_runs_early),
+    TT_CASE(same_state_at_any_render_rate),
+    TT_CASE(variable_delta_diverges_with_frame_rate),
+    TT_CASE(slow_updates_slow_the_game_instead_of_hanging),
+    TT_CASE(gap_of_30s_is_dropped_not_replayed),
+    TT_CASE(alpha_is_in_unit_interval_and_exact),
+    TT_CASE(lateness_is_measured_and_never_negative),
+    TT_CASE(one_wake_per_tick_when_rates_align),
+    TT_CASE(policies_render_as_documented),
+    TT_CASE(catch_up_differs_by_policy),
+    TT_CASE(request_render_draws_once),
+    TT_CASE(rate_change_keeps_phase_without_burst),
+    TT_CASE(quit_from_callback_and_no_reentry),
+    TT_CASE(watches_fire_once_per_frame),
+    TT_CASE(watch_limit_is_the_wait_limit_minus_two),
+    TT_CASE(pause_when_minimized_and_no_burst_on_resume),
+    TT_CASE(focus_loss_pauses_only_when_asked),
+    TT_CASE(events_reach_the_game_and_sdl_quit_ends_the_loop),
+    TT_CASE(statistics_add_up),
+};
+
+int main(int argc, char **argv)
+{
+    /* The event cases need SDL's event queue only: no video, no display. */
+    events_ok = SDL_Init(SDL_INIT_EVENTS) == 0;
+    if (!events_ok)
+        printf("SDL_Init(EVENTS): %s\n", SDL_GetError());
+    int rc = TT_MAIN(argc, argv, cases);
+    tempo_shutdown();
+    SDL_Quit();
+    return rc;
+}

@@ -1,0 +1,198 @@
+/* Real-time smoke tests of the game loop: the real clock, the real wait,
+ * SDL's dummy video driver (no display needed). Machines are shared and
+ * noisy, so every bound is generous; precision is bench_loop's job. What
+ * these catch: a loop that spins instead of sleeping, one that does not
+ * wake for its timer, or one that another thread cannot wake. */
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include <SDL.h>
+
+#include "harness.h"
+#include "tempo/tempo.h"
+
+#define MS TEMPO_NS_PER_MS
+
+static bool video_ok;
+
+typedef struct counter {
+    uint64_t updates, renders;
+    uint64_t woke_at;
+    tempo_handle *deadline;
+} counter;
+
+static void count_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    ((counter *)user)->updates++;
+}
+
+static void count_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    ((counter *)user)->renders++;
+}
+
+static void quit_on_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)h;
+    ((counter *)user)->woke_at = tempo_now_ns();
+    tempo_loop_quit(loop);
+}
+
+static void real_loop_keeps_rate_and_sleeps(void)
+{
+    if (!video_ok)
+        TT_SKIP("no SDL video (dummy driver)");
+    SDL_Window *win = SDL_CreateWindow("loop", 0, 0, 64, 64, 0);
+    if (win == NULL)
+        TT_SKIP("SDL_CreateWindow failed with the dummy driver");
+    counter c = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.max_render_hz = 60,
+                                                             .window = win,
+                                                             .update = count_update,
+                                                             .render = count_render,
+                                                             .user = &c});
+    CHECK(loop != NULL);
+    /* The run ends through a watched one-shot timer: the plug-in path. */
+    tempo_handle *end = tempo_timer_create(false);
+    tempo_usage u0, u1;
+    tempo_process_usage(&u0);
+    uint64_t t0 = tempo_now_ns();
+    tempo_timer_set(end, t0 + 500 * MS, 0);
+    CHECK_EQ_INT(tempo_loop_watch(loop, end, quit_on_watch, &c), 0);
+    CHECK_EQ_INT(tempo_loop_run(loop), 0);
+    uint64_t wall = tempo_now_ns() - t0;
+    tempo_process_usage(&u1);
+    const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+    double cpu = (double)(u1.cpu_ns - u0.cpu_ns) / (double)wall;
+    tt_note("%.3f s: %llu updates, %llu renders, %llu frames (%llu timer wakes), CPU %.1f%%, route %s",
+            (double)wall / 1e9, (unsigned long long)c.updates, (unsigned long long)c.renders,
+            (unsigned long long)s->total.frames, (unsigned long long)s->total.wakes[TEMPO_LOOP_WAKE_TIMER],
+            100 * cpu, tempo_wait_route());
+    tt_note("lateness p50 %llu us, p99 %llu us, max %llu us", (unsigned long long)s->total.lateness_p50_ns / 1000,
+            (unsigned long long)s->total.lateness_p99_ns / 1000,
+            (unsigned long long)s->total.lateness_max_ns / 1000);
+    CHECK_GE_U64(wall, 500 * MS);
+    CHECK_LE_U64(wall, 1500 * MS);
+    CHECK_GE_U64(c.updates, 20); /* 30 expected */
+    CHECK_LE_U64(c.updates, 40);
+    CHECK_LE_U64(c.renders, 45);
+    CHECK_GE_U64(s->total.wakes[TEMPO_LOOP_WAKE_TIMER], 15); /* it slept between ticks */
+    CHECK_LE_U64(s->total.frames, 100);                     /* and did not spin */
+    CHECK(cpu < 0.25);                                      /* ~1% expected */
+    CHECK(s->total.wait_share > 0.5);
+    tempo_loop_destroy(loop);
+    tempo_timer_destroy(end);
+    SDL_DestroyWindow(win);
+}
+
+static int SDLCALL quit_later(void *p)
+{
+    tempo_wait(NULL, 0, 100 * MS, 0); /* a precise sleep */
+    tempo_loop_quit(p);
+    return 0;
+}
+
+static void quit_from_another_thread_wakes_the_loop(void)
+{
+    /* 1 update per second, render on demand: the loop sleeps ~1 s at a time. */
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 1, .render_on_demand = true});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* the first update */
+    uint64_t t0 = tempo_now_ns();
+    SDL_Thread *th = SDL_CreateThread(quit_later, "quitter", loop);
+    CHECK_EQ_INT(tempo_loop_run(loop), 0);
+    uint64_t took = tempo_now_ns() - t0;
+    SDL_WaitThread(th, NULL);
+    tt_note("quit after %.1f ms (signal at 100 ms)", (double)took / 1e6);
+    CHECK_GE_U64(took, 100 * MS);
+    CHECK_LE_U64(took, 600 * MS);
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.wakes[TEMPO_LOOP_WAKE_SIGNAL], 1);
+    tempo_loop_destroy(loop);
+}
+
+typedef struct pinger {
+    tempo_handle *event;
+    _Atomic uint64_t sent_at;
+} pinger;
+
+static int SDLCALL ping_later(void *p)
+{
+    pinger *pg = p;
+    tempo_wait(NULL, 0, 50 * MS, 0);
+    atomic_store(&pg->sent_at, tempo_now_ns());
+    tempo_event_set(pg->event);
+    return 0;
+}
+
+static void watched_handle_set_by_a_thread_wakes_the_loop(void)
+{
+    counter c = {0};
+    pinger pg = {tempo_event_create(false, false), 0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 1, .render_on_demand = true});
+    CHECK_EQ_INT(tempo_loop_watch(loop, pg.event, quit_on_watch, &c), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    SDL_Thread *th = SDL_CreateThread(ping_later, "pinger", &pg);
+    CHECK_EQ_INT(tempo_loop_run(loop), 0);
+    SDL_WaitThread(th, NULL);
+    uint64_t latency = c.woke_at - atomic_load(&pg.sent_at);
+    tt_note("watch callback %.1f us after the signal", (double)latency / 1e3);
+    CHECK(c.woke_at != 0);
+    CHECK_LE_U64(latency, 100 * MS);
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.wakes[TEMPO_LOOP_WAKE_WATCH], 1);
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(pg.event);
+}
+
+static int SDLCALL request_later(void *p)
+{
+    tempo_wait(NULL, 0, 50 * MS, 0);
+    tempo_loop_request_render(p);
+    return 0;
+}
+
+static void quit_on_second_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)alpha;
+    counter *c = user;
+    if (++c->renders == 2)
+        tempo_loop_quit(loop);
+}
+
+static void render_request_from_a_thread(void)
+{
+    counter c = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 1, .render_on_demand = true, .render = quit_on_second_render, .user = &c});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* update + first render */
+    uint64_t t0 = tempo_now_ns();
+    SDL_Thread *th = SDL_CreateThread(request_later, "requester", loop);
+    CHECK_EQ_INT(tempo_loop_run(loop), 0);
+    uint64_t took = tempo_now_ns() - t0;
+    SDL_WaitThread(th, NULL);
+    tt_note("second render after %.1f ms (request at 50 ms)", (double)took / 1e6);
+    CHECK_EQ_U64(c.renders, 2);
+    CHECK_LE_U64(took, 600 * MS); /* not the next update, 1 s away */
+    tempo_loop_destroy(loop);
+}
+
+static const tt_case cases[] = {
+    TT_CASE(real_loop_keeps_rate_and_sleeps),
+    TT_CASE(quit_from_another_thread_wakes_the_loop),
+    TT_CASE(watched_handle_set_by_a_thread_wakes_the_loop),
+    TT_CASE(render_request_from_a_thread),
+};
+
+int main(int argc, char **argv)
+{
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy");
+    video_ok = SDL_Init(SDL_INIT_VIDEO) == 0;
+    if (!video_ok)
+        printf("SDL_Init(VIDEO) with the dummy driver: %s\n", SDL_GetError());
+    int rc = TT_MAIN(argc, argv, cases);
+    tempo_shutdown();
+    SDL_Quit();
+    return rc;
+}
