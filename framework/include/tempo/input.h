@@ -157,10 +157,10 @@ TEMPO_API const char *tempo_input_type_name(uint32_t type);
 /* Translates one SDL event into a Tempo input event stamped `now_ns`.
  * Handles SDL_KEYDOWN/UP, SDL_MOUSEMOTION, SDL_MOUSEBUTTONDOWN/UP,
  * SDL_MOUSEWHEEL, SDL_CONTROLLERBUTTONDOWN/UP, SDL_CONTROLLERAXISMOTION and
- * SDL_CONTROLLERDEVICEADDED/REMOVED (the ADDED event carries the device
- * *index*, which is translated to the instance id only if the controller is
- * already open; tempo_input_handle_sdl opens it first). Everything else
- * (window, quit, text, raw joystick events) is not input here.
+ * SDL_CONTROLLERDEVICEADDED/REMOVED (SDL's ADDED event carries a device
+ * index; it is translated to the instance id used everywhere else). Mouse
+ * and keyboard device ids follow the rules above. Everything else (window,
+ * quit, text, raw joystick events) is not input here.
  * Returns 1 and fills *out if `e` was translated, 0 if it is not an input
  * event (*out is then left untouched), TEMPO_EINVAL if `e` or `out` is NULL.
  * Ownership: reads `e` during the call only. Thread: any (it calls only

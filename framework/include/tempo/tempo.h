@@ -5,5 +5,6 @@
 
 #include "base.h"
 #include "wait.h"
+#include "input.h"
 
 #endif /* TEMPO_TEMPO_H */
