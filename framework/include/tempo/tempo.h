@@ -6,5 +6,6 @@
 #include "base.h"
 #include "wait.h"
 #include "input.h"
+#include "audio.h"
 
 #endif /* TEMPO_TEMPO_H */
