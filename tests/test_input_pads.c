@@ -271,15 +271,17 @@ static void polling_cost_with_a_controller_open(void)
 
     /* The premise: SDL2 polls (~1 ms) while a joystick is attached. */
     CHECK_GE_DBL(sdl.wakeups_per_s, 300.0);
-    /* Idle without a controller: no polling at all. */
-    CHECK_LE_DBL(none.wakeups_per_s, 10.0);
-    CHECK_LE_DBL(after.wakeups_per_s, 10.0);
+    /* Idle without a controller: no polling at all. (The process may have
+     * other threads that wake on their own, e.g. ThreadSanitizer's ~10/s:
+     * `none` is the baseline the other rows are compared with.) */
+    CHECK_LE_DBL(none.wakeups_per_s, 20.0);
+    CHECK_LE_DBL(after.wakeups_per_s, none.wakeups_per_s + 5);
     if (!forced_sdl_route) {
         /* Bounded: about the configured rate, never SDL's 1 kHz. The lower
          * bound proves controllers are still polled. */
-        CHECK_LE_DBL(t250.wakeups_per_s, 250 * 1.15 + 10);
+        CHECK_LE_DBL(t250.wakeups_per_s, 250 * 1.15 + 10 + none.wakeups_per_s);
         CHECK_GE_DBL(t250.wakeups_per_s, 250 * 0.5);
-        CHECK_LE_DBL(t60.wakeups_per_s, 60 * 1.15 + 10);
+        CHECK_LE_DBL(t60.wakeups_per_s, 60 * 1.15 + 10 + none.wakeups_per_s);
         CHECK_GE_DBL(t60.wakeups_per_s, 60 * 0.5);
         CHECK_LT_DBL(t250.wakeups_per_s, sdl.wakeups_per_s / 2);
     }
