@@ -85,7 +85,7 @@ struct tempo_audio {
     atomic_uint_fast64_t ring_head, ring_tail; /* counters; slot = counter % cap */
 
     /* For stats from any thread. */
-    atomic_uint_fast64_t stat_frames, stat_buffers, stat_start_ns, stat_notices;
+    atomic_uint_fast64_t stat_frames, stat_buffers, stat_start_ns, stat_last_ns, stat_notices;
     atomic_uint stat_pending;
 
     /* [loop thread] marks not yet read by tempo_audio_poll */
@@ -258,6 +258,7 @@ static void SDLCALL on_post_mix(int chan, void *stream_buf, int len, void *udata
     }
     au->mixed += n;
     au->seq++;
+    atomic_store_explicit(&au->stat_last_ns, au->buf_ns, memory_order_relaxed);
     atomic_store_explicit(&au->stat_frames, au->mixed, memory_order_relaxed);
     atomic_store_explicit(&au->stat_buffers, au->seq, memory_order_relaxed);
 }
@@ -557,6 +558,7 @@ int tempo_audio_get_stats(const tempo_audio *au, tempo_audio_stats *out)
     out->device_frames = atomic_load_explicit(&au->stat_frames, memory_order_relaxed);
     out->buffers = atomic_load_explicit(&au->stat_buffers, memory_order_relaxed);
     out->start_ns = atomic_load_explicit(&au->stat_start_ns, memory_order_relaxed);
+    out->last_buffer_ns = atomic_load_explicit(&au->stat_last_ns, memory_order_relaxed);
     out->notices = atomic_load_explicit(&au->stat_notices, memory_order_relaxed);
     out->pending = atomic_load_explicit(&au->stat_pending, memory_order_relaxed);
     out->outstanding = au->outstanding;

@@ -107,7 +107,10 @@ typedef struct tempo_audio_notice {
 typedef struct tempo_audio_stats {
     uint64_t device_frames; /* frames mixed since open (the audio clock) */
     uint64_t buffers;       /* device buffers mixed */
-    uint64_t start_ns;      /* when the first buffer was mixed (0 before that) */
+    uint64_t start_ns;      /* when the first buffer began mixing (0 before that) */
+    uint64_t last_buffer_ns; /* when the latest buffer began mixing; its first frame is
+                                device_frames - buffer_frames. With start_ns this gives
+                                the device's real clock rate (drivers drift from nominal) */
     uint64_t notices;       /* notices raised */
     uint32_t pending;       /* marks not yet reached */
     uint32_t outstanding;   /* marks not yet read by tempo_audio_poll */
