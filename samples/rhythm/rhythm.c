@@ -13,8 +13,11 @@
  * says otherwise) and print the marker timing figures at exit.
  *
  * Options: --bpm N (120), --buffer FRAMES (480), --latency MS (output
- * latency added to the heard time; default one buffer). */
+ * latency added to the heard time; default one buffer), --autotap (a thread
+ * "taps" via SDL_PushEvent up to 30 ms around each click; on by default
+ * when headless, so the input path is exercised and measured too). */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +37,18 @@
 typedef struct options {
     int bpm, buffer_frames;
     double latency_ms;
+    bool autotap;
 } options;
+
+/* The auto-tapper: a thread that pushes a key press near each click. */
+typedef struct tapper {
+    tempo_handle *stop;      /* manual-reset */
+    tempo_handle *click;     /* set by the loop when a new click time is known */
+    tempo_handle *timer;     /* the tapper's own */
+    _Atomic uint64_t click_ns;
+    _Atomic uint64_t pushed_ns[64]; /* push time of tap k % 64 */
+    atomic_uint pushed;
+} tapper;
 
 typedef struct rhythm {
     sample_app app;
@@ -65,12 +79,16 @@ typedef struct rhythm {
     uint64_t received_ns[MAX_NOTICES];
     int nnotices;
     uint64_t wakes, start_ns;
+    tapper *tap;       /* NULL unless --autotap */
+    unsigned taps_seen;
+    int64_t tap_wake[TAPS]; /* push -> loop for the auto-taps */
+    int ntap_wake;
 } rhythm;
 
 static int parse_extra(const char *arg, const char *value, void *user)
 {
     options *o = user;
-    if (value == NULL)
+    if (value == NULL && strcmp(arg, "--autotap") != 0)
         return -1;
     if (strcmp(arg, "--bpm") == 0)
         o->bpm = atoi(value);
@@ -78,7 +96,10 @@ static int parse_extra(const char *arg, const char *value, void *user)
         o->buffer_frames = atoi(value);
     else if (strcmp(arg, "--latency") == 0)
         o->latency_ms = atof(value);
-    else
+    else if (strcmp(arg, "--autotap") == 0) {
+        o->autotap = true;
+        return 0;
+    } else
         return -1;
     return 1;
 }
@@ -151,6 +172,38 @@ static void mark_ahead(rhythm *g, uint64_t up_to_beat)
     }
 }
 
+/* [tapper thread] Waits for each new click time, then presses a key at a
+ * random offset within +-30 ms of it (in a Tempo wait: stop interrupts). */
+static int tapper_main(void *p)
+{
+    tapper *t = p;
+    uint32_t seed = 4242;
+    for (;;) {
+        tempo_handle *set[2] = {t->stop, t->click};
+        if (tempo_wait(set, 2, TEMPO_INFINITE, 0) != 1)
+            return 0;
+        seed = seed * 1103515245u + 12345u;
+        int64_t jitter = ((int64_t)((seed >> 16) % 61) - 30) * (int64_t)TEMPO_NS_PER_MS;
+        tempo_timer_set(t->timer, (uint64_t)((int64_t)atomic_load(&t->click_ns) + jitter), 0);
+        tempo_handle *wset[2] = {t->stop, t->timer};
+        if (tempo_wait(wset, 2, TEMPO_INFINITE, 0) != 1)
+            return 0;
+        SDL_Event e;
+        SDL_zero(e);
+        e.type = SDL_KEYDOWN;
+        e.key.state = SDL_PRESSED;
+        e.key.keysym.scancode = SDL_SCANCODE_SPACE;
+        e.key.keysym.sym = SDLK_SPACE;
+        unsigned k = atomic_load(&t->pushed);
+        atomic_store(&t->pushed_ns[k % 64], tempo_now_ns());
+        atomic_store(&t->pushed, k + 1);
+        SDL_PushEvent(&e);
+        e.type = SDL_KEYUP;
+        e.key.state = SDL_RELEASED;
+        SDL_PushEvent(&e);
+    }
+}
+
 /* ---- Per-frame work (what a tempo_loop watch callback would do) ------------ */
 
 static void rearm_show(rhythm *g)
@@ -182,6 +235,10 @@ static void on_audio(rhythm *g)
         g->heard_beat[g->nheard++] = n.tag;
         if (g->nflash < 8)
             g->flash_queue[g->nflash++] = n.play_ns;
+        if (g->tap != NULL) {
+            atomic_store(&g->tap->click_ns, n.play_ns);
+            tempo_event_set(g->tap->click);
+        }
         mark_ahead(g, n.tag + MARK_AHEAD);
     }
     rearm_show(g);
@@ -219,6 +276,19 @@ static void on_tap(rhythm *g, uint64_t t)
     }
     g->taps[g->ntaps++] = best;
     g->total_taps++;
+}
+
+/* An auto-tap arrived: how long from SDL_PushEvent to the loop's wake. */
+static void on_auto_tap(rhythm *g, uint64_t t)
+{
+    unsigned k = g->taps_seen++;
+    if (g->tap == NULL || k >= atomic_load(&g->tap->pushed))
+        return;
+    if (g->ntap_wake == TAPS) {
+        memmove(g->tap_wake, g->tap_wake + 1, (TAPS - 1) * sizeof g->tap_wake[0]);
+        g->ntap_wake--;
+    }
+    g->tap_wake[g->ntap_wake++] = (int64_t)(t - atomic_load(&g->tap->pushed_ns[k % 64]));
 }
 
 static void draw(rhythm *g)
@@ -346,7 +416,13 @@ static void summary(rhythm *g)
     if (g->total_taps > 0) {
         int64_t t[TAPS];
         memcpy(t, g->taps, sizeof t[0] * (size_t)g->ntaps);
-        figures("tap vs heard click (last taps)", t, g->ntaps, 1e6, "ms");
+        figures(g->tap ? "auto-tap vs heard click (+-30 ms on purpose)" : "tap vs heard click (last taps)", t,
+                g->ntaps, 1e6, "ms");
+    }
+    if (g->ntap_wake > 0) {
+        int64_t t[TAPS];
+        memcpy(t, g->tap_wake, sizeof t[0] * (size_t)g->ntap_wake);
+        figures("auto-tap SDL_PushEvent -> loop wake (last taps)", t, g->ntap_wake, 1e3, "us");
     }
 }
 
@@ -378,6 +454,15 @@ int main(int argc, char **argv)
     }
     g->start_ns = tempo_now_ns();
     mark_ahead(g, MARK_AHEAD);
+    tapper tap = {0};
+    SDL_Thread *tap_thread = NULL;
+    if (g->opt.autotap || g->app.headless) {
+        tap.stop = tempo_event_create(true, false);
+        tap.click = tempo_event_create(false, false);
+        tap.timer = tempo_timer_create(false);
+        g->tap = &tap;
+        tap_thread = SDL_CreateThread(tapper_main, "rhythm-tapper", &tap);
+    }
 
     const uint64_t end_ns = g->app.seconds > 0 ? g->start_ns + (uint64_t)(g->app.seconds * 1e9) : TEMPO_INFINITE;
     bool quit = false;
@@ -421,6 +506,8 @@ int main(int argc, char **argv)
                          (ev.type == TEMPO_INPUT_MOUSE_BUTTON && ev.u.button.down) ||
                          (ev.type == TEMPO_INPUT_PAD_BUTTON && ev.u.pad_button.down)) {
                     on_tap(g, ev.time_ns);
+                    if (g->tap != NULL && ev.type == TEMPO_INPUT_KEY && ev.u.key.scancode == SDL_SCANCODE_SPACE)
+                        on_auto_tap(g, ev.time_ns);
                     redraw = true;
                 }
             }
@@ -429,6 +516,13 @@ int main(int argc, char **argv)
             draw(g);
             SDL_RenderPresent(g->app.renderer);
         }
+    }
+    if (tap_thread != NULL) {
+        tempo_event_set(tap.stop);
+        SDL_WaitThread(tap_thread, NULL);
+        tempo_event_destroy(tap.stop);
+        tempo_event_destroy(tap.click);
+        tempo_timer_destroy(tap.timer);
     }
     draw(g);
     if (g->app.screenshot)
