@@ -97,7 +97,9 @@ static void virtual_pad_is_opened_and_reported(void)
     tempo_wait(NULL, 0, 0, TEMPO_WAIT_MESSAGES);
     const char *route = tempo_wait_route();
     tt_note("route with a controller open: %s", route);
-    if (!forced_sdl_route)
+    /* Where the fd route exists it must stay on it (the sdl-events route
+     * and other backends poll their own way; see the polling case). */
+    if (!forced_sdl_route && strstr(route, "eventfd") != NULL)
         CHECK(strstr(route, "pad-poll") != NULL);
 
     SDL_JoystickDetachVirtual(index);
@@ -182,7 +184,7 @@ static void pad_button_arrives_within_the_poll_interval(void)
         uint64_t p50 = lat[got / 2], max = lat[got - 1];
         tt_note("button latency at %u Hz polling: p50 %.2f ms, max %.2f ms (%d presses)", hz,
                 (double)p50 / 1e6, (double)max / 1e6, got);
-        if (!forced_sdl_route) {
+        if (!forced_sdl_route && strcmp(tempo_backend_name(), "sdl") == 0) {
             /* Uniform over one interval (p50 ~ half of it) plus wake-up noise. */
             CHECK_LE_U64(p50, TEMPO_NS_PER_S / hz + 3 * MS);
             CHECK_LE_U64(max, TEMPO_NS_PER_S / hz + 60 * MS);
@@ -252,6 +254,7 @@ static void polling_cost_with_a_controller_open(void)
     cost t1000 = idle_for(in, IDLE_TEMPO, span);
     tempo_input_set_poll_hz(in, 250);
     cost t250 = idle_for(in, IDLE_TEMPO, span);
+    bool bounded = strstr(tempo_wait_route(), "pad-poll") != NULL;
     tempo_input_set_poll_hz(in, 60);
     cost t60 = idle_for(in, IDLE_TEMPO, span);
     detach_virtual_pads();
@@ -274,9 +277,14 @@ static void polling_cost_with_a_controller_open(void)
     /* Idle without a controller: no polling at all. (The process may have
      * other threads that wake on their own, e.g. ThreadSanitizer's ~10/s:
      * `none` is the baseline the other rows are compared with.) */
-    CHECK_LE_DBL(none.wakeups_per_s, 20.0);
-    CHECK_LE_DBL(after.wakeups_per_s, none.wakeups_per_s + 5);
-    if (!forced_sdl_route) {
+    if (!forced_sdl_route) { /* SDL's own wait polls under some drivers (dummy) */
+        CHECK_LE_DBL(none.wakeups_per_s, 20.0);
+        CHECK_LE_DBL(after.wakeups_per_s, none.wakeups_per_s + 5);
+    }
+    if (!bounded)
+        tt_note("route %s cannot bound controller polling (no fd route): not checked",
+                tempo_wait_route());
+    if (bounded) {
         /* Bounded: about the configured rate, never SDL's 1 kHz. The lower
          * bound proves controllers are still polled. */
         CHECK_LE_DBL(t250.wakeups_per_s, 250 * 1.15 + 10 + none.wakeups_per_s);
