@@ -33,6 +33,10 @@
  * Thread: every function here runs on the loop thread (the thread that
  * initialised SDL video), except tempo_input_from_sdl (Thread: any: it only
  * reads its arguments). A tempo_input is not thread-safe.
+ *
+ * Create one tempo_input per program: the controller poll rate is a
+ * process-wide setting of the wait (the last one set wins; destroying a
+ * tempo_input that manages controllers restores SDL's default).
  */
 #ifndef TEMPO_INPUT_H
 #define TEMPO_INPUT_H
