@@ -71,6 +71,15 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
  * (SDL_PumpEvents on both backends today). [loop thread] */
 void plat_pump(void);
 
+/* Controller polling bound (issue 7). SDL2 can only poll game controllers:
+ * while a joystick is open SDL_WaitEventTimeout stops blocking and polls
+ * every 1 ms. With `interval_ns` > 0, message waits made while a joystick is
+ * open instead wake every `interval_ns` to pump events (which updates the
+ * joysticks) and otherwise block as usual; 0 (the default) leaves SDL's own
+ * behaviour. A backend whose controllers signal handles (DirectInput event
+ * notification) may ignore it. Thread: any (takes effect at the next wait). */
+void plat_set_input_poll_interval_ns(uint64_t interval_ns);
+
 /* ---- Threads and locks ------------------------------------------------- */
 
 typedef struct plat_thread plat_thread;

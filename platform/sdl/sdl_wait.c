@@ -24,6 +24,15 @@
  *    cond waker, or TEMPO_SDL_WAIT_ROUTE=sdl): SDL_WaitEventTimeout(NULL, ms)
  *    blocks inside SDL; signals wake it by pushing a private SDL user event.
  *    Millisecond timeouts, rounded up: up to ~1 ms late, never early.
+ *
+ * Joysticks: SDL2 can only poll them, and while one is attached its
+ * SDL_WaitEventTimeout polls every 1 ms (SDL_events_need_polling). When the
+ * input layer sets a controller poll interval (plat_set_input_poll_interval_ns)
+ * and the fd route is available, a wait with a joystick open stays on the fd
+ * route and caps each sleep at that interval, pumping events (which runs
+ * SDL_JoystickUpdate) after each wake: 250 wake-ups/s at the default 4 ms
+ * instead of ~1000. Without an interval, or without the fd route, such waits
+ * go to the sdl route as before.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -66,6 +75,8 @@ static waiter *g_active; /* blocked waits [g_lock] */
 static waiter *g_pool;   /* idle waiters with their wakers [g_lock] */
 static Uint32 g_wake_type; /* private SDL event type of the sdl route [g_lock] */
 static _Atomic(const char *) g_route = "none";
+/* Controller poll interval in ns; 0: hand joystick waits to SDL. */
+static _Atomic(uint64_t) g_pad_poll_ns;
 
 /* The fd-route message waiter, read by the SDL event watch on whichever
  * thread pushes an event. Pooled waiters are never freed while SDL may call
@@ -368,8 +379,15 @@ static bool joystick_open(void)
     return false;
 }
 
-/* [loop thread] Picks the route of a message wait; sets *xfd for ROUTE_FD. */
-static enum route choose_route(int *xfd)
+void plat_set_input_poll_interval_ns(uint64_t interval_ns)
+{
+    atomic_store(&g_pad_poll_ns, interval_ns);
+}
+
+/* [loop thread] Picks the route of a message wait; sets *xfd for ROUTE_FD
+ * and *poll_ns to the controller poll interval the fd route must keep (0:
+ * none). */
+static enum route choose_route(int *xfd, uint64_t *poll_ns)
 {
     static int forced = -1; /* [loop thread] TEMPO_SDL_WAIT_ROUTE, read once */
     if (forced < 0) {
@@ -377,10 +395,13 @@ static enum route choose_route(int *xfd)
         forced = env != NULL && strcmp(env, "sdl") == 0;
     }
     *xfd = -1;
+    *poll_ns = 0;
     bool events = SDL_WasInit(SDL_INIT_EVENTS) != 0;
     if (!sdl_waker_has_fd)
         return events ? ROUTE_SDL : ROUTE_NONE;
-    if (events && (forced || joystick_open()))
+    if (events && !forced && joystick_open())
+        *poll_ns = atomic_load(&g_pad_poll_ns);
+    if (events && (forced || (*poll_ns == 0 && joystick_open())))
         return ROUTE_SDL;
     const char *drv = SDL_WasInit(SDL_INIT_VIDEO) ? SDL_GetCurrentVideoDriver() : NULL;
     if (drv == NULL || strcmp(drv, "dummy") == 0 || strcmp(drv, "offscreen") == 0)
@@ -458,7 +479,8 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
     const uint64_t deadline = deadline_after(plat_now_ns(), timeout_ns);
     const bool messages = (flags & TEMPO_WAIT_MESSAGES) != 0;
     int xfd = -1;
-    enum route route = messages ? choose_route(&xfd) : ROUTE_NONE;
+    uint64_t pad_poll_ns = 0; /* > 0: fd route, controllers open: wake this often */
+    enum route route = messages ? choose_route(&xfd, &pad_poll_ns) : ROUTE_NONE;
 
     SDL_LockMutex(lock);
     if (route == ROUTE_SDL && g_wake_type == 0) {
@@ -474,10 +496,12 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
         return TEMPO_EPLATFORM;
 
     if (messages) {
-        atomic_store(&g_route, route == ROUTE_SDL ? "sdl-events"
-                               : xfd >= 0         ? "x11-fd+eventfd"
-                               : route == ROUTE_FD ? "eventfd"
-                                                   : "cond (no SDL event queue)");
+        atomic_store(&g_route, route == ROUTE_SDL                 ? "sdl-events"
+                               : xfd >= 0 && pad_poll_ns > 0      ? "x11-fd+eventfd+pad-poll"
+                               : xfd >= 0                         ? "x11-fd+eventfd"
+                               : route == ROUTE_FD && pad_poll_ns ? "eventfd+pad-poll"
+                               : route == ROUTE_FD                ? "eventfd"
+                                                                  : "cond (no SDL event queue)");
     }
     if (route == ROUTE_FD) {
         /* Re-registering each time is cheap and survives SDL_Quit(), which
@@ -490,6 +514,7 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
 
     int r;
     size_t rechecks = 0;
+    uint64_t pumped_at = 0;
     for (;;) {
         unsigned announced = atomic_load(&g_announced);
         if (route == ROUTE_SDL) {
@@ -498,7 +523,8 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
             SDL_PumpEvents();
             SDL_FlushEvent(g_wake_type);
         } else if (route == ROUTE_FD) {
-            SDL_PumpEvents();
+            SDL_PumpEvents(); /* also polls the open joysticks */
+            pumped_at = plat_now_ns();
         }
         SDL_LockMutex(lock);
         r = verdict(handles, n, route != ROUTE_NONE, plat_now_ns(), deadline);
@@ -507,6 +533,8 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
         if (r != -1)
             break;
         uint64_t wake_at = next_wake(handles, n, deadline);
+        if (pad_poll_ns > 0 && pumped_at + pad_poll_ns < wake_at)
+            wake_at = pumped_at + pad_poll_ns; /* next controller poll */
         if (route == ROUTE_FD && announced != g_announced_seen) {
             if (rechecks < sizeof RECHECK_NS / sizeof RECHECK_NS[0]) {
                 uint64_t at = plat_now_ns() + RECHECK_NS[rechecks++];

@@ -7,5 +7,7 @@
 #include "wait.h"
 #include "netq.h"
 #include "loop.h"
+#include "input.h"
+#include "audio.h"
 
 #endif /* TEMPO_TEMPO_H */

@@ -1,0 +1,192 @@
+/* Tempo: SDL_mixer playback with position notifications.
+ *
+ * A thin layer over SDL_mixer that adds what DirectSound's
+ * SetNotificationPositions gave: "signal this handle when this channel's (or
+ * the music's) playback passes sample frame N" and "when it finishes". The
+ * audio thread raises the notification, setting Tempo handles (which wake the
+ * loop's wait) and queueing a notice with the exact positions and times; the
+ * loop thread reads the notices. Nothing here calls SDL_mixer from inside
+ * SDL_mixer's callbacks: those only count frames, record and signal.
+ *
+ *   tempo_audio *au = tempo_audio_open(NULL);
+ *   int ch = tempo_audio_play(au, -1, click, 0);
+ *   tempo_audio_mark(au, ch, 24000, beat_event, 1);   // half a second in
+ *   tempo_audio_mark_end(au, ch, NULL, 2);
+ *   ...  // the loop waits on tempo_audio_handle(au) (and beat_event)
+ *   tempo_audio_notice n;
+ *   while (tempo_audio_poll(au, &n) > 0)
+ *       on_beat(n.tag, n.play_ns);
+ *
+ * What "passed" means. SDL pulls audio in device buffers of buffer_frames.
+ * The mixer renders a buffer just before handing it to the device, and a
+ * notice is raised while the buffer that contains frame N is being mixed:
+ * the device has then played every buffer before it (so the notice is never
+ * more than one buffer early relative to the nominal position, and never
+ * before the device has consumed the buffers ahead of N), and frame N
+ * reaches the speaker a little later, after its offset within the buffer
+ * plus the output latency (SDL's queue and the driver's). Each notice carries
+ * both: `raised_ns` (when it was raised) and `play_ns` (the estimate of when
+ * frame N is heard), so a rhythm game judges against play_ns.
+ *
+ * Positions count sample frames at the device rate (one frame = one sample
+ * per output channel) from the start of the play, continuing across loops.
+ * They follow plays started through this API; SDL_mixer calls made directly
+ * on the same channels (Mix_Pause, Mix_SetMusicPosition, fades that halt a
+ * channel are fine) may make them disagree with what is heard.
+ *
+ * One tempo_audio may be open at a time (SDL_mixer has one global mixer);
+ * it owns SDL_mixer's device and its music-finished hook. Do not call
+ * Mix_OpenAudio/Mix_CloseAudio/Mix_HookMusicFinished/Mix_AllocateChannels
+ * yourself while it is open.
+ *
+ * Thread: every function runs on the loop thread unless it says otherwise.
+ */
+#ifndef TEMPO_AUDIO_H
+#define TEMPO_AUDIO_H
+
+#include "base.h"
+#include "wait.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* SDL_mixer's types, declared so this header does not need SDL_mixer.h. */
+struct Mix_Chunk;
+struct _Mix_Music;
+
+/* The channel number that names the music stream in marks and notices. */
+#define TEMPO_AUDIO_MUSIC (-2)
+
+typedef struct tempo_audio tempo_audio;
+
+typedef struct tempo_audio_desc {
+    int frequency;       /* sample frames per second; 0 = 48000 */
+    int channels;        /* output channels; 0 = 2 (stereo) */
+    int buffer_frames;   /* device buffer in frames; 0 = 1024 (21.3 ms at 48 kHz): the
+                            granularity of notices and part of the output latency */
+    int mix_channels;    /* SDL_mixer channels (Mix_AllocateChannels); 0 = 16 */
+    int max_markers;     /* marks outstanding at once (pending or unread); 0 = 256 */
+    const char *device;  /* output device name; NULL = the default device */
+    uint64_t latency_ns; /* output latency added to play_ns; 0 = one device buffer
+                            (SDL2's usual queue; measure the real one to calibrate) */
+} tempo_audio_desc;
+
+/* The format actually in use (SDL converts everything to it). */
+typedef struct tempo_audio_spec {
+    int frequency;
+    int channels;
+    int buffer_frames;
+    int bytes_per_frame; /* 16-bit samples: 2 * channels */
+    uint16_t format;     /* SDL_AudioFormat, AUDIO_S16SYS */
+} tempo_audio_spec;
+
+typedef enum tempo_audio_notice_kind {
+    TEMPO_AUDIO_MARK = 1,     /* playback passed the marked frame */
+    TEMPO_AUDIO_END = 2,      /* the play finished (ended, halted or replaced) */
+    TEMPO_AUDIO_CANCELED = 3, /* the play ended before reaching the marked frame */
+} tempo_audio_notice_kind;
+
+/* One notification, copied by value. */
+typedef struct tempo_audio_notice {
+    uint32_t kind;         /* tempo_audio_notice_kind */
+    int32_t channel;       /* mixer channel, or TEMPO_AUDIO_MUSIC */
+    uint64_t tag;          /* the caller's value from the mark */
+    uint64_t frame;        /* MARK/CANCELED: the marked frame; END: frames played in all
+                              (music that ends by itself: to within one buffer) */
+    uint64_t device_frame; /* the same point on the device's clock: frames the device has
+                              been given since open (start of play + frame) */
+    uint64_t mixed_frames; /* device frames mixed before the buffer that raised it:
+                              mixed_frames <= device_frame < mixed_frames + buffer_frames
+                              for a MARK raised on time */
+    uint64_t raised_ns;    /* tempo_now_ns() on the thread that raised it */
+    uint64_t play_ns;      /* estimate of when `frame` is heard: the start of the buffer
+                              holding it + its offset in the buffer + latency_ns */
+} tempo_audio_notice;
+
+typedef struct tempo_audio_stats {
+    uint64_t device_frames; /* frames mixed since open (the audio clock) */
+    uint64_t buffers;       /* device buffers mixed */
+    uint64_t start_ns;      /* when the first buffer began mixing (0 before that) */
+    uint64_t last_buffer_ns; /* when the latest buffer began mixing; its first frame is
+                                device_frames - buffer_frames. With start_ns this gives
+                                the device's real clock rate (drivers drift from nominal) */
+    uint64_t notices;       /* notices raised */
+    uint32_t pending;       /* marks not yet reached */
+    uint32_t outstanding;   /* marks not yet read by tempo_audio_poll */
+} tempo_audio_stats;
+
+/* Opens the audio device through SDL_mixer (initialising SDL's audio
+ * subsystem; close quits it again) with 16-bit samples in the requested
+ * format exactly (SDL converts), and starts it playing silence. `desc` may
+ * be NULL. Returns the object, owned by the caller, or NULL: TEMPO_EBUSY if
+ * a tempo_audio or SDL_mixer device is already open, TEMPO_EINVAL for
+ * negative fields, TEMPO_EPLATFORM if SDL/SDL_mixer fail (detail in
+ * tempo_get_error()). */
+TEMPO_API tempo_audio *tempo_audio_open(const tempo_audio_desc *desc);
+
+/* Halts everything, closes the device, frees the object. Notices not yet
+ * read are discarded; no handle is signalled after this returns. NULL is a
+ * no-op. */
+TEMPO_API void tempo_audio_close(tempo_audio *au);
+
+/* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: any. */
+TEMPO_API int tempo_audio_get_spec(const tempo_audio *au, tempo_audio_spec *out);
+
+/* The manual-reset event that is signalled while notices are waiting to be
+ * read (tempo_audio_poll resets it when it empties the queue). Put it in the
+ * loop's wait set. Owned by `au`; valid until tempo_audio_close. */
+TEMPO_API tempo_handle *tempo_audio_handle(tempo_audio *au);
+
+/* Plays `chunk` (loaded in the device format, e.g. Mix_LoadWAV or
+ * Mix_QuickLoad_RAW after tempo_audio_get_spec) on `channel`, or on a free
+ * channel if channel is -1; `loops` extra repetitions (-1: forever). A play
+ * already on that channel is halted first (its END mark fires, its unreached
+ * marks are CANCELED). Positions of the new play start at frame 0 at the
+ * start of the next device buffer. The chunk must stay alive while it plays.
+ * Returns the channel, TEMPO_EBUSY (no free channel), TEMPO_EINVAL or
+ * TEMPO_EPLATFORM (SDL_mixer's error in tempo_get_error()). */
+TEMPO_API int tempo_audio_play(tempo_audio *au, int channel, struct Mix_Chunk *chunk, int loops);
+
+/* Halts `channel` (-1: every channel). Its END marks fire, unreached marks
+ * are CANCELED. Returns 0 or TEMPO_EINVAL. */
+TEMPO_API int tempo_audio_stop(tempo_audio *au, int channel);
+
+/* Plays `music` (Mix_LoadMUS...) from its start, `loops` times (-1: forever;
+ * 0 and 1 both mean once, as in Mix_PlayMusic), halting the music playing
+ * before. Marks use channel TEMPO_AUDIO_MUSIC. The music must stay alive
+ * while it plays. Returns 0, TEMPO_EINVAL or TEMPO_EPLATFORM. */
+TEMPO_API int tempo_audio_play_music(tempo_audio *au, struct _Mix_Music *music, int loops);
+
+/* Halts the music (END marks fire). Returns 0 or TEMPO_EINVAL. */
+TEMPO_API int tempo_audio_stop_music(tempo_audio *au);
+
+/* Asks for a MARK notice when the play most recently started on `channel`
+ * (or TEMPO_AUDIO_MUSIC) passes `frame`. If it already has, the notice is
+ * raised at once; if the play ends first, a CANCELED notice is raised
+ * instead. `signal` (may be NULL) is an event that is set together with the
+ * notice (not for CANCELED), from the audio thread; it must stay alive until
+ * the notice is read or the audio closed. `tag` is returned in the notice.
+ * Returns 0, TEMPO_EFULL (max_markers outstanding: read notices first),
+ * TEMPO_EINVAL (bad channel, nothing was ever played on it, signal not an
+ * event). */
+TEMPO_API int tempo_audio_mark(tempo_audio *au, int channel, uint64_t frame, tempo_handle *signal,
+                               uint64_t tag);
+
+/* Asks for an END notice when the play most recently started on `channel`
+ * finishes (at once if it already has). Same arguments and results as
+ * tempo_audio_mark. */
+TEMPO_API int tempo_audio_mark_end(tempo_audio *au, int channel, tempo_handle *signal, uint64_t tag);
+
+/* Takes the oldest notice into *out. Notices come in the order they were
+ * raised (for one play: increasing frame, then its END). Returns 1 if one
+ * was taken, 0 if none is waiting (the handle is then reset), TEMPO_EINVAL. */
+TEMPO_API int tempo_audio_poll(tempo_audio *au, tempo_audio_notice *out);
+
+/* Fills *out. Returns 0 or TEMPO_EINVAL. */
+TEMPO_API int tempo_audio_get_stats(const tempo_audio *au, tempo_audio_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TEMPO_AUDIO_H */

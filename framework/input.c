@@ -1,0 +1,353 @@
+/* Input: SDL event translation, the per-frame ring, and controller
+ * management with a bounded polling rate.
+ *
+ * Everything here runs on the loop thread; the ring needs no lock. The only
+ * cross-thread piece is the poll interval handed to the backend
+ * (plat_set_input_poll_interval_ns), which the backend reads atomically. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+#include "tempo/input.h"
+#include "tempo_internal.h"
+
+#define DEFAULT_CAPACITY 1024
+#define DEFAULT_POLL_HZ 250u
+#define MAX_POLL_HZ 1000u
+
+typedef struct pad {
+    SDL_JoystickID id;
+    SDL_GameController *gc; /* opened by us, closed by us */
+    char name[sizeof(((tempo_input_device *)0)->name)];
+} pad;
+
+struct tempo_input {
+    tempo_input_event *ring;
+    uint32_t cap, head, count; /* head: index of the oldest event */
+    uint64_t last_time_ns;     /* time of the newest pushed event */
+    uint64_t pushed, dropped, delivered;
+    uint32_t max_queued;
+    uint32_t poll_hz;
+    bool controllers; /* we initialised SDL_INIT_GAMECONTROLLER and manage pads */
+    pad *pads;
+    uint32_t npads, pads_cap;
+};
+
+const char *tempo_input_type_name(uint32_t type)
+{
+    switch (type) {
+    case TEMPO_INPUT_NONE: return "none";
+    case TEMPO_INPUT_KEY: return "key";
+    case TEMPO_INPUT_MOUSE_BUTTON: return "mouse-button";
+    case TEMPO_INPUT_MOUSE_MOTION: return "mouse-motion";
+    case TEMPO_INPUT_MOUSE_WHEEL: return "mouse-wheel";
+    case TEMPO_INPUT_PAD_BUTTON: return "pad-button";
+    case TEMPO_INPUT_PAD_AXIS: return "pad-axis";
+    case TEMPO_INPUT_DEVICE_ADDED: return "device-added";
+    case TEMPO_INPUT_DEVICE_REMOVED: return "device-removed";
+    default: return "?";
+    }
+}
+
+static void copy_name(char *dst, size_t size, const char *src)
+{
+    if (src == NULL)
+        src = "";
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static uint32_t mouse_id(Uint32 which)
+{
+    return which == SDL_TOUCH_MOUSEID ? TEMPO_INPUT_TOUCH_MOUSE : (uint32_t)which;
+}
+
+int tempo_input_from_sdl(const SDL_Event *e, uint64_t now_ns, tempo_input_event *out)
+{
+    if (e == NULL || out == NULL)
+        return TEMPO_EINVAL;
+    tempo_input_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.time_ns = now_ns;
+    ev.os_time_ms = e->common.timestamp;
+    switch (e->type) {
+    case SDL_KEYDOWN:
+    case SDL_KEYUP:
+        ev.type = TEMPO_INPUT_KEY;
+        ev.device_kind = TEMPO_INPUT_KEYBOARD;
+        ev.u.key.scancode = (int32_t)e->key.keysym.scancode;
+        ev.u.key.keycode = (int32_t)e->key.keysym.sym;
+        ev.u.key.mod = e->key.keysym.mod;
+        ev.u.key.down = e->key.state == SDL_PRESSED;
+        ev.u.key.repeat = e->key.repeat != 0;
+        break;
+    case SDL_MOUSEBUTTONDOWN:
+    case SDL_MOUSEBUTTONUP:
+        ev.type = TEMPO_INPUT_MOUSE_BUTTON;
+        ev.device_kind = TEMPO_INPUT_MOUSE;
+        ev.device = mouse_id(e->button.which);
+        ev.u.button.x = e->button.x;
+        ev.u.button.y = e->button.y;
+        ev.u.button.button = e->button.button;
+        ev.u.button.down = e->button.state == SDL_PRESSED;
+        ev.u.button.clicks = e->button.clicks > 0 ? e->button.clicks : 1;
+        break;
+    case SDL_MOUSEMOTION:
+        ev.type = TEMPO_INPUT_MOUSE_MOTION;
+        ev.device_kind = TEMPO_INPUT_MOUSE;
+        ev.device = mouse_id(e->motion.which);
+        ev.u.motion.x = e->motion.x;
+        ev.u.motion.y = e->motion.y;
+        ev.u.motion.dx = e->motion.xrel;
+        ev.u.motion.dy = e->motion.yrel;
+        ev.u.motion.buttons = e->motion.state;
+        break;
+    case SDL_MOUSEWHEEL: {
+        /* Undo "natural scrolling" so the sign means the same everywhere. */
+        int sign = e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -1 : 1;
+        ev.type = TEMPO_INPUT_MOUSE_WHEEL;
+        ev.device_kind = TEMPO_INPUT_MOUSE;
+        ev.device = mouse_id(e->wheel.which);
+        ev.u.wheel.x = sign * e->wheel.x;
+        ev.u.wheel.y = sign * e->wheel.y;
+        ev.u.wheel.precise_x = (float)sign * e->wheel.preciseX;
+        ev.u.wheel.precise_y = (float)sign * e->wheel.preciseY;
+        break;
+    }
+    case SDL_CONTROLLERBUTTONDOWN:
+    case SDL_CONTROLLERBUTTONUP:
+        ev.type = TEMPO_INPUT_PAD_BUTTON;
+        ev.device_kind = TEMPO_INPUT_PAD;
+        ev.device = (uint32_t)e->cbutton.which;
+        ev.u.pad_button.button = e->cbutton.button;
+        ev.u.pad_button.down = e->cbutton.state == SDL_PRESSED;
+        break;
+    case SDL_CONTROLLERAXISMOTION:
+        ev.type = TEMPO_INPUT_PAD_AXIS;
+        ev.device_kind = TEMPO_INPUT_PAD;
+        ev.device = (uint32_t)e->caxis.which;
+        ev.u.pad_axis.axis = e->caxis.axis;
+        ev.u.pad_axis.value = e->caxis.value;
+        break;
+    case SDL_CONTROLLERDEVICEADDED:
+        /* SDL gives the device index here, the instance id everywhere else. */
+        ev.type = TEMPO_INPUT_DEVICE_ADDED;
+        ev.device_kind = TEMPO_INPUT_PAD;
+        ev.device = (uint32_t)SDL_JoystickGetDeviceInstanceID(e->cdevice.which);
+        copy_name(ev.u.dev.name, sizeof ev.u.dev.name,
+                  SDL_GameControllerNameForIndex(e->cdevice.which));
+        break;
+    case SDL_CONTROLLERDEVICEREMOVED: {
+        ev.type = TEMPO_INPUT_DEVICE_REMOVED;
+        ev.device_kind = TEMPO_INPUT_PAD;
+        ev.device = (uint32_t)e->cdevice.which;
+        SDL_GameController *gc = SDL_GameControllerFromInstanceID(e->cdevice.which);
+        copy_name(ev.u.dev.name, sizeof ev.u.dev.name, gc ? SDL_GameControllerName(gc) : NULL);
+        break;
+    }
+    default:
+        return 0;
+    }
+    *out = ev;
+    return 1;
+}
+
+/* ---- The ring ------------------------------------------------------------ */
+
+static void apply_poll_rate(const tempo_input *in)
+{
+    /* The backend applies it only while a joystick is open. */
+    plat_set_input_poll_interval_ns(in->controllers ? TEMPO_NS_PER_S / in->poll_hz : 0);
+}
+
+tempo_input *tempo_input_create(const tempo_input_desc *desc)
+{
+    tempo_input_desc d = desc ? *desc : (tempo_input_desc){0};
+    if (d.capacity < 0) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_input_create: capacity %d < 0", d.capacity);
+        return NULL;
+    }
+    tempo_input *in = calloc(1, sizeof *in);
+    if (in == NULL) {
+        tempo__set_error(TEMPO_ENOMEM, "tempo_input_create: out of memory");
+        return NULL;
+    }
+    in->cap = d.capacity > 0 ? (uint32_t)d.capacity : DEFAULT_CAPACITY;
+    in->ring = calloc(in->cap, sizeof *in->ring);
+    if (in->ring == NULL) {
+        free(in);
+        tempo__set_error(TEMPO_ENOMEM, "tempo_input_create: out of memory");
+        return NULL;
+    }
+    in->poll_hz = d.poll_hz == 0 ? DEFAULT_POLL_HZ : d.poll_hz > MAX_POLL_HZ ? MAX_POLL_HZ : d.poll_hz;
+    if (!d.no_controllers) {
+        /* SDL then queues SDL_CONTROLLERDEVICEADDED for every controller
+         * already attached, so they are opened by tempo_input_handle_sdl like
+         * hot-plugged ones. */
+        if (SDL_InitSubSystem(SDL_INIT_GAMECONTROLLER) != 0) {
+            tempo__set_error(TEMPO_EPLATFORM, "SDL_InitSubSystem(GAMECONTROLLER): %s",
+                             SDL_GetError());
+            free(in->ring);
+            free(in);
+            return NULL;
+        }
+        in->controllers = true;
+        apply_poll_rate(in);
+    }
+    return in;
+}
+
+void tempo_input_destroy(tempo_input *in)
+{
+    if (in == NULL)
+        return;
+    for (uint32_t i = 0; i < in->npads; i++)
+        SDL_GameControllerClose(in->pads[i].gc);
+    free(in->pads);
+    if (in->controllers) {
+        plat_set_input_poll_interval_ns(0);
+        SDL_QuitSubSystem(SDL_INIT_GAMECONTROLLER);
+    }
+    free(in->ring);
+    free(in);
+}
+
+int tempo_input_push(tempo_input *in, const tempo_input_event *ev)
+{
+    if (in == NULL || ev == NULL)
+        return TEMPO_EINVAL;
+    if (in->count == in->cap) {
+        in->dropped++;
+        return TEMPO_EFULL;
+    }
+    tempo_input_event *slot = &in->ring[(in->head + in->count) % in->cap];
+    *slot = *ev;
+    /* Sources stamp at different moments (a DirectInput buffer read after
+     * the SDL pump); keep the ring ordered in time for the game. */
+    if (slot->time_ns < in->last_time_ns)
+        slot->time_ns = in->last_time_ns;
+    in->last_time_ns = slot->time_ns;
+    in->count++;
+    in->pushed++;
+    if (in->count > in->max_queued)
+        in->max_queued = in->count;
+    return 0;
+}
+
+int tempo_input_poll(tempo_input *in, tempo_input_event *out)
+{
+    if (in == NULL || out == NULL)
+        return TEMPO_EINVAL;
+    if (in->count == 0)
+        return 0;
+    *out = in->ring[in->head];
+    in->head = (in->head + 1) % in->cap;
+    in->count--;
+    in->delivered++;
+    return 1;
+}
+
+int tempo_input_dispatch(tempo_input *in, tempo_input_fn fn, void *user)
+{
+    if (in == NULL || fn == NULL)
+        return TEMPO_EINVAL;
+    int n = 0;
+    tempo_input_event ev;
+    while (tempo_input_poll(in, &ev) > 0) {
+        fn(&ev, user);
+        n++;
+    }
+    return n;
+}
+
+/* ---- Controllers --------------------------------------------------------- */
+
+static pad *find_pad(tempo_input *in, SDL_JoystickID id)
+{
+    for (uint32_t i = 0; i < in->npads; i++)
+        if (in->pads[i].id == id)
+            return &in->pads[i];
+    return NULL;
+}
+
+/* Opens the controller at device index `index` unless we already have it. */
+static void open_pad(tempo_input *in, int index)
+{
+    SDL_JoystickID id = SDL_JoystickGetDeviceInstanceID(index);
+    if (id < 0 || find_pad(in, id) != NULL)
+        return;
+    if (in->npads == in->pads_cap) {
+        uint32_t cap = in->pads_cap ? in->pads_cap * 2 : 4;
+        pad *p = realloc(in->pads, cap * sizeof *p);
+        if (p == NULL) {
+            tempo__set_error(TEMPO_ENOMEM, "input: out of memory opening a controller");
+            return;
+        }
+        in->pads = p;
+        in->pads_cap = cap;
+    }
+    SDL_GameController *gc = SDL_GameControllerOpen(index);
+    if (gc == NULL) {
+        /* Still reported as ADDED; it just produces no input. */
+        tempo__set_error(TEMPO_EPLATFORM, "SDL_GameControllerOpen(%d): %s", index, SDL_GetError());
+        return;
+    }
+    pad *p = &in->pads[in->npads++];
+    p->id = id;
+    p->gc = gc;
+    copy_name(p->name, sizeof p->name, SDL_GameControllerName(gc));
+}
+
+static void close_pad(tempo_input *in, SDL_JoystickID id, char *name, size_t name_size)
+{
+    pad *p = find_pad(in, id);
+    if (p == NULL)
+        return;
+    copy_name(name, name_size, p->name);
+    SDL_GameControllerClose(p->gc);
+    *p = in->pads[--in->npads];
+}
+
+int tempo_input_handle_sdl(tempo_input *in, const SDL_Event *e, uint64_t now_ns)
+{
+    if (in == NULL || e == NULL)
+        return TEMPO_EINVAL;
+    if (in->controllers && e->type == SDL_CONTROLLERDEVICEADDED)
+        open_pad(in, e->cdevice.which);
+    tempo_input_event ev;
+    int r = tempo_input_from_sdl(e, now_ns, &ev);
+    if (r <= 0)
+        return r;
+    if (in->controllers && e->type == SDL_CONTROLLERDEVICEREMOVED)
+        close_pad(in, e->cdevice.which, ev.u.dev.name, sizeof ev.u.dev.name);
+    tempo_input_push(in, &ev); /* a full ring is counted in stats.dropped */
+    return 1;
+}
+
+int tempo_input_set_poll_hz(tempo_input *in, uint32_t hz)
+{
+    if (in == NULL)
+        return TEMPO_EINVAL;
+    in->poll_hz = hz == 0 ? DEFAULT_POLL_HZ : hz > MAX_POLL_HZ ? MAX_POLL_HZ : hz;
+    apply_poll_rate(in);
+    return 0;
+}
+
+int tempo_input_get_stats(const tempo_input *in, tempo_input_stats *out)
+{
+    if (in == NULL || out == NULL)
+        return TEMPO_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->pushed = in->pushed;
+    out->dropped = in->dropped;
+    out->delivered = in->delivered;
+    out->queued = in->count;
+    out->max_queued = in->max_queued;
+    out->pads_open = in->npads;
+    out->poll_hz = in->poll_hz;
+    out->polling = in->controllers && in->npads > 0;
+    return 0;
+}

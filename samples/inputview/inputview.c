@@ -1,0 +1,436 @@
+/* inputview: live keyboard, mouse and controller events as Tempo input
+ * events, with the wake-up cost and latency of getting them.
+ *
+ * The loop sleeps in tempo_wait until input arrives (window messages), its
+ * 1 Hz statistics timer is due, or a redraw it scheduled is due (redraws
+ * are coalesced to at most 60 per second); it never polls keyboard or mouse. With a game
+ * controller connected it polls at the tempo_input rate (shown; +/- change
+ * it) instead of SDL2's 1 kHz, and the wake-ups/s line shows what that costs.
+ *
+ * Keys: F1 starts/stops the injector (a thread that pushes keys F13-F24
+ * through SDL_PushEvent and presses button A on the virtual pad, so the
+ * "latency" column can show push -> wake and press -> poll -> wake times);
+ * F2 plugs/unplugs a virtual controller; + / - change the controller poll
+ * rate; Esc quits. Headless runs plug the virtual pad and inject by default,
+ * then print the figures. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tempo/debugdraw.h>
+#include <tempo/tempo.h>
+
+#include "sample.h"
+
+#define LINES 20
+#define FIFO 256
+#define SAMPLES 4096
+
+/* Injection times, one single-producer FIFO per kind (injector -> loop). */
+typedef struct fifo {
+    _Atomic uint64_t t[FIFO];
+    atomic_uint head, tail;
+} fifo;
+
+static void fifo_push(fifo *f, uint64_t t)
+{
+    unsigned h = atomic_load(&f->head);
+    if (h - atomic_load(&f->tail) == FIFO)
+        return; /* the loop is far behind: drop the sample */
+    atomic_store(&f->t[h % FIFO], t);
+    atomic_store(&f->head, h + 1);
+}
+
+static bool fifo_pop(fifo *f, uint64_t *t)
+{
+    unsigned tl = atomic_load(&f->tail);
+    if (tl == atomic_load(&f->head))
+        return false;
+    *t = atomic_load(&f->t[tl % FIFO]);
+    atomic_store(&f->tail, tl + 1);
+    return true;
+}
+
+typedef struct injector {
+    tempo_handle *stop; /* manual-reset */
+    SDL_Thread *thread;
+    atomic_int pad_id; /* instance id of the virtual pad, -1 if none */
+    fifo keys, pads;
+} injector;
+
+/* [injector thread] Every 40-160 ms: a key press through SDL's queue, or a
+ * button toggle on the virtual pad (seen at the next controller poll). */
+static int injector_main(void *p)
+{
+    injector *inj = p;
+    uint32_t seed = 777;
+    for (unsigned k = 0;; k++) {
+        seed = seed * 1103515245u + 12345u;
+        if (tempo_wait(&inj->stop, 1, (40 + (seed >> 16) % 120) * TEMPO_NS_PER_MS, 0) == 0)
+            return 0;
+        int pad = atomic_load(&inj->pad_id);
+        if (k % 2 == 1 && pad >= 0) {
+            SDL_LockJoysticks(); /* the loop may close the pad meanwhile */
+            SDL_Joystick *j = SDL_JoystickFromInstanceID(pad);
+            if (j != NULL) {
+                fifo_push(&inj->pads, tempo_now_ns());
+                SDL_JoystickSetVirtualButton(j, SDL_CONTROLLER_BUTTON_A, (Uint8)((k / 2) % 2 == 0));
+            }
+            SDL_UnlockJoysticks();
+        } else {
+            SDL_Event e;
+            SDL_zero(e);
+            e.type = SDL_KEYDOWN;
+            e.key.state = SDL_PRESSED;
+            e.key.keysym.scancode = (SDL_Scancode)(SDL_SCANCODE_F13 + (int)(k / 2 % 12));
+            fifo_push(&inj->keys, tempo_now_ns());
+            SDL_PushEvent(&e);
+            e.type = SDL_KEYUP;
+            e.key.state = SDL_RELEASED;
+            SDL_PushEvent(&e);
+        }
+    }
+}
+
+typedef struct line {
+    double at_s;
+    uint32_t type;
+    char text[72];
+    int64_t latency_ns; /* -1: not measured */
+} line;
+
+typedef struct view {
+    sample_app app;
+    tempo_input *in;
+    injector inj;
+    bool injecting;
+    int virtual_index; /* device index of our virtual pad, -1 if none */
+    uint64_t start_ns;
+    line lines[LINES];
+    int nlines;
+    uint64_t per_type[16];
+    uint64_t wakes, total_events;
+    /* the last second */
+    double cpu_pct, wakes_per_s;
+    uint64_t win_ns, win_cpu, win_switches;
+    /* figures */
+    int64_t key_lat[SAMPLES], pad_lat[SAMPLES];
+    int nkey_lat, npad_lat;
+} view;
+
+static void describe(const tempo_input_event *ev, char *out, size_t size)
+{
+    switch (ev->type) {
+    case TEMPO_INPUT_KEY:
+        snprintf(out, size, "%-10s %s%s mod %04x", SDL_GetScancodeName((SDL_Scancode)ev->u.key.scancode),
+                 ev->u.key.down ? "down" : "up", ev->u.key.repeat ? " (repeat)" : "", ev->u.key.mod);
+        break;
+    case TEMPO_INPUT_MOUSE_BUTTON:
+        snprintf(out, size, "button %d %s at %d,%d x%d", ev->u.button.button, ev->u.button.down ? "down" : "up",
+                 ev->u.button.x, ev->u.button.y, ev->u.button.clicks);
+        break;
+    case TEMPO_INPUT_MOUSE_MOTION:
+        snprintf(out, size, "at %d,%d rel %+d,%+d buttons %x", ev->u.motion.x, ev->u.motion.y,
+                 ev->u.motion.dx, ev->u.motion.dy, ev->u.motion.buttons);
+        break;
+    case TEMPO_INPUT_MOUSE_WHEEL:
+        snprintf(out, size, "wheel %+d,%+d (%.2f,%.2f)", ev->u.wheel.x, ev->u.wheel.y,
+                 (double)ev->u.wheel.precise_x, (double)ev->u.wheel.precise_y);
+        break;
+    case TEMPO_INPUT_PAD_BUTTON:
+        snprintf(out, size, "pad %u %s %s", ev->device,
+                 SDL_GameControllerGetStringForButton((SDL_GameControllerButton)ev->u.pad_button.button),
+                 ev->u.pad_button.down ? "down" : "up");
+        break;
+    case TEMPO_INPUT_PAD_AXIS:
+        snprintf(out, size, "pad %u %s %+6d", ev->device,
+                 SDL_GameControllerGetStringForAxis((SDL_GameControllerAxis)ev->u.pad_axis.axis),
+                 ev->u.pad_axis.value);
+        break;
+    case TEMPO_INPUT_DEVICE_ADDED:
+    case TEMPO_INPUT_DEVICE_REMOVED:
+        snprintf(out, size, "pad %u \"%s\"", ev->device, ev->u.dev.name);
+        break;
+    default:
+        snprintf(out, size, "?");
+    }
+}
+
+/* One event from the ring: match it to an injection, log it. */
+static void on_input(view *v, const tempo_input_event *ev)
+{
+    int64_t lat = -1;
+    uint64_t t;
+    if (ev->type == TEMPO_INPUT_KEY && ev->u.key.down && ev->u.key.scancode >= SDL_SCANCODE_F13 &&
+        ev->u.key.scancode <= SDL_SCANCODE_F24 && fifo_pop(&v->inj.keys, &t)) {
+        lat = (int64_t)(ev->time_ns - t);
+        if (v->nkey_lat < SAMPLES)
+            v->key_lat[v->nkey_lat++] = lat;
+    } else if (ev->type == TEMPO_INPUT_PAD_BUTTON && (int)ev->device == atomic_load(&v->inj.pad_id) &&
+               fifo_pop(&v->inj.pads, &t)) {
+        lat = (int64_t)(ev->time_ns - t);
+        if (v->npad_lat < SAMPLES)
+            v->pad_lat[v->npad_lat++] = lat;
+    }
+    if (ev->type == TEMPO_INPUT_DEVICE_ADDED && v->virtual_index >= 0 &&
+        (int)ev->device == SDL_JoystickGetDeviceInstanceID(v->virtual_index))
+        atomic_store(&v->inj.pad_id, (int)ev->device);
+    if (ev->type == TEMPO_INPUT_DEVICE_REMOVED && (int)ev->device == atomic_load(&v->inj.pad_id))
+        atomic_store(&v->inj.pad_id, -1);
+
+    v->per_type[ev->type < 16 ? ev->type : 0]++;
+    v->total_events++;
+    if (v->nlines == LINES) {
+        memmove(v->lines, v->lines + 1, sizeof v->lines[0] * (LINES - 1));
+        v->nlines--;
+    }
+    line *l = &v->lines[v->nlines++];
+    l->at_s = (double)(ev->time_ns - v->start_ns) / 1e9;
+    l->type = ev->type;
+    l->latency_ns = lat;
+    describe(ev, l->text, sizeof l->text);
+}
+
+static void toggle_virtual_pad(view *v)
+{
+    if (v->virtual_index >= 0) {
+        atomic_store(&v->inj.pad_id, -1);
+        SDL_JoystickDetachVirtual(v->virtual_index);
+        v->virtual_index = -1;
+        return;
+    }
+    v->virtual_index = SDL_JoystickAttachVirtual(SDL_JOYSTICK_TYPE_GAMECONTROLLER, SDL_CONTROLLER_AXIS_MAX,
+                                                 SDL_CONTROLLER_BUTTON_MAX, 0);
+    if (v->virtual_index < 0)
+        fprintf(stderr, "virtual pad: %s\n", SDL_GetError());
+}
+
+static void toggle_injector(view *v)
+{
+    if (v->injecting) {
+        tempo_event_set(v->inj.stop);
+        SDL_WaitThread(v->inj.thread, NULL);
+        tempo_event_reset(v->inj.stop);
+        v->injecting = false;
+    } else {
+        v->inj.thread = SDL_CreateThread(injector_main, "inputview-injector", &v->inj);
+        v->injecting = v->inj.thread != NULL;
+    }
+}
+
+static void change_poll_rate(view *v, int dir)
+{
+    static const uint32_t rates[] = {30, 60, 125, 250, 500, 1000};
+    tempo_input_stats st;
+    tempo_input_get_stats(v->in, &st);
+    int i = 0;
+    while (i < 5 && rates[i] < st.poll_hz)
+        i++;
+    i += dir;
+    i = i < 0 ? 0 : i > 5 ? 5 : i;
+    tempo_input_set_poll_hz(v->in, rates[i]);
+}
+
+static void sample_usage(view *v)
+{
+    uint64_t now = tempo_now_ns();
+    tempo_usage u;
+    if (tempo_process_usage(&u) != 0)
+        return;
+    double wall = (double)(now - v->win_ns);
+    if (v->win_ns != 0 && wall > 0) {
+        v->cpu_pct = 100.0 * (double)(u.cpu_ns - v->win_cpu) / wall;
+        v->wakes_per_s = (double)(u.voluntary_switches - v->win_switches) * 1e9 / wall;
+    }
+    v->win_ns = now;
+    v->win_cpu = u.cpu_ns;
+    v->win_switches = u.voluntary_switches;
+}
+
+static void draw(view *v)
+{
+    static const SDL_Color colour[] = {
+        {200, 200, 200, 255}, {120, 230, 120, 255}, {255, 190, 60, 255}, {150, 150, 170, 255},
+        {255, 150, 200, 255}, {90, 170, 255, 255},  {90, 210, 230, 255}, {255, 255, 255, 255},
+        {255, 110, 110, 255},
+    };
+    SDL_Renderer *r = v->app.renderer;
+    SDL_SetRenderDrawColor(r, 16, 18, 24, 255);
+    SDL_RenderClear(r);
+    tempo_input_stats st;
+    tempo_input_get_stats(v->in, &st);
+    SDL_SetRenderDrawColor(r, 235, 235, 235, 255);
+    tempo_debug_textf(r, 16, 12, 2, "Tempo inputview  %.1f s", (double)(tempo_now_ns() - v->start_ns) / 1e9);
+    tempo_debug_textf(r, 16, 36, 1, "route %s   CPU %.2f%%   %.0f wake-ups/s   %llu events",
+                      tempo_wait_route(), v->cpu_pct, v->wakes_per_s, (unsigned long long)v->total_events);
+    tempo_debug_textf(r, 16, 50, 1, "controllers open %u: %s   poll rate %u Hz   injector %s   ring max %u, dropped %llu",
+                      st.pads_open, st.polling ? "polling" : "no polling", st.poll_hz,
+                      v->injecting ? "on" : "off", st.max_queued, (unsigned long long)st.dropped);
+    SDL_SetRenderDrawColor(r, 140, 140, 140, 255);
+    tempo_debug_text(r, 16, 72, 1, "   time  type            event                                          latency");
+    for (int i = 0; i < v->nlines; i++) {
+        const line *l = &v->lines[i];
+        SDL_Color c = colour[l->type < 9 ? l->type : 0];
+        SDL_SetRenderDrawColor(r, c.r, c.g, c.b, 255);
+        char lat[24] = "";
+        if (l->latency_ns >= 0)
+            snprintf(lat, sizeof lat, "%8.3f ms", (double)l->latency_ns / 1e6);
+        tempo_debug_textf(r, 16, 86 + i * 14, 1, "%7.3f  %-14s  %-46.46s %s", l->at_s,
+                          tempo_input_type_name(l->type), l->text, lat);
+    }
+    SDL_SetRenderDrawColor(r, 140, 140, 140, 255);
+    tempo_debug_text(r, 16, v->app.height - 20, 1,
+                     "F1 injector  F2 virtual pad  +/- poll rate  Esc quits");
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void figures(const char *what, int64_t *v, int n)
+{
+    if (n == 0) {
+        printf("  %-46s (none)\n", what);
+        return;
+    }
+    qsort(v, (size_t)n, sizeof v[0], cmp_i64);
+    printf("  %-46s p50 %8.3f ms   p99 %8.3f ms   max %8.3f ms   (%d)\n", what, (double)v[n / 2] / 1e6,
+           (double)v[(n * 99) / 100] / 1e6, (double)v[n - 1] / 1e6, n);
+}
+
+int main(int argc, char **argv)
+{
+    view *v = calloc(1, sizeof *v);
+    if (sample_parse(&v->app, argc, argv, NULL, NULL, NULL) != 0)
+        return 1;
+    /* Offscreen windows never have focus, and SDL drops controller events
+     * of unfocused programs by default; a viewer wants them anyway. */
+    SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
+    if (sample_open(&v->app, "Tempo inputview", 760, 400) != 0)
+        return 1;
+    v->in = tempo_input_create(NULL);
+    v->inj.stop = tempo_event_create(true, false);
+    tempo_handle *stats = tempo_timer_create(false);
+    tempo_handle *redraw = tempo_timer_create(false);
+    if (v->in == NULL || v->inj.stop == NULL || stats == NULL || redraw == NULL) {
+        fprintf(stderr, "inputview: %s\n", tempo_get_error());
+        return 1;
+    }
+    atomic_store(&v->inj.pad_id, -1);
+    v->virtual_index = -1;
+    v->start_ns = tempo_now_ns();
+    tempo_usage u0 = {0};
+    tempo_process_usage(&u0);
+    sample_usage(v);
+    tempo_timer_set(stats, v->start_ns + TEMPO_NS_PER_S, TEMPO_NS_PER_S);
+    if (v->app.headless) {
+        toggle_virtual_pad(v);
+        toggle_injector(v);
+    }
+
+    const uint64_t end_ns = v->app.seconds > 0 ? v->start_ns + (uint64_t)(v->app.seconds * 1e9) : TEMPO_INFINITE;
+    bool quit = false, dirty = false;
+    uint64_t drawn_ns = tempo_now_ns();
+    draw(v);
+    SDL_RenderPresent(v->app.renderer);
+    while (!quit) {
+        uint64_t now = tempo_now_ns();
+        if (now >= end_ns)
+            break;
+        tempo_handle *set[2] = {stats, redraw};
+        int r = tempo_wait(set, 2, end_ns == TEMPO_INFINITE ? TEMPO_INFINITE : end_ns - now, TEMPO_WAIT_MESSAGES);
+        if (r == TEMPO_ETIMEDOUT)
+            break;
+        if (r < 0) {
+            fprintf(stderr, "tempo_wait: %s (%s)\n", tempo_strerror(r), tempo_get_error());
+            break;
+        }
+        v->wakes++;
+        if (r == 0) {
+            sample_usage(v);
+            dirty = true;
+        } else if (r == 1) {
+            dirty = true;
+        } else {
+            /* Input: stamp everything with the time the wait returned. */
+            uint64_t woke = tempo_now_ns();
+            SDL_Event e;
+            while (SDL_PollEvent(&e))
+                if (e.type == SDL_QUIT)
+                    quit = true;
+                else
+                    tempo_input_handle_sdl(v->in, &e, woke);
+            tempo_input_event ev;
+            while (tempo_input_poll(v->in, &ev) > 0) {
+                on_input(v, &ev);
+                if (ev.type != TEMPO_INPUT_KEY || !ev.u.key.down || ev.u.key.repeat)
+                    continue;
+                switch (ev.u.key.scancode) {
+                case SDL_SCANCODE_ESCAPE: quit = true; break;
+                case SDL_SCANCODE_F1: toggle_injector(v); break;
+                case SDL_SCANCODE_F2: toggle_virtual_pad(v); break;
+                case SDL_SCANCODE_EQUALS:
+                case SDL_SCANCODE_KP_PLUS: change_poll_rate(v, +1); break;
+                case SDL_SCANCODE_MINUS:
+                case SDL_SCANCODE_KP_MINUS: change_poll_rate(v, -1); break;
+                default: break;
+                }
+            }
+            /* Coalesce: draw now if the last frame is old enough, else
+             * once the redraw timer (<= 60 Hz) fires. */
+            if (tempo_now_ns() - drawn_ns >= TEMPO_NS_PER_S / 60)
+                dirty = true;
+            else
+                tempo_timer_set(redraw, drawn_ns + TEMPO_NS_PER_S / 60, 0);
+        }
+        if (dirty) {
+            tempo_timer_cancel(redraw);
+            draw(v);
+            SDL_RenderPresent(v->app.renderer);
+            drawn_ns = tempo_now_ns();
+            dirty = false;
+        }
+    }
+    if (v->injecting)
+        toggle_injector(v);
+    sample_usage(v);
+    draw(v);
+    if (v->app.screenshot)
+        sample_screenshot(&v->app, v->app.screenshot);
+
+    tempo_input_stats st;
+    tempo_input_get_stats(v->in, &st);
+    tempo_usage u1 = {0};
+    tempo_process_usage(&u1);
+    double wall = (double)(tempo_now_ns() - v->start_ns) / 1e9;
+    printf("inputview summary (%s, video %s, wait route %s)\n", tempo_backend_name(), v->app.video_driver,
+           tempo_wait_route());
+    printf("  %.2f s, %llu loop wake-ups (%.1f/s), %llu input events: key %llu, mouse %llu, pad %llu, devices %llu\n",
+           wall, (unsigned long long)v->wakes, (double)v->wakes / wall, (unsigned long long)v->total_events,
+           (unsigned long long)v->per_type[TEMPO_INPUT_KEY],
+           (unsigned long long)(v->per_type[TEMPO_INPUT_MOUSE_BUTTON] + v->per_type[TEMPO_INPUT_MOUSE_MOTION] +
+                                v->per_type[TEMPO_INPUT_MOUSE_WHEEL]),
+           (unsigned long long)(v->per_type[TEMPO_INPUT_PAD_BUTTON] + v->per_type[TEMPO_INPUT_PAD_AXIS]),
+           (unsigned long long)(v->per_type[TEMPO_INPUT_DEVICE_ADDED] + v->per_type[TEMPO_INPUT_DEVICE_REMOVED]));
+    printf("  controllers open %u, poll rate %u Hz; ring max depth %u, dropped %llu\n", st.pads_open, st.poll_hz,
+           st.max_queued, (unsigned long long)st.dropped);
+    printf("  whole run: CPU %.2f%% of one core, %.0f process wake-ups/s (with the injector and drawing)\n",
+           100.0 * (double)(u1.cpu_ns - u0.cpu_ns) / 1e9 / wall,
+           (double)(u1.voluntary_switches - u0.voluntary_switches) / wall);
+    figures("injected key: SDL_PushEvent -> loop wake", v->key_lat, v->nkey_lat);
+    figures("virtual pad: button set -> poll -> loop wake", v->pad_lat, v->npad_lat);
+
+    if (v->virtual_index >= 0)
+        SDL_JoystickDetachVirtual(v->virtual_index);
+    tempo_input_destroy(v->in);
+    tempo_timer_destroy(stats);
+    tempo_timer_destroy(redraw);
+    tempo_event_destroy(v->inj.stop);
+    tempo_shutdown();
+    sample_close(&v->app);
+    free(v);
+    return 0;
+}

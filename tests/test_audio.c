@@ -1,0 +1,400 @@
+/* tempo/audio.h on SDL's "dummy" and "disk" audio drivers, which consume
+ * buffers in real time on any machine (no sound card): position
+ * notifications fire in order, within one device buffer of the requested
+ * frame, never before the device has really played that far, and end /
+ * cancel / replay / loop / music cases report what happened.
+ *
+ * The buffer is 480 frames at 48 kHz = exactly 10 ms, because both drivers
+ * pace themselves with SDL_Delay(buffer in whole ms). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <SDL.h>
+#include <SDL_mixer.h>
+
+#include "harness.h"
+#include "tempo/tempo.h"
+
+#define MS TEMPO_NS_PER_MS
+#define RATE 48000
+#define BUF 480
+#define BUF_NS (10 * MS)
+#define SLACK_NS (150 * MS)
+
+static char disk_file[512];
+
+static tempo_audio *open_on(const char *driver, int max_markers)
+{
+    SDL_setenv("SDL_AUDIODRIVER", driver, 1);
+    if (strcmp(driver, "disk") == 0)
+        SDL_setenv("SDL_DISKAUDIOFILE", disk_file, 1);
+    tempo_audio *au = tempo_audio_open(&(tempo_audio_desc){
+        .frequency = RATE, .buffer_frames = BUF, .max_markers = max_markers});
+    if (au == NULL)
+        tt_fail(__FILE__, __LINE__, "tempo_audio_open(%s): %s", driver, tempo_get_error());
+    return au;
+}
+
+/* A chunk of `frames` stereo frames of a quiet tone, in the device format. */
+typedef struct sound {
+    Mix_Chunk *chunk;
+    Sint16 *pcm;
+} sound;
+
+static sound make_sound(int frames)
+{
+    sound s;
+    s.pcm = calloc((size_t)frames * 2, sizeof *s.pcm);
+    for (int i = 0; i < frames; i++)
+        s.pcm[2 * i] = s.pcm[2 * i + 1] = (Sint16)((i % 100 < 50) ? 500 : -500);
+    s.chunk = Mix_QuickLoad_RAW((Uint8 *)s.pcm, (Uint32)frames * 4);
+    CHECK(s.chunk != NULL);
+    return s;
+}
+
+static void free_sound(sound s)
+{
+    Mix_FreeChunk(s.chunk);
+    free(s.pcm);
+}
+
+/* Waits on the audio handle until `n` notices arrived (or timeout). Each
+ * notice's loop-side receive time goes to received[]. */
+static int collect(tempo_audio *au, tempo_handle *extra, tempo_audio_notice *out,
+                   uint64_t *received, int n, uint64_t timeout_ns)
+{
+    tempo_handle *set[2] = {tempo_audio_handle(au), extra};
+    int nset = extra ? 2 : 1;
+    int got = 0;
+    uint64_t t0 = tempo_now_ns();
+    while (got < n && tempo_now_ns() - t0 < timeout_ns) {
+        int r = tempo_wait(set, nset, timeout_ns, 0);
+        if (r < 0)
+            break;
+        uint64_t now = tempo_now_ns();
+        while (got < n && tempo_audio_poll(au, &out[got]) > 0)
+            received[got++] = now;
+    }
+    return got;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void markers_on(const char *driver)
+{
+    tempo_audio *au = open_on(driver, 0);
+    if (au == NULL)
+        return;
+    tempo_audio_spec spec;
+    CHECK_EQ_INT(tempo_audio_get_spec(au, &spec), 0);
+    CHECK_EQ_INT(spec.frequency, RATE);
+    CHECK_EQ_INT(spec.buffer_frames, BUF);
+    CHECK_EQ_INT(spec.bytes_per_frame, 4);
+
+    const int len = 28800; /* 0.6 s */
+    static const uint64_t at[] = {0, 100, 4800, 9600, 14399, 14400, 24000, 28799};
+    enum { NM = sizeof at / sizeof at[0] };
+    sound s = make_sound(len);
+    tempo_handle *beat = tempo_event_create(false, false);
+    int ch = tempo_audio_play(au, -1, s.chunk, 0);
+    CHECK_GE_INT(ch, 0);
+    /* Marked out of order on purpose: notices still come in frame order. */
+    for (int i = NM - 1; i >= 0; i--)
+        CHECK_EQ_INT(tempo_audio_mark(au, ch, at[i], beat, (uint64_t)i), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, ch, beat, 100), 0);
+
+    tempo_audio_notice n[NM + 1];
+    uint64_t rx[NM + 1];
+    int got = collect(au, beat, n, rx, NM + 1, 3000 * MS);
+    CHECK_EQ_INT(got, NM + 1);
+    tempo_audio_stats st;
+    tempo_audio_get_stats(au, &st);
+    CHECK(st.start_ns != 0);
+    int64_t late_rx[NM], late_raised[NM];
+    for (int i = 0; i < got && i < NM; i++) {
+        CHECK_EQ_INT(n[i].kind, TEMPO_AUDIO_MARK);
+        CHECK_EQ_INT(n[i].channel, ch);
+        CHECK_EQ_U64(n[i].tag, (uint64_t)i);
+        CHECK_EQ_U64(n[i].frame, at[i]);
+        /* One play, one start: device_frame - frame is the same for all. */
+        CHECK_EQ_U64(n[i].device_frame - n[i].frame, n[0].device_frame - n[0].frame);
+        /* Raised while mixing the buffer that holds it. */
+        CHECK_LE_U64(n[i].mixed_frames, n[i].device_frame);
+        CHECK_LT_U64(n[i].device_frame, n[i].mixed_frames + BUF);
+        /* Not before the device has played the buffers ahead of it: the
+         * nominal time of the frame minus at most one buffer. */
+        uint64_t nominal = st.start_ns + n[i].device_frame * TEMPO_NS_PER_S / RATE;
+        CHECK_GE_U64(n[i].raised_ns + BUF_NS, nominal);
+        CHECK_GE_U64(rx[i], n[i].raised_ns);
+        CHECK_LE_U64(rx[i], nominal + SLACK_NS);
+        CHECK_GE_U64(n[i].play_ns, nominal); /* + offset + one buffer of latency */
+        late_rx[i] = (int64_t)rx[i] - (int64_t)nominal;
+        late_raised[i] = (int64_t)n[i].raised_ns - (int64_t)nominal;
+    }
+    if (got == NM + 1) {
+        CHECK_EQ_INT(n[NM].kind, TEMPO_AUDIO_END);
+        CHECK_EQ_U64(n[NM].tag, 100);
+        CHECK_EQ_U64(n[NM].frame, (uint64_t)len);
+        qsort(late_rx, NM, sizeof late_rx[0], cmp_i64);
+        qsort(late_raised, NM, sizeof late_raised[0], cmp_i64);
+        tt_note("%s: marker vs nominal frame time: raised p50 %+.2f ms max %+.2f ms; "
+                "loop received p50 %+.2f ms max %+.2f ms (buffer %.1f ms)",
+                driver, (double)late_raised[NM / 2] / 1e6, (double)late_raised[NM - 1] / 1e6,
+                (double)late_rx[NM / 2] / 1e6, (double)late_rx[NM - 1] / 1e6, (double)BUF_NS / 1e6);
+    }
+    /* Everything read: the handle is reset, nothing is outstanding. */
+    tempo_audio_notice extra;
+    CHECK_EQ_INT(tempo_audio_poll(au, &extra), 0);
+    tempo_handle *h = tempo_audio_handle(au);
+    CHECK_EQ_INT(tempo_wait(&h, 1, 0, 0), TEMPO_ETIMEDOUT);
+    tempo_audio_get_stats(au, &st);
+    CHECK_EQ_INT(st.pending, 0);
+    CHECK_EQ_INT(st.outstanding, 0);
+    CHECK_GE_U64(st.notices, NM + 1);
+    tempo_audio_close(au);
+    tempo_event_destroy(beat);
+    free_sound(s);
+}
+
+static void markers_fire_in_order_within_a_buffer_on_dummy(void)
+{
+    markers_on("dummy");
+}
+
+static void markers_fire_in_order_within_a_buffer_on_disk(void)
+{
+    markers_on("disk");
+    remove(disk_file);
+}
+
+static void marks_after_the_fact_and_beyond_the_end(void)
+{
+    tempo_audio *au = open_on("dummy", 0);
+    if (au == NULL)
+        return;
+    sound s = make_sound(2400); /* 50 ms */
+    int ch = tempo_audio_play(au, 5, s.chunk, 0);
+    CHECK_EQ_INT(ch, 5);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 1000000, NULL, 1), 0); /* never reached */
+    CHECK_EQ_INT(tempo_audio_mark_end(au, ch, NULL, 2), 0);
+    tempo_audio_notice n[4];
+    uint64_t rx[4];
+    CHECK_EQ_INT(collect(au, NULL, n, rx, 2, 2000 * MS), 2);
+    CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_CANCELED);
+    CHECK_EQ_U64(n[0].tag, 1);
+    CHECK_EQ_INT(n[1].kind, TEMPO_AUDIO_END);
+    CHECK_EQ_U64(n[1].frame, 2400);
+    /* The play is over: a passed frame fires at once, a later one is
+     * canceled at once, and so is a second END request. */
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 10, NULL, 3), 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 5000, NULL, 4), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, ch, NULL, 5), 0);
+    CHECK_EQ_INT(tempo_audio_poll(au, &n[0]), 1);
+    CHECK_EQ_INT(tempo_audio_poll(au, &n[1]), 1);
+    CHECK_EQ_INT(tempo_audio_poll(au, &n[2]), 1);
+    CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_MARK);
+    CHECK_EQ_U64(n[0].tag, 3);
+    CHECK_EQ_INT(n[1].kind, TEMPO_AUDIO_CANCELED);
+    CHECK_EQ_U64(n[1].tag, 4);
+    CHECK_EQ_INT(n[2].kind, TEMPO_AUDIO_END);
+    CHECK_EQ_U64(n[2].tag, 5);
+    CHECK_EQ_INT(tempo_audio_poll(au, &n[3]), 0);
+    tempo_audio_close(au);
+    free_sound(s);
+}
+
+static void replaying_a_channel_ends_the_old_play(void)
+{
+    tempo_audio *au = open_on("dummy", 0);
+    if (au == NULL)
+        return;
+    sound s = make_sound(48000);
+    CHECK_EQ_INT(tempo_audio_play(au, 3, s.chunk, 0), 3);
+    CHECK_EQ_INT(tempo_audio_mark(au, 3, 40000, NULL, 1), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, 3, NULL, 2), 0);
+    SDL_Delay(50);
+    CHECK_EQ_INT(tempo_audio_play(au, 3, s.chunk, 0), 3); /* replaces it */
+    tempo_audio_notice n[3];
+    CHECK_EQ_INT(tempo_audio_poll(au, &n[0]), 1);
+    CHECK_EQ_INT(tempo_audio_poll(au, &n[1]), 1);
+    CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_CANCELED);
+    CHECK_EQ_U64(n[0].tag, 1);
+    CHECK_EQ_INT(n[1].kind, TEMPO_AUDIO_END);
+    CHECK_EQ_U64(n[1].tag, 2);
+    CHECK_LT_U64(n[1].frame, 40000);
+    CHECK_GE_U64(n[1].frame, BUF); /* it did play for ~50 ms */
+    /* Marks now follow the new play, counted from its own start. */
+    CHECK_EQ_INT(tempo_audio_mark(au, 3, 960, NULL, 3), 0);
+    uint64_t rx[1];
+    CHECK_EQ_INT(collect(au, NULL, &n[2], rx, 1, 2000 * MS), 1);
+    CHECK_EQ_INT(n[2].kind, TEMPO_AUDIO_MARK);
+    CHECK_EQ_U64(n[2].tag, 3);
+    CHECK_GE_U64(n[2].device_frame, n[1].device_frame);
+    CHECK_EQ_INT(tempo_audio_stop(au, 3), 0);
+    tempo_audio_close(au);
+    free_sound(s);
+}
+
+static void looping_plays_count_across_loops(void)
+{
+    tempo_audio *au = open_on("dummy", 0);
+    if (au == NULL)
+        return;
+    sound s = make_sound(1000); /* not a multiple of the buffer */
+    int ch = tempo_audio_play(au, -1, s.chunk, 3); /* 4 times in all */
+    CHECK_GE_INT(ch, 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 3500, NULL, 1), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, ch, NULL, 2), 0);
+    tempo_audio_notice n[2];
+    uint64_t rx[2];
+    CHECK_EQ_INT(collect(au, NULL, n, rx, 2, 2000 * MS), 2);
+    CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_MARK);
+    CHECK_LE_U64(n[0].mixed_frames, n[0].device_frame);
+    CHECK_LT_U64(n[0].device_frame, n[0].mixed_frames + BUF);
+    CHECK_EQ_INT(n[1].kind, TEMPO_AUDIO_END);
+    CHECK_EQ_U64(n[1].frame, 4000);
+    tempo_audio_close(au);
+    free_sound(s);
+}
+
+/* A 16-bit stereo WAV file in memory, for Mix_LoadMUS_RW. */
+static Uint8 *make_wav(int frames, size_t *size)
+{
+    size_t data = (size_t)frames * 4;
+    *size = 44 + data;
+    Uint8 *w = calloc(1, *size);
+    Uint32 v;
+    memcpy(w, "RIFF", 4);
+    v = SDL_SwapLE32((Uint32)(36 + data)); memcpy(w + 4, &v, 4);
+    memcpy(w + 8, "WAVEfmt ", 8);
+    v = SDL_SwapLE32(16); memcpy(w + 16, &v, 4);
+    Uint16 h = SDL_SwapLE16(1); memcpy(w + 20, &h, 2);  /* PCM */
+    h = SDL_SwapLE16(2); memcpy(w + 22, &h, 2);         /* channels */
+    v = SDL_SwapLE32(RATE); memcpy(w + 24, &v, 4);
+    v = SDL_SwapLE32(RATE * 4); memcpy(w + 28, &v, 4);
+    h = SDL_SwapLE16(4); memcpy(w + 32, &h, 2);
+    h = SDL_SwapLE16(16); memcpy(w + 34, &h, 2);
+    memcpy(w + 36, "data", 4);
+    v = SDL_SwapLE32((Uint32)data); memcpy(w + 40, &v, 4);
+    for (int i = 0; i < frames * 2; i++) {
+        Sint16 x = SDL_SwapLE16((Sint16)((i / 2) % 100 < 50 ? 300 : -300));
+        memcpy(w + 44 + 2 * i, &x, 2);
+    }
+    return w;
+}
+
+static void music_markers_and_end(void)
+{
+    tempo_audio *au = open_on("dummy", 0);
+    if (au == NULL)
+        return;
+    size_t size;
+    Uint8 *wav = make_wav(24000, &size); /* 0.5 s */
+    Mix_Music *mus = Mix_LoadMUS_RW(SDL_RWFromConstMem(wav, (int)size), 1);
+    CHECK(mus != NULL);
+    if (mus == NULL) {
+        tt_note("Mix_LoadMUS_RW: %s", Mix_GetError());
+        tempo_audio_close(au);
+        free(wav);
+        return;
+    }
+    tempo_handle *sig = tempo_event_create(false, false);
+    CHECK_EQ_INT(tempo_audio_play_music(au, mus, 1), 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, TEMPO_AUDIO_MUSIC, 4800, sig, 1), 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, TEMPO_AUDIO_MUSIC, 12000, sig, 2), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, TEMPO_AUDIO_MUSIC, sig, 3), 0);
+    tempo_audio_notice n[3];
+    uint64_t rx[3];
+    CHECK_EQ_INT(collect(au, sig, n, rx, 3, 3000 * MS), 3);
+    tempo_audio_stats st;
+    tempo_audio_get_stats(au, &st);
+    for (int i = 0; i < 2; i++) {
+        CHECK_EQ_INT(n[i].kind, TEMPO_AUDIO_MARK);
+        CHECK_EQ_INT(n[i].channel, TEMPO_AUDIO_MUSIC);
+        CHECK_EQ_U64(n[i].tag, (uint64_t)i + 1);
+        CHECK_LE_U64(n[i].mixed_frames, n[i].device_frame);
+        CHECK_LT_U64(n[i].device_frame, n[i].mixed_frames + BUF);
+        uint64_t nominal = st.start_ns + n[i].device_frame * TEMPO_NS_PER_S / RATE;
+        CHECK_GE_U64(n[i].raised_ns + BUF_NS, nominal);
+    }
+    CHECK_EQ_INT(n[2].kind, TEMPO_AUDIO_END);
+    /* Music that ends by itself is known to within one buffer. */
+    CHECK_GE_U64(n[2].frame + BUF, 24000);
+    CHECK_LE_U64(n[2].frame, 24000 + BUF);
+    tempo_audio_close(au);
+    Mix_FreeMusic(mus);
+    tempo_event_destroy(sig);
+    free(wav);
+}
+
+static void invalid_arguments_and_limits(void)
+{
+    CHECK(tempo_audio_open(&(tempo_audio_desc){.frequency = -1}) == NULL);
+    tempo_audio *au = open_on("dummy", 2);
+    if (au == NULL)
+        return;
+    CHECK(tempo_audio_open(NULL) == NULL); /* one at a time */
+    CHECK(strstr(tempo_get_error(), "already open") != NULL);
+    sound s = make_sound(48000);
+    tempo_audio_notice n;
+    CHECK_EQ_INT(tempo_audio_play(au, 16, s.chunk, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_audio_play(au, 0, NULL, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_audio_play(NULL, 0, s.chunk, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_audio_mark(au, 0, 10, NULL, 0), TEMPO_EINVAL); /* never played */
+    CHECK_EQ_INT(tempo_audio_mark(au, -1, 10, NULL, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_audio_mark(au, TEMPO_AUDIO_MUSIC, 10, NULL, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_audio_poll(au, NULL), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_audio_stop(au, 99), TEMPO_EINVAL);
+    CHECK(tempo_audio_handle(NULL) == NULL);
+    int ch = tempo_audio_play(au, -1, s.chunk, 0);
+    tempo_handle *timer = tempo_timer_create(false);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 10, timer, 0), TEMPO_EINVAL); /* events only */
+    tempo_timer_destroy(timer);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 40000, NULL, 1), 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 40001, NULL, 2), 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 40002, NULL, 3), TEMPO_EFULL);
+    CHECK_EQ_INT(tempo_audio_stop(au, ch), 0); /* cancels both */
+    CHECK_EQ_INT(tempo_audio_poll(au, &n), 1);
+    CHECK_EQ_INT(n.kind, TEMPO_AUDIO_CANCELED);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 40002, NULL, 3), 0); /* room again */
+    tempo_audio_close(au);
+    free_sound(s);
+    /* Open again after close. */
+    au = open_on("dummy", 0);
+    CHECK(au != NULL);
+    tempo_audio_close(au);
+    tempo_audio_close(NULL);
+}
+
+static const tt_case cases[] = {
+    TT_CASE(markers_fire_in_order_within_a_buffer_on_dummy),
+    TT_CASE(markers_fire_in_order_within_a_buffer_on_disk),
+    TT_CASE(marks_after_the_fact_and_beyond_the_end),
+    TT_CASE(replaying_a_channel_ends_the_old_play),
+    TT_CASE(looping_plays_count_across_loops),
+    TT_CASE(music_markers_and_end),
+    TT_CASE(invalid_arguments_and_limits),
+};
+
+int main(int argc, char **argv)
+{
+    /* SDL_getenv shares one buffer on Windows: copy before the next call. */
+    char dir[400] = ".";
+    const char *tmp = SDL_getenv("TMPDIR");
+    if (tmp == NULL)
+        tmp = SDL_getenv("TEMP");
+    if (tmp != NULL)
+        snprintf(dir, sizeof dir, "%s", tmp);
+    snprintf(disk_file, sizeof disk_file, "%s/tempo-test-audio-%d.raw", dir,
+             (int)(tempo_now_ns() % 100000));
+    if (SDL_Init(0) != 0)
+        printf("# SDL_Init: %s\n", SDL_GetError());
+    int rc = TT_MAIN(argc, argv, cases);
+    tempo_shutdown();
+    SDL_Quit();
+    return rc;
+}
