@@ -21,9 +21,16 @@
  *                    SDL_Delay loop can do), then poll; signal: atomic flag,
  *                    noticed at the next wake
  *   addtimer         SDL_AddTimer with 16/17 ms intervals (rounded from the
- *                    ideal schedule, so it does not drift by construction)
- *                    pushing a user event + SDL_WaitEvent; signal:
- *                    SDL_PushEvent of another user event
+ *                    ideal schedule) pushing a user event + SDL_WaitEvent;
+ *                    signal: SDL_PushEvent of another user event. SDL
+ *                    reschedules each tick from the millisecond its timer
+ *                    thread woke at, so every late wake-up is kept: it drifts.
+ *   floor            (Linux only, a reference, not a peer) the best this
+ *                    machine's kernel does right now: poll() with no timeout
+ *                    on an absolute periodic timerfd (no timer slack), an
+ *                    eventfd (signal) and the X connection, pumping SDL only
+ *                    when X has data. Tempo can at best match it (up to noise); the gap between
+ *                    the two rows is Tempo's own overhead.
  *
  * Each method runs in its own child process (this program re-executed with
  * --only METHOD), so CPU time and context switches belong to that method
@@ -37,7 +44,10 @@
  * be opened (meson's "skipped"), 1 when a method failed to run.
  *
  * Only SDL, Tempo and the C library are used (plus popen, which mingw spells
- * _popen), so the file also builds for Windows. */
+ * _popen), so the file also builds for Windows; the floor row is Linux-only. */
+#if !defined(_WIN32)
+#define _POSIX_C_SOURCE 200809L /* popen, pclose, clock_gettime under -std=c11 */
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +60,20 @@
 #if defined(_WIN32)
 #define popen _popen
 #define pclose _pclose
+#else
+#include <sys/wait.h>
+#endif
+
+#if defined(__linux__)
+#define BENCH_FLOOR_ROW 1 /* (SDL_config.h already defines HAVE_FLOOR, for floor()) */
+#include <errno.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <SDL_syswm.h>
 #endif
 
 #define PERIOD_NS UINT64_C(16666667) /* 60 Hz */
@@ -92,17 +116,23 @@ static int64_t pct(const series *s, double p)
     return s->v[rank == 0 ? 0 : rank - 1];
 }
 
-static double mean_of(const int64_t *v, size_t n)
+/* Median of v[0..n) (n > 0), leaving v as it was. Medians, not means, so one
+ * preempted tick on a shared machine does not read as drift. */
+static int64_t median_of(const int64_t *v, size_t n)
 {
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += (double)v[i];
-    return n ? sum / (double)n : 0;
+    int64_t *copy = malloc(n * sizeof *copy);
+    if (copy == NULL)
+        return 0;
+    memcpy(copy, v, n * sizeof *copy);
+    qsort(copy, n, sizeof *copy, cmp_i64);
+    int64_t m = copy[n / 2];
+    free(copy);
+    return m;
 }
 
 /* ---- The signalling thread ---------------------------------------------- */
 
-enum sig_kind { SIG_FLAG, SIG_TEMPO_EVENT, SIG_SDL_EVENT };
+enum sig_kind { SIG_FLAG, SIG_TEMPO_EVENT, SIG_SDL_EVENT, SIG_EVENTFD };
 
 /* Cross-thread state. `pending` is the timestamp of the signal the main loop
  * has not noticed yet (0: none); the signaller only signals when it is 0, so
@@ -115,6 +145,7 @@ static struct {
     enum sig_kind kind;
     tempo_handle *event; /* SIG_TEMPO_EVENT */
     Uint32 event_type;   /* SIG_SDL_EVENT */
+    int fd;              /* SIG_EVENTFD */
 } sig;
 
 /* [signaller thread] Sleeps a random 2-20 ms (SDL_Delay: the exact instant
@@ -144,6 +175,12 @@ static int SDLCALL signaller_main(void *unused)
             SDL_zero(e);
             e.type = sig.event_type;
             SDL_PushEvent(&e);
+        } else if (sig.kind == SIG_EVENTFD) {
+#if defined(BENCH_FLOOR_ROW)
+            uint64_t one = 1;
+            ssize_t ignored = write(sig.fd, &one, sizeof one);
+            (void)ignored;
+#endif
         } /* SIG_FLAG: `pending` itself is the flag */
     }
     return 0;
@@ -156,7 +193,7 @@ typedef struct phase {
     series late;     /* tick lateness, ns (negative: early) */
     series xwake;    /* signal -> noticed, ns */
     uint64_t ticks, missed;
-    int64_t drift_ns; /* mean lateness of the last quarter of ticks minus the first */
+    int64_t drift_ns; /* median lateness of the last quarter of ticks minus the first */
 } phase;
 
 /* The main loop noticed the signal at `now`. */
@@ -320,6 +357,76 @@ static int run_addtimer(phase *ph)
     return rc;
 }
 
+#if defined(BENCH_FLOOR_ROW)
+static SDL_Window *g_window;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * TEMPO_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+static struct timespec ns_to_ts(uint64_t ns)
+{
+    return (struct timespec){.tv_sec = (time_t)(ns / TEMPO_NS_PER_S), .tv_nsec = (long)(ns % TEMPO_NS_PER_S)};
+}
+
+/* The X connection's descriptor, or -1 (then SDL is pumped on every wake). */
+static int x_fd(void)
+{
+#if defined(SDL_VIDEO_DRIVER_X11)
+    SDL_SysWMinfo info;
+    SDL_VERSION(&info.version);
+    if (SDL_GetWindowWMInfo(g_window, &info) && info.subsystem == SDL_SYSWM_X11)
+        return ConnectionNumber(info.info.x11.display);
+#endif
+    return -1;
+}
+
+/* -- The kernel's floor: one poll() with no timeout, so no poll slack either. */
+static int run_floor(phase *ph)
+{
+    int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (tfd < 0) {
+        fprintf(stderr, "timerfd_create: %s\n", strerror(errno));
+        return -1;
+    }
+    const uint64_t start = mono_ns();
+    struct itimerspec its = {.it_interval = ns_to_ts(PERIOD_NS), .it_value = ns_to_ts(start + PERIOD_NS)};
+    timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+    struct pollfd fds[3] = {{.fd = tfd, .events = POLLIN}, {.fd = sig.fd, .events = POLLIN}, {.fd = x_fd(), .events = POLLIN}};
+    nfds_t nfds = fds[2].fd >= 0 ? 3 : 2;
+    uint64_t k = 0;
+    int rc = 0;
+    drain_sdl_events(); /* SDL_PumpEvents empties Xlib's queue: from now on, news comes through the fd */
+    for (uint64_t now = start; now < ph->end_ns;) {
+        int n = poll(fds, nfds, -1);
+        now = mono_ns();
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, "poll: %s\n", strerror(errno));
+            rc = -1;
+            break;
+        }
+        uint64_t count;
+        if ((fds[0].revents & POLLIN) && read(tfd, &count, sizeof count) == sizeof count) {
+            k += count;
+            ph->missed += count - 1;
+            ph->ticks++;
+            series_push(&ph->late, (int64_t)(now - (start + k * PERIOD_NS)));
+        }
+        if ((fds[1].revents & POLLIN) && read(sig.fd, &count, sizeof count) == sizeof count)
+            observe(ph, tempo_now_ns()); /* the signaller's clock */
+        if (nfds == 2 || (fds[2].revents & POLLIN))
+            drain_sdl_events();
+    }
+    close(tfd);
+    return rc;
+}
+#endif
+
 typedef struct method {
     const char *name;
     const char *label; /* table row; tempo rows add the route */
@@ -333,6 +440,9 @@ static const method methods[] = {
     {"spin", "SDL_PollEvent spin", run_spin, SIG_FLAG},
     {"delay", "SDL_Delay loop", run_delay, SIG_FLAG},
     {"addtimer", "SDL_AddTimer+WaitEvent", run_addtimer, SIG_SDL_EVENT},
+#if defined(BENCH_FLOOR_ROW)
+    {"floor", "ref: OS floor (timerfd)", run_floor, SIG_EVENTFD},
+#endif
 };
 #define METHOD_COUNT (int)(sizeof methods / sizeof methods[0])
 
@@ -370,7 +480,7 @@ static int run_phase(const method *m, phase *ph, double seconds, bool signalling
      * schedule keeps it at noise level however long the run. */
     size_t q = ph->late.n / 4;
     if (q > 0)
-        ph->drift_ns = (int64_t)(mean_of(ph->late.v + ph->late.n - q, q) - mean_of(ph->late.v, q));
+        ph->drift_ns = median_of(ph->late.v + ph->late.n - q, q) - median_of(ph->late.v, q);
     if (ph->late.n > 0)
         qsort(ph->late.v, ph->late.n, sizeof ph->late.v[0], cmp_i64);
     if (ph->xwake.n > 0)
@@ -425,6 +535,13 @@ static int child_main(const char *name, double seconds)
     tick_event_type = types;
     sig.event_type = types + 1;
     sig.kind = m->sig;
+#if defined(BENCH_FLOOR_ROW)
+    g_window = win;
+    if (m->sig == SIG_EVENTFD && (sig.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+        fprintf(stderr, "eventfd: %s\n", strerror(errno));
+        return 1;
+    }
+#endif
     if (m->sig == SIG_TEMPO_EVENT && (sig.event = tempo_event_create(false, false)) == NULL) {
         fprintf(stderr, "tempo_event_create: %s\n", tempo_get_error());
         return 1;
@@ -466,6 +583,10 @@ static int child_main(const char *name, double seconds)
     phase_free(&idle);
     phase_free(&busy);
     tempo_event_destroy(sig.event);
+#if defined(BENCH_FLOOR_ROW)
+    if (m->sig == SIG_EVENTFD)
+        close(sig.fd);
+#endif
     SDL_DestroyWindow(win);
     tempo_shutdown();
     SDL_Quit();
@@ -516,10 +637,6 @@ static void parse_result(char *line, result *r)
     }
     r->ok = found == (int)(sizeof nums / sizeof nums[0]) && r->wall_ns > 0;
 }
-
-#if !defined(_WIN32)
-#include <sys/wait.h>
-#endif
 
 /* Runs `self --only name` and collects its RESULT line; its other output is
  * passed through to stderr. Fills r->exit_code. */
@@ -581,8 +698,10 @@ static void fmt_ratio(char *buf, size_t size, double a, double b)
         snprintf(buf, size, "-");
     else if (a / b >= 9.95)
         snprintf(buf, size, "%.0fx", a / b);
-    else
+    else if (a / b >= 0.995)
         snprintf(buf, size, "%.1fx", a / b);
+    else
+        snprintf(buf, size, "%.2fx", a / b);
 }
 
 static double cpu_percent(const result *r)
@@ -691,7 +810,7 @@ static int parent_main(const char *self, double seconds)
     for (int i = 0; i < METHOD_COUNT; i++)
         print_row(&methods[i], &results[i], ref);
 
-    printf("\ndetails (idle phase: ticks seen / coalesced, drift = mean lateness of the last quarter of ticks "
+    printf("\ndetails (idle phase: ticks seen / coalesced, drift = median lateness of the last quarter of ticks "
            "minus the first; signalled phase: signals seen / sent / skipped because the last was unseen, "
            "max wake latency)\n");
     for (int i = 0; i < METHOD_COUNT; i++) {
