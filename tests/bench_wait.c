@@ -772,10 +772,27 @@ static void print_targets(const method *m, const result *r)
            cell[5], cell[6]);
 }
 
+/* The 1-minute load average, or a negative number where unknown: timing on a
+ * shared machine means little without it. */
+static double load_average(void)
+{
+    double load = -1;
+#if defined(__linux__)
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%lf", &load) != 1)
+            load = -1;
+        fclose(f);
+    }
+#endif
+    return load;
+}
+
 static int parent_main(const char *self, double seconds)
 {
     result results[METHOD_COUNT];
     int failed = 0;
+    double load_before = load_average();
     for (int i = 0; i < METHOD_COUNT; i++) {
         run_child(self, methods[i].name, seconds, &results[i]);
         if (results[i].exit_code == EXIT_SKIP) {
@@ -801,8 +818,13 @@ static int parent_main(const char *self, double seconds)
     char ref_label[80];
     row_label(ref_label, sizeof ref_label, &methods[0], ref);
     printf("\nbench_wait: 60 Hz, real window (%s), nothing drawn, %.1f s per phase "
-           "(idle; then signalled every 2-20 ms), one process per method\n\n",
+           "(idle; then signalled every 2-20 ms), one process per method\n",
            driver, seconds);
+    if (load_before >= 0)
+        printf("machine: %d CPUs, load average %.2f before and %.2f after (other work on the machine shows up as "
+               "lateness and CPU noise)\n",
+               SDL_GetCPUCount(), load_before, load_average());
+    printf("\n");
     printf("%-24s %-14s %-31s   %-17s  ratio to %s\n", "", "idle", "tick lateness vs ideal (ms)",
            "x-thread wake (ms)", ref_label);
     printf("%-24s %6s %7s %7s %7s %7s %7s  %8s %8s  %7s %7s %7s %7s\n", "method", "CPU%", "csw/s", "p50", "p99",
