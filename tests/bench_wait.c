@@ -762,11 +762,11 @@ static void print_targets(const method *m, const result *r)
         snprintf(cell[1], sizeof cell[1], "%s %.1f", csw <= 61.0 ? "ok" : "MISS", csw);
     else
         snprintf(cell[1], sizeof cell[1], "n/a");
-    snprintf(cell[2], sizeof cell[2], "%s %.0fus", r->late_p50 <= 50e3 ? "ok" : "MISS", r->late_p50 / 1e3);
+    snprintf(cell[2], sizeof cell[2], "%s %.1fus", r->late_p50 <= 50e3 ? "ok" : "MISS", r->late_p50 / 1e3);
     snprintf(cell[3], sizeof cell[3], "%s %+.0fus", r->late_min >= 0 ? "ok" : "MISS", r->late_min / 1e3);
     snprintf(cell[4], sizeof cell[4], "%s %+.0fus", r->drift <= 50e3 && r->drift >= -50e3 ? "ok" : "MISS",
              r->drift / 1e3);
-    snprintf(cell[5], sizeof cell[5], "%s %.0fus", r->xw_p50 <= 30e3 ? "ok" : "MISS", r->xw_p50 / 1e3);
+    snprintf(cell[5], sizeof cell[5], "%s %.1fus", r->xw_p50 <= 30e3 ? "ok" : "MISS", r->xw_p50 / 1e3);
     snprintf(cell[6], sizeof cell[6], "%s %.0fus", r->xw_p99 <= 100e3 ? "ok" : "MISS", r->xw_p99 / 1e3);
     printf("%-24s %-11s %-11s %-12s %-12s %-11s %-12s %-12s\n", label, cell[0], cell[1], cell[2], cell[3], cell[4],
            cell[5], cell[6]);
