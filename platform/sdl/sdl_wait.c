@@ -515,6 +515,12 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
     int r;
     size_t rechecks = 0;
     uint64_t pumped_at = 0;
+    /* The fd route pumps SDL on entry (the game may have left window-system
+     * events in Xlib's queue while rendering), then only when the X fd was
+     * readable, a signal interrupted the sleep, or a controller poll is due:
+     * a wake-up for a timer or a handle needs no pump, and a pump costs
+     * several recvmsg() calls on X11. */
+    bool pump = true;
     for (;;) {
         unsigned announced = atomic_load(&g_announced);
         if (route == ROUTE_SDL) {
@@ -522,7 +528,8 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
              * is still in the queue when SDL_WaitEventTimeout starts. */
             SDL_PumpEvents();
             SDL_FlushEvent(g_wake_type);
-        } else if (route == ROUTE_FD) {
+        } else if (route == ROUTE_FD &&
+                   (pump || (pad_poll_ns > 0 && plat_now_ns() >= pumped_at + pad_poll_ns))) {
             SDL_PumpEvents(); /* also polls the open joysticks */
             pumped_at = plat_now_ns();
         }
@@ -552,6 +559,7 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
         r = sdl_waker_block(w->waker, lock, wake_at, xfd);
         if (r < 0)
             break; /* the OS wait failed: report it rather than spin */
+        pump = (r & (SDL_WAKER_WOKE_FD | SDL_WAKER_WOKE_INTR)) != 0;
         SDL_UnlockMutex(lock);
     }
     if (route == ROUTE_FD)

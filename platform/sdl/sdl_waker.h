@@ -34,11 +34,18 @@ void sdl_waker_drain(sdl_waker *w);
  * lock) held by the caller; the eventfd one does not care. */
 void sdl_waker_signal(sdl_waker *w);
 
+/* What ended a sdl_waker_block() (a bit set; 0 means the deadline). */
+enum {
+    SDL_WAKER_WOKE_SIGNAL = 1 << 0, /* sdl_waker_signal() */
+    SDL_WAKER_WOKE_FD = 1 << 1,     /* extra_fd became readable */
+    SDL_WAKER_WOKE_INTR = 1 << 2    /* a POSIX signal interrupted the sleep */
+};
+
 /* Called with `lock` held; returns with it held. Sleeps until signalled,
  * `extra_fd` (>= 0) is readable, or `deadline_ns` (plat_now_ns clock;
- * UINT64_MAX = none) has passed; may also return early for no reason (EINTR)
- * -- the caller re-checks its conditions. Returns 0, or a negative TEMPO_E*
- * code when the OS wait itself failed. */
+ * UINT64_MAX = none) has passed; may also return early (EINTR) -- the caller
+ * re-checks its conditions either way. Returns the SDL_WAKER_WOKE_* bits, or
+ * a negative TEMPO_E* code when the OS wait itself failed. */
 int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd);
 
 #endif /* TEMPO_SDL_WAKER_H */

@@ -54,7 +54,7 @@ int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int ext
     (void)extra_fd;
     if (w->signaled) {
         w->signaled = false;
-        return 0;
+        return SDL_WAKER_WOKE_SIGNAL;
     }
     int rc;
     if (deadline_ns == UINT64_MAX) {
@@ -65,8 +65,9 @@ int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int ext
         uint64_t ms = (left + 999999u) / 1000000u;
         rc = SDL_CondWaitTimeout(w->cond, lock, ms > 0x7fffffffu ? 0x7fffffffu : (Uint32)ms);
     }
+    bool woke = w->signaled;
     w->signaled = false;
     if (rc < 0)
         return tempo__set_error(TEMPO_EPLATFORM, "SDL_CondWait: %s", SDL_GetError());
-    return 0;
+    return woke ? SDL_WAKER_WOKE_SIGNAL : 0;
 }

