@@ -477,6 +477,63 @@ static int load_image(tempo_loader *l, req *r)
     return 0;
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* An AIFF sample rate: an 80-bit IEEE 754 extended float. 0 if it is not a
+ * positive number that fits in 32 bits. */
+static uint32_t aiff_rate(const unsigned char *p)
+{
+    int exponent = ((p[0] & 0x7f) << 8 | p[1]) - 16383;
+    uint64_t mantissa = (uint64_t)be32(p + 2) << 32 | be32(p + 6);
+    if ((p[0] & 0x80) || exponent < 0 || exponent > 31)
+        return 0;
+    return (uint32_t)(mantissa >> (63 - exponent));
+}
+
+/* SDL_mixer 2.6's WAV/AIFF music reader (codecs/music_wav.c, ParseFMT and
+ * ParseCOMM) takes the channel count from the header unchecked, and SDL's
+ * audio stream then divides by zero on a header claiming 0 channels: SIGFPE,
+ * the whole process dies (checked with SDL_mixer 2.6.2 / SDL 2.26.5). So the
+ * format chunk is checked here before any Mix_Load* sees the data: 1-8
+ * channels (what SDL 2's converter handles) and a non-zero rate (SDL rejects
+ * 0 Hz itself, but one clear message for both is better). `b` holds the first `n` bytes of
+ * the file; a format chunk beyond them, or a file that is neither RIFF/WAVE
+ * nor FORM/AIFF, is left to SDL_mixer. [loader thread] */
+static int check_audio_header(req *r, const unsigned char *b, size_t n)
+{
+    bool wav = n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WAVE", 4) == 0;
+    bool aiff = n >= 12 && memcmp(b, "FORM", 4) == 0 && (memcmp(b + 8, "AIFF", 4) == 0 || memcmp(b + 8, "AIFC", 4) == 0);
+    if (!wav && !aiff)
+        return 0;
+    uint64_t pos = 12;
+    while (pos + 8 <= n) {
+        const unsigned char *c = b + pos;
+        uint64_t len = wav ? le32(c + 4) : be32(c + 4);
+        uint64_t body = pos + 8;
+        if (wav && memcmp(c, "fmt ", 4) == 0 && len >= 16 && body + 16 <= n) {
+            unsigned channels = (unsigned)(b[body + 2] | b[body + 3] << 8);
+            uint32_t rate = le32(b + body + 4);
+            if (channels < 1 || channels > 8 || rate == 0)
+                return req_fail(r, TEMPO_EFORMAT, "%s: WAVE header claims %u channels at %u Hz (1-8 channels, "
+                                "non-zero rate)", r->path, channels, (unsigned)rate);
+            return 0;
+        }
+        if (aiff && memcmp(c, "COMM", 4) == 0 && len >= 18 && body + 18 <= n) {
+            unsigned channels = (unsigned)(b[body] << 8 | b[body + 1]);
+            uint32_t rate = aiff_rate(b + body + 8);
+            if (channels < 1 || channels > 8 || rate == 0)
+                return req_fail(r, TEMPO_EFORMAT, "%s: AIFF header claims %u channels at %u Hz (1-8 channels, "
+                                "non-zero rate)", r->path, channels, (unsigned)rate);
+            return 0;
+        }
+        pos = body + len + (len & 1); /* chunks are padded to even sizes */
+    }
+    return 0;
+}
+
 static int require_audio(req *r)
 {
     if (!Mix_QuerySpec(NULL, NULL, NULL))
@@ -496,6 +553,10 @@ static int load_sound(tempo_loader *l, req *r)
     if (len == 0) {
         SDL_free(buf);
         return req_fail(r, TEMPO_EFORMAT, "%s is an empty file", r->path);
+    }
+    if (check_audio_header(r, buf, len) < 0) {
+        SDL_free(buf);
+        return r->error;
     }
     SDL_RWops *rw = SDL_RWFromConstMem(buf, (int)len);
     if (rw == NULL) {
@@ -546,6 +607,14 @@ static int load_music(tempo_loader *l, req *r)
     if (n == 0) {
         SDL_RWclose(rw);
         return req_fail(r, TEMPO_EFORMAT, "%s is an empty file", r->path);
+    }
+    /* The header check needs the chunks before the audio data; 4 KiB holds
+     * them in any ordinary file (music streams, so the rest is not read). */
+    unsigned char head[4096];
+    size_t got = SDL_RWread(rw, head, 1, sizeof head);
+    if (SDL_RWseek(rw, 0, RW_SEEK_SET) != 0 || check_audio_header(r, head, got) < 0) {
+        SDL_RWclose(rw);
+        return r->error ? r->error : req_fail(r, TEMPO_EIO, "cannot seek %s: %s", r->path, sdl_text("seek failed"));
     }
     plat_mutex_lock(mix_lock);
     SDL_ClearError();
