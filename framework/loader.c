@@ -37,6 +37,9 @@
 #define DEFAULT_BUDGET_NS (2 * TEMPO_NS_PER_MS)
 #define DEFAULT_MAX_PENDING 8192
 #define MAX_THREADS 16
+/* Without a renderer's limit: the common GPU maximum, and a 1 GiB RGBA
+ * surface at most, whatever a lying header claims. */
+#define DEFAULT_MAX_IMAGE_SIDE 16384
 /* Whole-file reads go through SDL_RWFromConstMem, whose size is an int. */
 #define MAX_FILE_BYTES ((uint64_t)INT32_MAX)
 
@@ -88,7 +91,7 @@ struct tempo_loader {
     SDL_Renderer *renderer;
     uint32_t tex_formats[16];
     int n_tex_formats;
-    int max_tex_w, max_tex_h; /* 0: no limit */
+    int max_tex_w, max_tex_h; /* images larger fail with TEMPO_ERANGE */
     uint64_t budget_ns;
     uint32_t max_pending;
     uint64_t (*now_ns)(void *);
@@ -394,9 +397,119 @@ static uint32_t be32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint16_t be16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint16_t le16(const unsigned char *p)
+{
+    return (uint16_t)(p[1] << 8 | p[0]);
+}
+
+/* The size an image file claims in its header, for the formats whose
+ * decoders allocate the whole surface from it before reading any pixel
+ * data: a 200-byte PNG claiming 60000x60000 makes SDL_image allocate and
+ * clear 14 GB (measured: 2 minutes and 14 GB resident on our test machine).
+ * Returns false when the format is not recognised or the header is cut
+ * short; the decoder then judges, and the size is checked after decoding.
+ * [loader thread] */
+static bool peek_image_size(const unsigned char *b, size_t n, uint32_t *w, uint32_t *h)
+{
+    static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (n >= 24 && memcmp(b, png_sig, 8) == 0 && memcmp(b + 12, "IHDR", 4) == 0) {
+        *w = be32(b + 16);
+        *h = be32(b + 20);
+        return true;
+    }
+    if (n >= 10 && (memcmp(b, "GIF87a", 6) == 0 || memcmp(b, "GIF89a", 6) == 0)) {
+        *w = le16(b + 6);
+        *h = le16(b + 8);
+        return true;
+    }
+    if (n >= 14 && memcmp(b, "qoif", 4) == 0) {
+        *w = be32(b + 4);
+        *h = be32(b + 8);
+        return true;
+    }
+    if (n >= 26 && b[0] == 'B' && b[1] == 'M') {
+        uint32_t hdr = le32(b + 14);
+        if (hdr == 12) { /* OS/2 BITMAPCOREHEADER: 16-bit sizes */
+            *w = le16(b + 18);
+            *h = le16(b + 20);
+        } else {
+            int32_t sw = (int32_t)le32(b + 18), sh = (int32_t)le32(b + 22); /* negative height: top-down */
+            *w = sw < 0 ? 0u - (uint32_t)sw : (uint32_t)sw;
+            *h = sh < 0 ? 0u - (uint32_t)sh : (uint32_t)sh;
+        }
+        return true;
+    }
+    if (n >= 4 && b[0] == 0xFF && b[1] == 0xD8) { /* JPEG: find the start-of-frame segment */
+        size_t pos = 2;
+        while (pos + 9 <= n) {
+            if (b[pos] != 0xFF) {
+                pos++; /* not at a marker: resync */
+                continue;
+            }
+            unsigned m = b[pos + 1];
+            if (m == 0xFF || m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
+                pos += m == 0xFF ? 1 : 2; /* fill byte or a marker without a length */
+                continue;
+            }
+            if (m == 0xDA || m == 0xD9)
+                return false; /* scan data or the end before any frame header */
+            if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+                *h = be16(b + pos + 5);
+                *w = be16(b + pos + 7);
+                return true;
+            }
+            pos += 2 + be16(b + pos + 2);
+        }
+    }
+    return false;
+}
+
+/* A PNG cut short. SDL_image 2.6's read callback (IMG_png.c png_read_data)
+ * ignores short reads, so at the end of the file libpng goes on with an
+ * uninitialised buffer (valgrind flags it) until a CRC or zlib check happens
+ * to fail. A chunk running past the end of the file, or no image data at
+ * all, is certain truncation: refuse it here with a clear message. (A file
+ * cut exactly between chunks after some image data still goes to libpng,
+ * which then fails; SDL_image does not require IEND, so a missing IEND
+ * alone is not an error.) Returns 0 or an error. [loader thread] */
+static int check_png_chunks(req *r, const unsigned char *b, size_t n)
+{
+    static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (n < 8 || memcmp(b, png_sig, 8) != 0)
+        return 0;
+    uint64_t pos = 8;
+    bool idat = false;
+    while (pos + 8 <= n) {
+        uint64_t len = be32(b + pos);
+        if (pos + 12 + len > n)
+            return req_fail(r, TEMPO_EFORMAT, "%s: truncated PNG: the %.4s chunk at byte %llu needs %llu bytes, "
+                            "the file ends after %llu", r->path, (const char *)b + pos + 4, (unsigned long long)pos,
+                            (unsigned long long)(12 + len), (unsigned long long)(n - pos));
+        if (memcmp(b + pos + 4, "IDAT", 4) == 0)
+            idat = true;
+        if (memcmp(b + pos + 4, "IEND", 4) == 0)
+            return 0;
+        pos += 12 + len;
+    }
+    if (!idat)
+        return req_fail(r, TEMPO_EFORMAT, "%s: truncated PNG: no image data (IDAT) in %llu bytes", r->path,
+                        (unsigned long long)n);
+    return 0;
+}
+
 static bool too_large(const tempo_loader *l, uint32_t w, uint32_t h)
 {
-    return (l->max_tex_w > 0 && w > (uint32_t)l->max_tex_w) || (l->max_tex_h > 0 && h > (uint32_t)l->max_tex_h);
+    return w > (uint32_t)l->max_tex_w || h > (uint32_t)l->max_tex_h;
 }
 
 /* The texture format SDL_CreateTextureFromSurface (SDL 2.26) would pick for
@@ -431,15 +544,17 @@ static int load_image(tempo_loader *l, req *r)
         SDL_free(buf);
         return req_fail(r, TEMPO_EFORMAT, "%s is an empty file", r->path);
     }
-    /* A PNG states its size in the IHDR chunk: refuse an oversized image
-     * before decoding allocates width * height * 4 bytes for it. */
-    static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (len >= 24 && memcmp(buf, png_sig, 8) == 0 && memcmp(buf + 12, "IHDR", 4) == 0 &&
-        too_large(l, be32(buf + 16), be32(buf + 20))) {
-        uint32_t w = be32(buf + 16), h = be32(buf + 20);
+    /* Refuse an oversized image before the decoder allocates width * height
+     * * 4 bytes for it on the word of its header. */
+    uint32_t claim_w, claim_h;
+    if (peek_image_size(buf, len, &claim_w, &claim_h) && too_large(l, claim_w, claim_h)) {
         SDL_free(buf);
-        return req_fail(r, TEMPO_ERANGE, "%s is %ux%u, larger than the texture limit %dx%d", r->path, (unsigned)w,
-                        (unsigned)h, l->max_tex_w, l->max_tex_h);
+        return req_fail(r, TEMPO_ERANGE, "%s claims %ux%u, larger than the image limit %dx%d", r->path,
+                        (unsigned)claim_w, (unsigned)claim_h, l->max_tex_w, l->max_tex_h);
+    }
+    if (check_png_chunks(r, buf, len) < 0) {
+        SDL_free(buf);
+        return r->error;
     }
     SDL_RWops *rw = SDL_RWFromConstMem(buf, (int)len);
     if (rw == NULL) {
@@ -455,7 +570,7 @@ static int load_image(tempo_loader *l, req *r)
     if (s == NULL)
         return req_fail(r, TEMPO_EFORMAT, "%s: %s", r->path, sdl_text("SDL_image could not decode it"));
     if (too_large(l, (uint32_t)s->w, (uint32_t)s->h)) {
-        req_fail(r, TEMPO_ERANGE, "%s is %dx%d, larger than the texture limit %dx%d", r->path, s->w, s->h,
+        req_fail(r, TEMPO_ERANGE, "%s is %dx%d, larger than the image limit %dx%d", r->path, s->w, s->h,
                  l->max_tex_w, l->max_tex_h);
         SDL_FreeSurface(s);
         return r->error;
@@ -477,11 +592,6 @@ static int load_image(tempo_loader *l, req *r)
     return 0;
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
 /* An AIFF sample rate: an 80-bit IEEE 754 extended float. 0 if it is not a
  * positive number that fits in 32 bits. */
 static uint32_t aiff_rate(const unsigned char *p)
@@ -493,16 +603,25 @@ static uint32_t aiff_rate(const unsigned char *p)
     return (uint32_t)(mantissa >> (63 - exponent));
 }
 
-/* SDL_mixer 2.6's WAV/AIFF music reader (codecs/music_wav.c, ParseFMT and
- * ParseCOMM) takes the channel count from the header unchecked, and SDL's
- * audio stream then divides by zero on a header claiming 0 channels: SIGFPE,
- * the whole process dies (checked with SDL_mixer 2.6.2 / SDL 2.26.5). So the
- * format chunk is checked here before any Mix_Load* sees the data: 1-8
- * channels (what SDL 2's converter handles) and a non-zero rate (SDL rejects
- * 0 Hz itself, but one clear message for both is better). `b` holds the first `n` bytes of
- * the file; a format chunk beyond them, or a file that is neither RIFF/WAVE
- * nor FORM/AIFF, is left to SDL_mixer. [loader thread] */
-static int check_audio_header(req *r, const unsigned char *b, size_t n)
+/* Checks (and, for WAV sounds, repairs) RIFF/WAVE and FORM/AIFF headers
+ * before any Mix_Load* sees them, because lies in them cost more than a
+ * failed load (checked with SDL_mixer 2.6.2 / SDL 2.26.5):
+ *  - 0 channels: SDL_mixer's WAV/AIFF music reader (codecs/music_wav.c,
+ *    ParseFMT/ParseCOMM) takes the count unchecked and SDL's audio stream
+ *    divides by zero: SIGFPE, the whole process dies. We require 1-8
+ *    channels (what SDL 2's converter handles) and a non-zero rate (SDL
+ *    rejects 0 Hz itself; one clear message for both is better).
+ *  - A WAV "data" chunk longer than the file: SDL_LoadWAV_RW mallocs the
+ *    claimed length (up to 4 GiB) before reading what is there, and by
+ *    default (SDL_HINT_WAVE_TRUNCATION unset) then decodes the truncated
+ *    data. With the whole file in memory (`whole`), the length is clamped to
+ *    the bytes present: the same outcome without the giant allocation.
+ *  - An AIFF COMM frame count beyond the file: SDL_mixer's AIFF sound loader
+ *    mallocs frames * channels * bytes and then fails the short read, so the
+ *    request fails here instead.
+ * `b` holds the first `n` bytes of the file (all of it if `whole`). Chunks
+ * beyond them and other formats are left to SDL_mixer. [loader thread] */
+static int check_audio_header(req *r, unsigned char *b, size_t n, bool whole)
 {
     bool wav = n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WAVE", 4) == 0;
     bool aiff = n >= 12 && memcmp(b, "FORM", 4) == 0 && (memcmp(b + 8, "AIFF", 4) == 0 || memcmp(b + 8, "AIFC", 4) == 0);
@@ -510,7 +629,7 @@ static int check_audio_header(req *r, const unsigned char *b, size_t n)
         return 0;
     uint64_t pos = 12;
     while (pos + 8 <= n) {
-        const unsigned char *c = b + pos;
+        unsigned char *c = b + pos;
         uint64_t len = wav ? le32(c + 4) : be32(c + 4);
         uint64_t body = pos + 8;
         if (wav && memcmp(c, "fmt ", 4) == 0 && len >= 16 && body + 16 <= n) {
@@ -519,15 +638,26 @@ static int check_audio_header(req *r, const unsigned char *b, size_t n)
             if (channels < 1 || channels > 8 || rate == 0)
                 return req_fail(r, TEMPO_EFORMAT, "%s: WAVE header claims %u channels at %u Hz (1-8 channels, "
                                 "non-zero rate)", r->path, channels, (unsigned)rate);
-            return 0;
-        }
-        if (aiff && memcmp(c, "COMM", 4) == 0 && len >= 18 && body + 18 <= n) {
+        } else if (wav && memcmp(c, "data", 4) == 0 && whole && len > n - body) {
+            uint32_t have = (uint32_t)(n - body);
+            c[4] = (unsigned char)have;
+            c[5] = (unsigned char)(have >> 8);
+            c[6] = (unsigned char)(have >> 16);
+            c[7] = (unsigned char)(have >> 24);
+            len = have;
+        } else if (aiff && memcmp(c, "COMM", 4) == 0 && len >= 18 && body + 18 <= n) {
             unsigned channels = (unsigned)(b[body] << 8 | b[body + 1]);
+            uint64_t frames = be32(b + body + 2);
+            unsigned bits = (unsigned)(b[body + 6] << 8 | b[body + 7]);
             uint32_t rate = aiff_rate(b + body + 8);
             if (channels < 1 || channels > 8 || rate == 0)
                 return req_fail(r, TEMPO_EFORMAT, "%s: AIFF header claims %u channels at %u Hz (1-8 channels, "
                                 "non-zero rate)", r->path, channels, (unsigned)rate);
-            return 0;
+            uint64_t need = frames * channels * ((bits + 7) / 8);
+            if (whole && need > n)
+                return req_fail(r, TEMPO_EFORMAT, "%s: AIFF header claims %llu frames (%llu bytes) in a file of "
+                                "%llu bytes", r->path, (unsigned long long)frames, (unsigned long long)need,
+                                (unsigned long long)n);
         }
         pos = body + len + (len & 1); /* chunks are padded to even sizes */
     }
@@ -554,7 +684,7 @@ static int load_sound(tempo_loader *l, req *r)
         SDL_free(buf);
         return req_fail(r, TEMPO_EFORMAT, "%s is an empty file", r->path);
     }
-    if (check_audio_header(r, buf, len) < 0) {
+    if (check_audio_header(r, buf, len, true) < 0) {
         SDL_free(buf);
         return r->error;
     }
@@ -612,7 +742,7 @@ static int load_music(tempo_loader *l, req *r)
      * them in any ordinary file (music streams, so the rest is not read). */
     unsigned char head[4096];
     size_t got = SDL_RWread(rw, head, 1, sizeof head);
-    if (SDL_RWseek(rw, 0, RW_SEEK_SET) != 0 || check_audio_header(r, head, got) < 0) {
+    if (SDL_RWseek(rw, 0, RW_SEEK_SET) != 0 || check_audio_header(r, head, got, false) < 0) {
         SDL_RWclose(rw);
         return r->error ? r->error : req_fail(r, TEMPO_EIO, "cannot seek %s: %s", r->path, sdl_text("seek failed"));
     }
@@ -1142,6 +1272,10 @@ tempo_loader *tempo_loader_create(const tempo_loader_desc *desc)
     }
     if (d.max_texture_size > 0)
         l->max_tex_w = l->max_tex_h = d.max_texture_size;
+    if (l->max_tex_w <= 0)
+        l->max_tex_w = DEFAULT_MAX_IMAGE_SIDE;
+    if (l->max_tex_h <= 0)
+        l->max_tex_h = DEFAULT_MAX_IMAGE_SIDE;
 
     l->lock = plat_mutex_create();
     l->work_ev = tempo_event_create(false, false);

@@ -187,8 +187,8 @@ struct tempo_load_result {
 };
 /* Per-request errors:
  *   TEMPO_ENOENT    the file does not exist
- *   TEMPO_ERANGE    path too long for the OS; image larger than the texture
- *                   limit; file too large to hold in memory
+ *   TEMPO_ERANGE    path too long for the OS; image (or what its header
+ *                   claims) larger than desc.max_texture_size; file over 2 GiB
  *   TEMPO_EIO       the file cannot be opened or read (a directory, no permission)
  *   TEMPO_EFORMAT   empty file, or the decoder rejected the data (truncated,
  *                   not that format, lying header); SDL's text says why
@@ -207,10 +207,13 @@ typedef struct tempo_loader_desc {
     uint64_t finalize_budget_ns; /* per tempo_loader_process() call; 0 => 2 ms */
     int max_pending;             /* requests accepted but not yet delivered; 0 => 8192;
                                     submit past it fails with TEMPO_EFULL */
-    int max_texture_size;        /* images wider or taller fail with TEMPO_ERANGE. 0 => the
-                                    renderer's limit (SDL_GetRendererInfo; none without a
-                                    renderer or when it reports 0). Non-zero replaces it: for
-                                    tests, or to keep textures small. */
+    int max_texture_size;        /* images wider or taller fail with TEMPO_ERANGE, checked
+                                    against the size a PNG/JPEG/BMP/GIF/QOI header claims before
+                                    decoding (so a lying header cannot make the decoder allocate
+                                    gigabytes) and against the decoded surface. 0 => the
+                                    renderer's limit (SDL_GetRendererInfo), or 16384 without a
+                                    renderer or when it reports none (the software renderer).
+                                    Non-zero replaces it: for tests, or to keep textures small. */
     uint64_t (*now_ns)(void *now_user); /* clock of the finalize budget; NULL => tempo_now_ns.
                                            A fake clock makes budget tests exact. */
     void *now_user;
