@@ -96,6 +96,7 @@ struct tempo_loader {
     uint32_t max_pending;
     uint64_t (*now_ns)(void *);
     void *now_user;
+    bool low_priority;
     int n_threads;
     plat_thread *threads[MAX_THREADS];
     tempo_handle *work_ev, *done_ev, *idle_ev, *stop_ev;
@@ -805,6 +806,10 @@ static int worker_main(void *arg)
 {
     tempo_loader *l = arg;
     tempo_handle *wake[2] = {l->stop_ev, l->work_ev}; /* stop wins: lowest index */
+    /* Opt-in (desc.low_priority): a contended core then goes to the loop
+     * thread first. Not fatal if the OS refuses. */
+    if (l->low_priority && SDL_SetThreadPriority(SDL_THREAD_PRIORITY_LOW) != 0)
+        SDL_LogDebug(SDL_LOG_CATEGORY_APPLICATION, "tempo loader: cannot lower thread priority: %s", SDL_GetError());
     for (;;) {
         plat_mutex_lock(l->lock);
         if (l->stopping) {
@@ -1254,6 +1259,7 @@ tempo_loader *tempo_loader_create(const tempo_loader_desc *desc)
         return NULL;
     }
     l->renderer = d.renderer;
+    l->low_priority = d.low_priority;
     l->budget_ns = d.finalize_budget_ns ? d.finalize_budget_ns : DEFAULT_BUDGET_NS;
     l->max_pending = d.max_pending ? (uint32_t)d.max_pending : DEFAULT_MAX_PENDING;
     l->now_ns = d.now_ns ? d.now_ns : default_now;

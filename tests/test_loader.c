@@ -432,8 +432,12 @@ static void create_and_destroy(void)
     CHECK_EQ_INT(tempo_loader_process(l), 0);
     CHECK_EQ_INT(tempo_loader_wait_idle(l, 0), 0);
     tempo_loader_destroy(l);
-    l = tempo_loader_create(&(tempo_loader_desc){.threads = 4});
+    l = tempo_loader_create(&(tempo_loader_desc){.threads = 4, .low_priority = true});
     CHECK(l != NULL);
+    reset_recs();
+    submit_file(l, TEMPO_LOAD_BYTES, FX "text.txt", 0, 0, NULL);
+    drain(l, 1);
+    CHECK_EQ_INT(recs[0].error, 0);
     tempo_loader_destroy(l);
     CHECK(tempo_loader_create(&(tempo_loader_desc){.threads = -1}) == NULL);
     CHECK(tempo_loader_create(&(tempo_loader_desc){.threads = 17}) == NULL);

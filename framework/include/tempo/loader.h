@@ -214,6 +214,13 @@ typedef struct tempo_loader_desc {
                                     renderer's limit (SDL_GetRendererInfo), or 16384 without a
                                     renderer or when it reports none (the software renderer).
                                     Non-zero replaces it: for tests, or to keep textures small. */
+    bool low_priority;           /* false => loader threads keep the priority they are created
+                                    with (the OS already favours the mostly sleeping loop thread
+                                    when it wakes). true => they lower it to
+                                    SDL_THREAD_PRIORITY_LOW (nice 19 on Linux, the lowest thread
+                                    priority on Windows): a contended core goes to the loop thread
+                                    first, but loading then crawls while any other process is
+                                    busy (bench_loader shows both). */
     uint64_t (*now_ns)(void *now_user); /* clock of the finalize budget; NULL => tempo_now_ns.
                                            A fake clock makes budget tests exact. */
     void *now_user;
