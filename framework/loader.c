@@ -65,7 +65,7 @@ typedef struct req {
     uint64_t work_ns;
     uint64_t bytes;
     int error;
-    char *error_text; /* malloc'd, or NULL for "" */
+    char *error_text; /* SDL_malloc'd, or NULL for "" */
     SDL_Surface *surface;
     SDL_Texture *texture;
     Mix_Chunk *chunk;
@@ -251,8 +251,8 @@ static int req_fail(req *r, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    free(r->error_text);
-    r->error_text = buf[0] ? strdup(buf) : NULL;
+    SDL_free(r->error_text);
+    r->error_text = buf[0] ? SDL_strdup(buf) : NULL;
     r->error = code;
     return code;
 }
@@ -899,7 +899,7 @@ static void finalize(tempo_loader *l, req *r)
 static void free_req(req *r)
 {
     free((void *)r->job.args);
-    free(r->error_text);
+    SDL_free(r->error_text);
     free(r);
 }
 

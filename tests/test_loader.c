@@ -927,12 +927,14 @@ static void bad_image_input(void)
     expect_error(l, TEMPO_LOAD_IMAGE, FX "noise.png", TEMPO_EFORMAT, NULL);
     expect_error(l, TEMPO_LOAD_IMAGE, ".", TEMPO_EIO, NULL);
     expect_error(l, TEMPO_LOAD_BYTES, ".", TEMPO_EIO, NULL);
-    expect_error(l, TEMPO_LOAD_IMAGE, "", TEMPO_ENOENT, NULL);
+    rec *e = load_one(l, TEMPO_LOAD_IMAGE, ""); /* ENOENT from glibc; the C runtime on Windows may say EINVAL */
+    CHECK(e->error == TEMPO_ENOENT || e->error == TEMPO_EIO);
+    CHECK(e->text[0] != '\0');
     /* A 300-byte file name: longer than any file system allows (255). */
     char longname[320];
     memset(longname, 'x', 300);
     strcpy(longname + 300, ".png");
-    rec *e = load_one(l, TEMPO_LOAD_IMAGE, longname);
+    e = load_one(l, TEMPO_LOAD_IMAGE, longname);
     CHECK(e->error == TEMPO_ERANGE || e->error == TEMPO_ENOENT);
     CHECK(e->text[0] != '\0');
     tt_note("300-byte name          %-14s %.60s...", tempo_errname(e->error), e->text);

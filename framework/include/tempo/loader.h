@@ -238,7 +238,9 @@ TEMPO_API tempo_loader *tempo_loader_create(const tempo_loader_desc *desc);
  * undelivered request gets its `done` call with TEMPO_ECANCELED, from here,
  * and every surface, chunk, music, buffer and custom result (via discard)
  * still held is freed. NULL is a no-op. Must not be called from a `done`
- * callback of this loader. Thread: loop thread. */
+ * callback of this loader, and other threads must have stopped calling into
+ * the loader before it starts (their submits would race with the free).
+ * Thread: loop thread. */
 TEMPO_API void tempo_loader_destroy(tempo_loader *loader);
 
 /* Queues a request (copied; see tempo_load_request) and wakes a loader
