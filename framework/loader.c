@@ -1033,7 +1033,8 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
         return 0;
     }
     if (q->args_size > 0 && q->args == NULL) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_loader_submit: args is NULL with args_size %zu", q->args_size);
+        tempo__set_error(TEMPO_EINVAL, "tempo_loader_submit: args is NULL with args_size %llu",
+                         (unsigned long long)q->args_size);
         return 0;
     }
 
@@ -1042,7 +1043,8 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
     void *args = NULL;
     if (r == NULL || (q->args_size > 0 && (args = malloc(q->args_size)) == NULL)) {
         free(r);
-        tempo__set_error(TEMPO_ENOMEM, "tempo_loader_submit: %zu bytes", sizeof *r + plen + 1 + q->args_size);
+        tempo__set_error(TEMPO_ENOMEM, "tempo_loader_submit: %llu bytes",
+                         (unsigned long long)(sizeof *r + plen + 1 + q->args_size));
         return 0;
     }
     if (plen)

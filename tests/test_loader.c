@@ -1006,7 +1006,8 @@ static void bad_sound_input(void)
      * there. The loader clamps the claim first: same sound, no giant
      * allocation. 200 mono frames at 22050 Hz -> 400 stereo frames at 44100. */
     rec *e = load_one(l, TEMPO_LOAD_SOUND, FX "datalie.wav");
-    tt_note("datalie.wav (sound)    %-14s size %zu %s", tempo_errname(e->error), e->size, e->text);
+    tt_note("datalie.wav (sound)    %-14s size %llu %s", tempo_errname(e->error), (unsigned long long)e->size,
+            e->text);
     CHECK_EQ_INT(e->error, 0);
     int freq = 0, ch = 0;
     Uint16 fmt = 0;
