@@ -36,7 +36,7 @@
  * loader thread (the default) results are delivered in that order; with more,
  * requests start in that order and are delivered as they finish.
  *
- * Library requirements (what the loader relies on; see also "SDL_mixer"):
+ * Library requirements (what the loader relies on):
  *  - SDL_image: tempo_loader_create() calls IMG_Init() for PNG, JPG, TIF and
  *    WEBP on the loop thread before any loader thread starts, because the
  *    decoders otherwise initialise themselves lazily on first use, unlocked.
@@ -57,6 +57,15 @@
  *      load long compressed audio as music, which streams.
  *    * Music streams from its file during playback: the Mix_Music keeps the
  *      file open until Mix_FreeMusic().
+ *
+ * Hostile files: every bad file becomes that request's error, never a crash
+ * or a giant allocation. Before a decoder sees the data the loader checks
+ * the image size a PNG/JPEG/BMP/GIF/QOI header claims (desc.max_texture_size),
+ * PNG chunks running past the end of the file, WAV/AIFF headers claiming 0
+ * or more than 8 channels or 0 Hz (SDL_mixer 2.6.2 dies with SIGFPE on
+ * 0-channel music), WAV data lengths past the end of the file (clamped:
+ * SDL would malloc the claimed size, up to 4 GiB) and AIFF frame counts
+ * past it (refused).
  *
  * Threads: create, destroy and process on the loop thread (the renderer's
  * thread); submit, cancel, progress, stats and wait_idle from any thread.
