@@ -769,10 +769,10 @@ static void budget_limits_each_process_call(void)
     tempo_loader_stats st;
     tempo_loader_stats_get(l, &st);
     CHECK_EQ_U64(st.process_calls, 3);
-    CHECK_EQ_U64(st.process_overruns, 0);
+    CHECK_EQ_U64(st.items_over_budget, 0);
     CHECK_EQ_U64(st.process_max_ns, 2 * MS);
     CHECK_EQ_U64(st.item_max_ns, MS / 2);
-    /* 0.7 ms items: three fit before the check trips, and the third overruns. */
+    /* 0.7 ms items: the third crosses the budget (2.1 ms), then the call stops. */
     fake_step = 7 * MS / 10;
     for (int i = 0; i < 4; i++)
         tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = quick_work,
@@ -781,7 +781,7 @@ static void budget_limits_each_process_call(void)
     CHECK_EQ_INT(tempo_loader_process(l), 3);
     CHECK_EQ_INT(tempo_loader_process(l), 1);
     tempo_loader_stats_get(l, &st);
-    CHECK_EQ_U64(st.process_overruns, 1);
+    CHECK_EQ_U64(st.items_over_budget, 0);
     CHECK_EQ_U64(st.process_max_ns, 21 * MS / 10);
     /* An item longer than the whole budget still goes alone, one per call. */
     fake_step = 5 * MS;
@@ -791,6 +791,9 @@ static void budget_limits_each_process_call(void)
     tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S);
     CHECK_EQ_INT(tempo_loader_process(l), 1);
     CHECK_EQ_INT(tempo_loader_process(l), 1);
+    tempo_loader_stats_get(l, &st);
+    CHECK_EQ_U64(st.items_over_budget, 2);
+    CHECK_EQ_U64(st.item_max_ns, 5 * MS);
     tempo_loader_destroy(l);
 }
 

@@ -321,10 +321,13 @@ typedef struct tempo_loader_stats {
     uint32_t running;  /* on a loader thread */
     uint32_t finished; /* waiting for tempo_loader_process (incl. cancelled ones) */
     uint64_t submitted, delivered, failed, cancelled; /* totals since create */
-    uint64_t process_calls;    /* tempo_loader_process calls that delivered something */
-    uint64_t process_overruns; /* of those, calls that ran past the budget (by their last item) */
-    uint64_t process_max_ns;   /* the longest call, on desc.now_ns */
-    uint64_t item_max_ns;      /* the longest single finalize + done, on desc.now_ns */
+    uint64_t process_calls;     /* tempo_loader_process calls that delivered something */
+    uint64_t process_max_ns;    /* the longest call, on desc.now_ns: at most about the budget
+                                   plus one item */
+    uint64_t item_max_ns;       /* the longest single finalize + done, on desc.now_ns */
+    uint64_t items_over_budget; /* items whose finalize + done alone took longer than the whole
+                                   budget: these make long frames; consider smaller assets or
+                                   moving work from finalize into work */
 } tempo_loader_stats;
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: any. */
