@@ -797,6 +797,30 @@ static void budget_limits_each_process_call(void)
     tempo_loader_destroy(l);
 }
 
+static void process_until_stops_before_the_deadline(void)
+{
+    fake_now = 0;
+    fake_step = MS / 2;
+    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.now_ns = fake_clock});
+    reset_recs();
+    for (int i = 0; i < 10; i++)
+        tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = quick_work,
+                                                     .finalize = advance_finalize, .done = on_done});
+    tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S);
+    /* No history yet: the first item always starts. 0.5 ms items, deadline
+     * 1.2 ms away: after two items (t = 1.0) the third would end at 1.5. */
+    CHECK_EQ_INT(tempo_loader_process_until(l, fake_now + 12 * MS / 10), 2);
+    /* Less than one average item before the deadline: nothing starts. */
+    CHECK_EQ_INT(tempo_loader_process_until(l, fake_now + 4 * MS / 10), 0);
+    CHECK_EQ_INT(tempo_loader_process_until(l, fake_now), 0);
+    CHECK_EQ_INT(tempo_wait((tempo_handle *[]){tempo_loader_handle(l)}, 1, 0, 0), 0); /* still waiting */
+    /* A far deadline: the budget (2 ms) is the limit again. */
+    CHECK_EQ_INT(tempo_loader_process_until(l, fake_now + 100 * MS), 4);
+    CHECK_EQ_INT(tempo_loader_process_until(l, UINT64_MAX), 4);
+    CHECK_EQ_INT(nrecs, 10);
+    tempo_loader_destroy(l);
+}
+
 static void custom_budget_from_desc(void)
 {
     fake_now = 0;
@@ -1473,6 +1497,7 @@ static const tt_case cases[] = {
     TT_CASE(cancel_group_reaches_every_stage),
     TT_CASE(progress_counts_items_and_bytes),
     TT_CASE(budget_limits_each_process_call),
+    TT_CASE(process_until_stops_before_the_deadline),
     TT_CASE(custom_budget_from_desc),
     TT_CASE(images_without_a_renderer_are_surfaces),
     TT_CASE(images_with_a_renderer_are_textures),
