@@ -1,0 +1,361 @@
+/* Tempo: the background loader.
+ *
+ * Decoding assets takes milliseconds each; hundreds of them on the loop thread
+ * freeze the game. The loader moves the slow part (file reads, SDL_image and
+ * SDL_mixer decoding, your own work functions) to long-lived loader threads and
+ * hands the results back to the loop thread, which finalizes them (e.g.
+ * SDL_CreateTextureFromSurface, which must run on the render thread) under a
+ * per-frame time budget:
+ *
+ *   tempo_loader *ld = tempo_loader_create(&(tempo_loader_desc){ .renderer = ren });
+ *   tempo_loader_submit(ld, &(tempo_load_request){
+ *       .type = TEMPO_LOAD_IMAGE, .path = "hero.png", .group = LEVEL, .done = on_hero });
+ *   ...
+ *   // whenever tempo_loader_handle(ld) is signalled and no frame is due:
+ *   tempo_loader_process(ld);              // finalizes for at most ~2 ms
+ *   tempo_load_progress p;
+ *   tempo_loader_progress(ld, LEVEL, &p);  // p.items_done / p.items_total
+ *
+ *   static void on_hero(tempo_loader *ld, const tempo_load_result *r, void *user) {
+ *       if (r->error == 0) hero_texture = r->texture;   // now yours to destroy
+ *       else SDL_Log("%s: %s", r->path, r->error_text);
+ *   }
+ *
+ * Requests are copied by value: the path, the parameters and a custom job's
+ * argument bytes are copied at submit, so no pointer into caller memory is
+ * kept (except `user`, which Tempo only passes along). Loader threads sleep in
+ * tempo_wait() on an event and wake the moment work arrives: an idle loader
+ * costs nothing.
+ *
+ * Delivery guarantee: every request that tempo_loader_submit() accepted (it
+ * returned an id) gets exactly one `done` call, on the loop thread, from
+ * tempo_loader_process() or tempo_loader_destroy(): with its object, with an
+ * error, or with TEMPO_ECANCELED. Never from inside submit or cancel.
+ *
+ * Order: higher priority starts first, FIFO within one priority. With one
+ * loader thread (the default) results are delivered in that order; with more,
+ * requests start in that order and are delivered as they finish.
+ *
+ * Library requirements (what the loader relies on):
+ *  - SDL_image: tempo_loader_create() calls IMG_Init() for PNG, JPG, TIF and
+ *    WEBP on the loop thread before any loader thread starts, because the
+ *    decoders otherwise initialise themselves lazily on first use, unlocked.
+ *    Call IMG_Quit() (if at all) after tempo_loader_destroy().
+ *  - SDL_mixer (sound and music requests), checked against SDL_mixer 2.6:
+ *    * Mix_OpenAudio() must have been called before a sound or music request
+ *      is submitted, and Mix_CloseAudio()/Mix_Quit() only after
+ *      tempo_loader_destroy(): Mix_LoadWAV_RW() reads the device format
+ *      without a lock. Without open audio the request fails with TEMPO_EINVAL.
+ *    * Call Mix_Init() for the compressed formats you load (OGG, MP3, FLAC...)
+ *      before Mix_OpenAudio(). A decoder used for the first time is opened
+ *      lazily and appended to an unlocked global list. Tempo serialises all
+ *      of its own Mix_Load* calls with one process-wide lock, but a first-use
+ *      load on another thread at the same moment would still race.
+ *    * A sound (Mix_Chunk) that is not WAV/AIFF/VOC is decoded by SDL_mixer
+ *      while it holds the audio device lock (mixer.c, Mix_LoadMusic_RW), so
+ *      playback stalls for the decode time. Keep sound effects as WAV, or
+ *      load long compressed audio as music, which streams.
+ *    * Music streams from its file during playback: the Mix_Music keeps the
+ *      file open until Mix_FreeMusic().
+ *
+ * Hostile files: every bad file becomes that request's error, never a crash
+ * or a giant allocation. Before a decoder sees the data the loader checks
+ * the image size a PNG/JPEG/BMP/GIF/QOI header claims (desc.max_texture_size),
+ * PNG chunks running past the end of the file, WAV/AIFF headers claiming 0
+ * or more than 8 channels or 0 Hz (SDL_mixer 2.6.2 dies with SIGFPE on
+ * 0-channel music), WAV data lengths past the end of the file (clamped:
+ * SDL would malloc the claimed size, up to 4 GiB) and AIFF frame counts
+ * past it (refused).
+ *
+ * Threads: create, destroy and process on the loop thread (the renderer's
+ * thread); submit, cancel, progress, stats and wait_idle from any thread.
+ * Work functions run on a loader thread; finalize, discard and done run on
+ * the loop thread.
+ */
+#ifndef TEMPO_LOADER_H
+#define TEMPO_LOADER_H
+
+#include "base.h"
+#include "wait.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* SDL's and SDL_mixer's types, declared here so this header needs neither
+ * SDL.h nor SDL_mixer.h: `struct SDL_Texture` is SDL_Texture, `struct
+ * Mix_Chunk` is Mix_Chunk, `struct _Mix_Music` is Mix_Music, and so on. */
+struct SDL_Renderer;
+struct SDL_Texture;
+struct SDL_Surface;
+struct Mix_Chunk;
+struct _Mix_Music;
+
+typedef struct tempo_loader tempo_loader;
+
+typedef enum tempo_load_type {
+    TEMPO_LOAD_IMAGE = 1, /* SDL_image decode -> SDL_Surface, or SDL_Texture with a renderer */
+    TEMPO_LOAD_SOUND = 2, /* Mix_LoadWAV_RW -> Mix_Chunk (decoded to the device format) */
+    TEMPO_LOAD_MUSIC = 3, /* Mix_LoadMUSType_RW -> Mix_Music (streams from the file) */
+    TEMPO_LOAD_BYTES = 4, /* the whole file in memory */
+    TEMPO_LOAD_CUSTOM = 5 /* your work function on a loader thread + finalize on the loop thread */
+} tempo_load_type;
+
+/* What a custom job's callbacks receive. The loader owns it; it is valid from
+ * the start of work until `done` returns. */
+typedef struct tempo_load_job {
+    uint64_t id;
+    const void *args; /* the loader's copy of request.args; NULL if args_size is 0 */
+    size_t args_size;
+    void *user;     /* request.user */
+    uint64_t bytes; /* work may set it: the bytes it read, for progress */
+} tempo_load_job;
+
+/* [loader thread] Does the slow part of a custom job: read, decode, build.
+ * Store the product in *result (it starts NULL; it may stay NULL). Return 0,
+ * or a negative TEMPO_E* code: then set the reason with SDL_SetError() (the
+ * loader clears SDL's per-thread error before calling and copies the text
+ * into the result), and clean up anything already in *result yourself or
+ * leave it for `discard`. Must return: tempo_loader_destroy() waits for it. */
+typedef int (*tempo_load_work_fn)(tempo_load_job *job, void **result);
+
+/* [loop thread] Optional second half of a custom job, run within the
+ * process budget after work succeeded and only if the request was not
+ * cancelled: the place for what must happen on the loop thread (create a
+ * texture, insert the object into the world). May replace *result. Return 0,
+ * or a negative TEMPO_E* code (reason via SDL_SetError(), as for work): then
+ * the loader calls `discard` on whatever *result holds. */
+typedef int (*tempo_load_finalize_fn)(tempo_load_job *job, void **result);
+
+/* [loop thread] Optional: frees a custom result that nobody will receive: the
+ * request was cancelled after work ran, finalize failed, the loader was
+ * destroyed, or the request has no `done`. Called only for a non-NULL
+ * result. Without it such results are simply dropped (leaked if they own
+ * memory). */
+typedef void (*tempo_load_discard_fn)(tempo_load_job *job, void *result);
+
+typedef struct tempo_load_result tempo_load_result;
+
+/* [loop thread] Delivers a request's outcome; see tempo_load_result for what
+ * the callback owns. It may call tempo_loader_submit(), _cancel(),
+ * _progress() and _stats(); not tempo_loader_process() (returns TEMPO_EBUSY)
+ * nor tempo_loader_destroy(). During tempo_loader_destroy() it is called with
+ * TEMPO_ECANCELED and submit fails with TEMPO_ESHUTDOWN. */
+typedef void (*tempo_load_done_fn)(tempo_loader *loader, const tempo_load_result *result, void *user);
+
+/* A request. Zero fields take the default beside them. Everything is copied
+ * by tempo_loader_submit(); the struct may be reused or freed afterwards. */
+typedef struct tempo_load_request {
+    tempo_load_type type;     /* required */
+    const char *path;         /* IMAGE/SOUND/MUSIC/BYTES: the file (UTF-8), required; any length
+                                 (the OS judges it; too long is a per-request TEMPO_ERANGE) */
+    int priority;             /* higher starts first; 0 => 0; FIFO within one priority */
+    uint32_t group;           /* progress group (tempo_loader_progress); 0 => group 0 */
+    uint64_t size_hint_bytes; /* counted in the group's bytes_total until a loader thread has
+                                 measured the file; 0 => unknown */
+    tempo_load_done_fn done;  /* NULL => the loader frees the object right after finalizing
+                                 (for custom jobs whose effect is their finalize) */
+    void *user;               /* passed to done and the custom callbacks; never touched */
+    /* TEMPO_LOAD_CUSTOM only: */
+    tempo_load_work_fn work;         /* required */
+    tempo_load_finalize_fn finalize; /* NULL => none */
+    tempo_load_discard_fn discard;   /* NULL => none (see tempo_load_discard_fn) */
+    const void *args;                /* argument bytes, copied: the "message" by value */
+    size_t args_size;                /* 0 => no arguments */
+} tempo_load_request;
+
+/* A request's outcome, valid during the `done` call only (copy what you
+ * keep). On success (error == 0) exactly the object for the type is set and
+ * belongs to the callback from then on: keep it or free it with
+ *   texture: SDL_DestroyTexture   surface: SDL_FreeSurface
+ *   chunk:   Mix_FreeChunk        music:   Mix_FreeMusic
+ *   data:    SDL_free             custom:  your own
+ * On failure or cancellation every object is NULL: the loader already freed
+ * whatever existed. */
+struct tempo_load_result {
+    uint64_t id;
+    tempo_load_type type;
+    uint32_t group;
+    int error;              /* 0, or TEMPO_ECANCELED, or the failure (below) */
+    const char *error_text; /* "" on success; otherwise the detail: SDL_GetError() text of the
+                               failing SDL/SDL_image/SDL_mixer call, the OS reason, or ours */
+    const char *path;       /* the loader's copy of request.path; "" for custom jobs */
+    void *user;             /* request.user */
+    const void *args;       /* custom: the loader's copy of request.args; else NULL */
+    size_t args_size;
+    uint64_t bytes;        /* bytes read from the file (custom: job.bytes) */
+    uint64_t work_ns;      /* time on the loader thread */
+    uint64_t latency_ns;   /* submit -> this callback, on tempo_now_ns() */
+    struct SDL_Texture *texture; /* IMAGE with a renderer */
+    struct SDL_Surface *surface; /* IMAGE without a renderer */
+    struct Mix_Chunk *chunk;
+    struct _Mix_Music *music;
+    void *data;            /* BYTES: SDL_malloc'd, `size` bytes plus a NUL after them */
+    size_t size;
+    void *custom;          /* CUSTOM: what work/finalize left in *result */
+};
+/* Per-request errors:
+ *   TEMPO_ENOENT    the file does not exist
+ *   TEMPO_ERANGE    path too long for the OS; image (or what its header
+ *                   claims) larger than desc.max_texture_size; file over 2 GiB
+ *   TEMPO_EIO       the file cannot be opened or read (a directory, no permission)
+ *   TEMPO_EFORMAT   empty file, or the decoder rejected the data (truncated,
+ *                   not that format, lying header); SDL's text says why
+ *   TEMPO_EINVAL    sound/music without Mix_OpenAudio()
+ *   TEMPO_ENOMEM    out of memory
+ *   TEMPO_EPLATFORM texture creation failed (SDL text)
+ *   TEMPO_ECANCELED cancelled, or the loader was destroyed first
+ *   custom jobs: whatever work/finalize returned */
+
+typedef struct tempo_loader_desc {
+    int threads;                 /* loader threads; 0 => 1 (max 16) */
+    struct SDL_Renderer *renderer; /* NULL => images are delivered as SDL_Surface; otherwise as
+                                    SDL_Texture, created on the loop thread in process(). The
+                                    loader threads also convert each surface to the texture
+                                    format SDL would pick, so the loop thread only uploads. */
+    uint64_t finalize_budget_ns; /* per tempo_loader_process() call; 0 => 2 ms */
+    int max_pending;             /* requests accepted but not yet delivered; 0 => 8192;
+                                    submit past it fails with TEMPO_EFULL */
+    int max_texture_size;        /* images wider or taller fail with TEMPO_ERANGE, checked
+                                    against the size a PNG/JPEG/BMP/GIF/QOI header claims before
+                                    decoding (so a lying header cannot make the decoder allocate
+                                    gigabytes) and against the decoded surface. 0 => the
+                                    renderer's limit (SDL_GetRendererInfo), or 16384 without a
+                                    renderer or when it reports none (the software renderer).
+                                    Non-zero replaces it: for tests, or to keep textures small. */
+    bool low_priority;           /* false => loader threads keep the priority they are created
+                                    with (the OS already favours the mostly sleeping loop thread
+                                    when it wakes). true => they lower it to
+                                    SDL_THREAD_PRIORITY_LOW (nice 19 on Linux, the lowest thread
+                                    priority on Windows): a contended core goes to the loop thread
+                                    first, but loading then crawls while any other process is
+                                    busy (bench_loader shows both). */
+    uint64_t (*now_ns)(void *now_user); /* clock of the finalize budget; NULL => tempo_now_ns.
+                                           A fake clock makes budget tests exact. */
+    void *now_user;
+} tempo_loader_desc;
+
+/* Creates a loader and starts its threads. `desc` may be NULL (defaults).
+ * Returns the loader, owned by the caller, or NULL (invalid desc, out of
+ * memory, thread creation failed; detail in tempo_get_error()).
+ * Thread: loop thread (the renderer's, if one is given). */
+TEMPO_API tempo_loader *tempo_loader_create(const tempo_loader_desc *desc);
+
+/* Stops and frees the loader. Requests still queued are not started; a
+ * request a loader thread is working on finishes its current step (decodes
+ * cannot be interrupted) and is then discarded: destroy waits for it. Every
+ * undelivered request gets its `done` call with TEMPO_ECANCELED, from here,
+ * and every surface, chunk, music, buffer and custom result (via discard)
+ * still held is freed. NULL is a no-op. Must not be called from a `done`
+ * callback of this loader, and other threads must have stopped calling into
+ * the loader before it starts (their submits would race with the free).
+ * Thread: loop thread. */
+TEMPO_API void tempo_loader_destroy(tempo_loader *loader);
+
+/* Queues a request (copied; see tempo_load_request) and wakes a loader
+ * thread. Returns the request id (> 0, unique for this loader), or 0 on
+ * failure, with the reason in tempo_get_error(): NULL or invalid request
+ * (TEMPO_EINVAL), too many pending (TEMPO_EFULL), loader shutting down
+ * (TEMPO_ESHUTDOWN), out of memory. A failed submit never calls `done`.
+ * Problems with the file itself are not detected here: they arrive as the
+ * request's error. Thread: any. */
+TEMPO_API uint64_t tempo_loader_submit(tempo_loader *loader, const tempo_load_request *request);
+
+/* Cancels request `id`. Wherever it is, its `done` call will carry
+ * TEMPO_ECANCELED and no object, and it arrives from the next
+ * tempo_loader_process(), not from here:
+ *   queued:   removed from the queue, never started;
+ *   running:  the loader thread finishes its step, then the result is freed;
+ *   finished but not yet delivered: the result is freed (never finalized).
+ * Returns 0, TEMPO_ENOENT (unknown id, already delivered, or being delivered
+ * right now) or TEMPO_EINVAL (loader NULL). Cancelling twice is harmless
+ * (the second returns 0 too while it is still pending). Thread: any. */
+TEMPO_API int tempo_loader_cancel(tempo_loader *loader, uint64_t id);
+
+/* Cancels every undelivered request of `group`, as tempo_loader_cancel().
+ * Returns how many were newly cancelled, or TEMPO_EINVAL. Thread: any. */
+TEMPO_API int tempo_loader_cancel_group(tempo_loader *loader, uint32_t group);
+
+/* Signalled (manual-reset) while finished results wait for
+ * tempo_loader_process(); reset by process when none are left. Put it in the
+ * loop's wait set (or tempo_loop_watch it). Owned by the loader: do not set,
+ * reset or destroy it. Thread: any. */
+TEMPO_API tempo_handle *tempo_loader_handle(tempo_loader *loader);
+
+/* Finalizes finished results and delivers them (`done`) until the budget
+ * (desc.finalize_budget_ns, on desc.now_ns) is used up, checking the clock
+ * after each item; at least one item per call, so the longest call is about
+ * the budget plus one item. Cancelled results are freed here. The handle
+ * stays signalled while results remain.
+ *
+ * When to call it: whenever the handle is signalled and nothing else is due,
+ * i.e. wait on the frame timer at a lower index than the handle. Finalizing
+ * then fills the idle time between frames in budget-sized slices, and a due
+ * frame waits for one slice at most. Calling it only once per frame also
+ * keeps frames short but caps delivery at (budget / cost of one item) items
+ * per frame: bench_loader measured 2.7x the synchronous load time that way
+ * (2 ms / ~1 ms per software texture), against 0.75x with idle-time slices.
+ *
+ * Returns the number delivered (0 when none waited), TEMPO_EBUSY when called
+ * from inside a `done` callback, or TEMPO_EINVAL. Thread: loop thread. */
+TEMPO_API int tempo_loader_process(tempo_loader *loader);
+
+/* tempo_loader_process() for loops that know when their next frame is due
+ * (`deadline_ns`, on desc.now_ns): it also stops before an item that would
+ * probably end after the deadline (the estimate is the running average of
+ * recent items), and delivers nothing once less than one average item fits.
+ * A due frame then waits for one mis-estimated item at most, not for a whole
+ * budget. The budget still caps each call. Returns as
+ * tempo_loader_process(), 0 included when there was no time. Thread: loop
+ * thread. */
+TEMPO_API int tempo_loader_process_until(tempo_loader *loader, uint64_t deadline_ns);
+
+/* Blocks until no request is queued or running (finished results may still
+ * wait for tempo_loader_process) or `timeout_ns` passes (TEMPO_INFINITE: no
+ * limit). Returns 0, TEMPO_ETIMEDOUT or TEMPO_EINVAL. A passive wait. For
+ * tests and "load everything before the level starts". Thread: any. */
+TEMPO_API int tempo_loader_wait_idle(tempo_loader *loader, uint64_t timeout_ns);
+
+/* Progress of one request group, for loading screens. A batch is everything
+ * submitted to the group until all of it has been delivered: the next submit
+ * after that starts a new batch from zero. */
+typedef struct tempo_load_progress {
+    uint32_t items_total;     /* submitted in this batch */
+    uint32_t items_done;      /* delivered: loaded + failed + cancelled */
+    uint32_t items_failed;    /* delivered with an error other than TEMPO_ECANCELED */
+    uint32_t items_cancelled; /* delivered as TEMPO_ECANCELED */
+    uint64_t bytes_total;     /* sizes known so far: measured by a loader thread when it opens
+                                 the file, else the request's size_hint_bytes. Grows while
+                                 unhinted files are still queued. */
+    uint64_t bytes_done;      /* bytes read by the delivered items */
+} tempo_load_progress;
+
+/* Fills *out for `group` (all zero for a group never used). Returns 0 or
+ * TEMPO_EINVAL. Thread: any. */
+TEMPO_API int tempo_loader_progress(tempo_loader *loader, uint32_t group, tempo_load_progress *out);
+
+typedef struct tempo_loader_stats {
+    uint32_t queued;   /* waiting for a loader thread */
+    uint32_t running;  /* on a loader thread */
+    uint32_t finished; /* waiting for tempo_loader_process (incl. cancelled ones) */
+    uint64_t submitted, delivered, failed, cancelled; /* totals since create */
+    uint64_t process_calls;     /* tempo_loader_process calls that delivered something */
+    uint64_t process_max_ns;    /* the longest call, on desc.now_ns: at most about the budget
+                                   plus one item */
+    uint64_t item_max_ns;       /* the longest single finalize + done, on desc.now_ns */
+    uint64_t items_over_budget; /* items whose finalize + done alone took longer than the whole
+                                   budget: these make long frames; consider smaller assets or
+                                   moving work from finalize into work */
+} tempo_loader_stats;
+
+/* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: any. */
+TEMPO_API int tempo_loader_stats_get(tempo_loader *loader, tempo_loader_stats *out);
+
+/* Requests accepted but not yet delivered (queued + running + finished), or
+ * 0 for NULL. Thread: any. */
+TEMPO_API int tempo_loader_pending(tempo_loader *loader);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TEMPO_LOADER_H */
