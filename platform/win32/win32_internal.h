@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tempo/wait.h"
+
 /* Records GetLastError()'s code and FormatMessage text, prefixed by `what`
  * (the failed call), with tempo__set_error. Returns `code`. Thread: any. */
 int win32__error(int code, const char *what);
@@ -51,6 +53,9 @@ typedef struct win32_timer {
 /* NULL on failure (detail set). Thread: any. */
 win32_timer *win32__timer_take(void);
 void win32__timer_give(win32_timer *t);
+
+/* The kernel object behind a Tempo event (for SetEventNotification). */
+HANDLE win32__handle_os(tempo_handle *event);
 
 /* Frees the timer pool and ends the timeBeginPeriod raise, if any. [loop thread] */
 void win32__clock_shutdown(void);

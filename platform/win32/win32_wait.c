@@ -131,6 +131,11 @@ void plat_event_set(tempo_handle *event)
         win32__error(TEMPO_EPLATFORM, "SetEvent");
 }
 
+HANDLE win32__handle_os(tempo_handle *event)
+{
+    return event->os;
+}
+
 void plat_event_reset(tempo_handle *event)
 {
     if (!ResetEvent(event->os))

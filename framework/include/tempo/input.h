@@ -1,0 +1,254 @@
+/* Tempo: one input event type for every backend, buffered per frame.
+ *
+ * Keyboard, mouse and game-controller input reaches the game as
+ * tempo_input_event values, whatever produced them: SDL events on the sdl
+ * backend, DirectInput8 device buffers on the win32 backend. Key codes are
+ * SDL scancodes, controller buttons and axes use SDL_GameController
+ * numbering, so a game never sees which backend is compiled in.
+ *
+ * Input never costs a polling wake-up: keyboard and mouse arrive as window
+ * messages, which end the loop's wait (TEMPO_WAIT_MESSAGES; on win32 the
+ * DirectInput notification events are in the wait set). The loop thread
+ * then translates what arrived and pushes it into a tempo_input's bounded
+ * ring; the game reads the ring once per frame:
+ *
+ *   tempo_input *in = tempo_input_create(NULL);
+ *   ...
+ *   int r = tempo_wait(set, n, timeout, TEMPO_WAIT_MESSAGES);
+ *   uint64_t now = tempo_now_ns();
+ *   SDL_Event e;
+ *   while (SDL_PollEvent(&e))
+ *       if (!tempo_input_handle_sdl(in, &e, now))
+ *           handle_other(&e);              // window, quit, user events
+ *   tempo_input_event ev;
+ *   while (tempo_input_poll(in, &ev) > 0)
+ *       game_input(&ev);
+ *
+ * Game controllers are the exception SDL2 imposes: while a joystick is open
+ * SDL cannot block and falls back to polling every millisecond. A
+ * tempo_input opens controllers as they are attached and replaces that
+ * 1000 Hz polling by a bounded, configurable rate (tempo_input_set_poll_hz)
+ * applied only while a controller is open.
+ *
+ * Thread: every function here runs on the loop thread (the thread that
+ * initialised SDL video), except tempo_input_from_sdl (Thread: any: it only
+ * reads its arguments). A tempo_input is not thread-safe.
+ *
+ * Create one tempo_input per program: the controller poll rate is a
+ * process-wide setting of the wait (the last one set wins; destroying a
+ * tempo_input that manages controllers restores SDL's default).
+ */
+#ifndef TEMPO_INPUT_H
+#define TEMPO_INPUT_H
+
+#include <SDL.h>
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an event is. Values are stable. */
+typedef enum tempo_input_type {
+    TEMPO_INPUT_NONE = 0,
+    TEMPO_INPUT_KEY = 1,            /* .key: a key went down, repeated or went up */
+    TEMPO_INPUT_MOUSE_BUTTON = 2,   /* .button: a mouse button went down or up */
+    TEMPO_INPUT_MOUSE_MOTION = 3,   /* .motion: the pointer moved */
+    TEMPO_INPUT_MOUSE_WHEEL = 4,    /* .wheel: the wheel turned */
+    TEMPO_INPUT_PAD_BUTTON = 5,     /* .pad_button: a controller button went down or up */
+    TEMPO_INPUT_PAD_AXIS = 6,       /* .pad_axis: a controller axis moved */
+    TEMPO_INPUT_DEVICE_ADDED = 7,   /* .device: a device appeared (and was opened) */
+    TEMPO_INPUT_DEVICE_REMOVED = 8, /* .device: a device went away (and was closed) */
+} tempo_input_type;
+
+/* Which kind of device an event comes from (tempo_input_event.device_kind). */
+typedef enum tempo_input_device_kind {
+    TEMPO_INPUT_KEYBOARD = 1,
+    TEMPO_INPUT_MOUSE = 2,
+    TEMPO_INPUT_PAD = 3, /* a game controller (SDL_GameController mapping) */
+} tempo_input_device_kind;
+
+/* Device ids (tempo_input_event.device), unique within one device_kind:
+ *  - keyboard: 0 (SDL2 merges every keyboard into one; DirectInput's system
+ *    keyboard is also 0);
+ *  - mouse: 0 for the system mouse; TEMPO_INPUT_TOUCH_MOUSE for mouse events
+ *    SDL synthesised from touch (SDL_TOUCH_MOUSEID);
+ *  - pad: the SDL joystick instance id (SDL_JoystickID, never reused while
+ *    the program runs); on win32/DirectInput a small counter with the same
+ *    property. Use it to tell pads apart and to match ADDED with REMOVED. */
+#define TEMPO_INPUT_TOUCH_MOUSE UINT32_C(0xFFFFFFFF)
+
+/* Keyboard: layout-independent scancode plus the key it means under the
+ * current layout. */
+typedef struct tempo_input_key {
+    int32_t scancode; /* SDL_Scancode (physical position, e.g. SDL_SCANCODE_A) */
+    int32_t keycode;  /* SDL_Keycode under the current layout (e.g. SDLK_a); 0 if unknown */
+    uint16_t mod;     /* SDL_Keymod bits held when the event happened (KMOD_SHIFT ...) */
+    uint8_t down;     /* 1 pressed (or repeat), 0 released */
+    uint8_t repeat;   /* 1 if this is an auto-repeat of a key already down */
+} tempo_input_key;
+
+/* Mouse button. Positions are in window coordinates (pixels, top-left 0,0). */
+typedef struct tempo_input_mouse_button {
+    int32_t x, y;    /* pointer position when it happened */
+    uint8_t button;  /* SDL_BUTTON_LEFT (1), MIDDLE (2), RIGHT (3), X1 (4), X2 (5) */
+    uint8_t down;    /* 1 pressed, 0 released */
+    uint8_t clicks;  /* 1 single click, 2 double click, ...; 1 if unknown */
+} tempo_input_mouse_button;
+
+/* Mouse motion: both the absolute position and the relative movement (the
+ * latter also works in relative mode, where the absolute one is frozen). */
+typedef struct tempo_input_mouse_motion {
+    int32_t x, y;     /* absolute position in the window */
+    int32_t dx, dy;   /* movement since the previous motion event */
+    uint32_t buttons; /* SDL_BUTTON_LMASK ... bits held during the motion */
+} tempo_input_mouse_motion;
+
+/* Mouse wheel, normalised so positive y is always "away from the user" and
+ * positive x "to the right" (SDL's flipped direction is undone). */
+typedef struct tempo_input_mouse_wheel {
+    int32_t x, y;           /* whole notches */
+    float precise_x, precise_y; /* fractional amount (high-resolution wheels, touchpads);
+                                   equal to x, y where the source has no finer value */
+} tempo_input_mouse_wheel;
+
+/* Controller button, SDL_GameController numbering. */
+typedef struct tempo_input_pad_button {
+    uint8_t button; /* SDL_GameControllerButton: SDL_CONTROLLER_BUTTON_A (0) ... */
+    uint8_t down;   /* 1 pressed, 0 released */
+} tempo_input_pad_button;
+
+/* Controller axis, SDL_GameController numbering and range. */
+typedef struct tempo_input_pad_axis {
+    uint8_t axis;  /* SDL_GameControllerAxis: SDL_CONTROLLER_AXIS_LEFTX (0) ... */
+    int16_t value; /* sticks -32768..32767 (0 centred, +y is down), triggers 0..32767 */
+} tempo_input_pad_axis;
+
+/* Device added or removed. */
+typedef struct tempo_input_device {
+    char name[48]; /* human-readable name, truncated, NUL-terminated; "" if unknown
+                      (SDL can no longer name a removed device) */
+} tempo_input_device;
+
+/* One input event, copied by value. Zero-initialised fields mean "not
+ * applicable"; only the union member named by `type` is meaningful. */
+typedef struct tempo_input_event {
+    uint32_t type;        /* tempo_input_type */
+    uint32_t device_kind; /* tempo_input_device_kind */
+    uint32_t device;      /* device id within device_kind (see above) */
+    uint32_t os_time_ms;  /* the source's own timestamp in milliseconds, for ordering
+                             only: SDL's event timestamp (SDL_GetTicks when SDL queued
+                             it) or DirectInput's dwTimeStamp; 0 if unknown */
+    uint64_t time_ns;     /* when Tempo received it, on the tempo_now_ns() clock: the
+                             `now_ns` given to the translation, normally the time the
+                             loop's wait returned for it. Never decreases along a ring. */
+    union {
+        tempo_input_key key;
+        tempo_input_mouse_button button;
+        tempo_input_mouse_motion motion;
+        tempo_input_mouse_wheel wheel;
+        tempo_input_pad_button pad_button;
+        tempo_input_pad_axis pad_axis;
+        tempo_input_device dev;
+    } u;
+} tempo_input_event;
+
+/* Static lower-case name of an event type ("key", "mouse-motion", ...), or
+ * "?" for an unknown value. Thread: any. */
+TEMPO_API const char *tempo_input_type_name(uint32_t type);
+
+/* Translates one SDL event into a Tempo input event stamped `now_ns`.
+ * Handles SDL_KEYDOWN/UP, SDL_MOUSEMOTION, SDL_MOUSEBUTTONDOWN/UP,
+ * SDL_MOUSEWHEEL, SDL_CONTROLLERBUTTONDOWN/UP, SDL_CONTROLLERAXISMOTION and
+ * SDL_CONTROLLERDEVICEADDED/REMOVED (SDL's ADDED event carries a device
+ * index; it is translated to the instance id used everywhere else). Mouse
+ * and keyboard device ids follow the rules above. Everything else (window,
+ * quit, text, raw joystick events) is not input here.
+ * Returns 1 and fills *out if `e` was translated, 0 if it is not an input
+ * event (*out is then left untouched), TEMPO_EINVAL if `e` or `out` is NULL.
+ * Ownership: reads `e` during the call only. Thread: any (it calls only
+ * SDL's thread-safe controller-name lookup). */
+TEMPO_API int tempo_input_from_sdl(const SDL_Event *e, uint64_t now_ns, tempo_input_event *out);
+
+/* ---- The per-frame input buffer ---------------------------------------- */
+
+typedef struct tempo_input tempo_input;
+
+typedef struct tempo_input_desc {
+    int capacity;       /* events the ring holds between two reads; 0 = 1024.
+                           At 1000 Hz mouse reports and 60 fps that is ~60 frames. */
+    uint32_t poll_hz;   /* controller polling rate while at least one controller is
+                           open; 0 = 250 (a 4 ms wake-up cadence instead of SDL's 1 ms).
+                           Clamped to 1..1000. Keyboard and mouse are never polled. */
+    bool no_controllers; /* false (default): initialise SDL's game-controller subsystem
+                            and open every controller as it is attached. true: ignore
+                            controllers entirely (no polling ever). */
+} tempo_input_desc;
+
+/* Counters for overlays and tests. */
+typedef struct tempo_input_stats {
+    uint64_t pushed;       /* events accepted into the ring */
+    uint64_t dropped;      /* events refused because the ring was full */
+    uint64_t delivered;    /* events read by poll/dispatch */
+    uint32_t queued;       /* events in the ring now */
+    uint32_t max_queued;   /* high-water mark of `queued` */
+    uint32_t pads_open;    /* controllers open now */
+    uint32_t poll_hz;      /* the configured controller polling rate */
+    bool polling;          /* true while controllers force periodic wake-ups */
+} tempo_input_stats;
+
+/* Creates an input buffer. `desc` may be NULL (all defaults). Unless
+ * desc->no_controllers, initialises SDL_INIT_GAMECONTROLLER (SDL counts
+ * the references; destroy quits it again).
+ * Returns the object, owned by the caller, or NULL (TEMPO_ENOMEM, or
+ * TEMPO_EPLATFORM when SDL's controller subsystem fails; see
+ * tempo_get_error()). Thread: loop thread, after SDL_Init(SDL_INIT_VIDEO). */
+TEMPO_API tempo_input *tempo_input_create(const tempo_input_desc *desc);
+
+/* Closes the controllers it opened, lifts the controller polling, frees the
+ * ring (queued events are discarded). NULL is a no-op. Thread: loop thread. */
+TEMPO_API void tempo_input_destroy(tempo_input *in);
+
+/* Feeds one SDL event from the loop's event pump: opens/closes controllers
+ * on SDL_CONTROLLERDEVICEADDED/REMOVED (adjusting the polling), translates
+ * the event with tempo_input_from_sdl and pushes the result.
+ * Returns 1 if the event was input (consumed, even if the ring was full:
+ * stats.dropped counts that), 0 if it is not input (the caller handles it),
+ * TEMPO_EINVAL on NULL arguments. Thread: loop thread. */
+TEMPO_API int tempo_input_handle_sdl(tempo_input *in, const SDL_Event *e, uint64_t now_ns);
+
+/* Appends a translated event to the ring (the backends' path: the SDL pump
+ * via tempo_input_handle_sdl, the win32 DirectInput reader directly). The
+ * event is copied. If ev->time_ns is older than the last queued event's it
+ * is raised to it, so times never decrease along the ring.
+ * Returns 0, TEMPO_EFULL (ring full: the event is dropped and counted in
+ * stats.dropped; the events already queued are kept, so a key-up is never
+ * lost behind a later event) or TEMPO_EINVAL. Thread: loop thread. */
+TEMPO_API int tempo_input_push(tempo_input *in, const tempo_input_event *ev);
+
+/* Takes the oldest queued event into *out. Returns 1 if one was taken, 0 if
+ * the ring is empty, TEMPO_EINVAL on NULL arguments. Thread: loop thread. */
+TEMPO_API int tempo_input_poll(tempo_input *in, tempo_input_event *out);
+
+/* Calls fn(ev, user) for every queued event, oldest first, emptying the
+ * ring; events pushed by fn itself are delivered in the same call.
+ * `ev` is valid during the callback only. Returns the number delivered or
+ * TEMPO_EINVAL. Thread: loop thread. */
+typedef void (*tempo_input_fn)(const tempo_input_event *ev, void *user);
+TEMPO_API int tempo_input_dispatch(tempo_input *in, tempo_input_fn fn, void *user);
+
+/* Sets the controller polling rate (see tempo_input_desc.poll_hz; 0 means
+ * the default 250). Takes effect at once if a controller is open. A higher
+ * rate lowers controller latency (at most 1/hz) and costs one wake-up per
+ * period while a controller is connected. Returns 0 or TEMPO_EINVAL.
+ * Thread: loop thread. */
+TEMPO_API int tempo_input_set_poll_hz(tempo_input *in, uint32_t hz);
+
+/* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: loop thread. */
+TEMPO_API int tempo_input_get_stats(const tempo_input *in, tempo_input_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TEMPO_INPUT_H */
