@@ -26,6 +26,14 @@
  * milliseconds while the wait set leaves room for it (n < 63 with messages,
  * n <= 63 without).
  *
+ * SDL game controllers (XInput, SDL's own DirectInput/RawInput joysticks)
+ * are polled by SDL_PumpEvents, so nothing in the Win32 queue announces
+ * them. With a controller poll interval set by the input layer
+ * (plat_set_input_poll_interval_ns) and a joystick open, a message wait
+ * pumps SDL at that interval and reports messages when that produced
+ * events. (Controllers read through DirectInput here, plat_input_*, signal
+ * their handle instead and need no polling.)
+ *
  * SDL_PushEvent from another thread does not touch the Win32 queue, so an
  * SDL event watch posts WM_NULL to the waiting thread. SDL2 runs watches
  * before it appends the event, so (as in the SDL backend) a wait that finds
@@ -65,6 +73,7 @@ static unsigned g_announced_seen;     /* [loop thread] pushes known to have land
 static atomic_ulong g_loop_thread;    /* thread id of the last message wait */
 static atomic_ulong g_waiting_thread; /* thread id blocked in a message wait, or 0 */
 static const uint64_t RECHECK_NS[] = {50000, 1000000, 10000000};
+static _Atomic(uint64_t) g_pad_poll_ns; /* controller poll interval; 0: none */
 
 const char *plat_backend_name(void)
 {
@@ -302,13 +311,31 @@ static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
     return 0;
 }
 
+/* Declared in platform.h by the input layer (issue 7). */
+void plat_set_input_poll_interval_ns(uint64_t interval_ns);
+void plat_set_input_poll_interval_ns(uint64_t interval_ns)
+{
+    atomic_store(&g_pad_poll_ns, interval_ns);
+}
+
+/* [loop thread] True while SDL has a joystick open (it must then be polled). */
+static bool joystick_open(void)
+{
+    if (!SDL_WasInit(SDL_INIT_JOYSTICK))
+        return false;
+    for (int i = 0, n = SDL_NumJoysticks(); i < n; i++)
+        if (SDL_JoystickFromInstanceID(SDL_JoystickGetDeviceInstanceID(i)) != NULL)
+            return true;
+    return false;
+}
+
 static bool sdl_events_pending(void)
 {
     return SDL_WasInit(SDL_INIT_EVENTS) && SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
 }
 
-/* [loop thread] */
-static void message_wait_begin(void)
+/* [loop thread] Returns the controller poll interval this wait keeps (0: none). */
+static uint64_t message_wait_begin(void)
 {
     static _Thread_local bool has_queue;
     if (!has_queue) {
@@ -317,7 +344,10 @@ static void message_wait_begin(void)
         PeekMessageW(&msg, NULL, WM_USER, WM_USER, PM_NOREMOVE);
         has_queue = true;
     }
-    atomic_store(&g_route, "msgwait");
+    uint64_t pad_poll_ns = atomic_load(&g_pad_poll_ns);
+    if (pad_poll_ns > 0 && !joystick_open())
+        pad_poll_ns = 0;
+    atomic_store(&g_route, pad_poll_ns > 0 ? "msgwait+pad-poll" : "msgwait");
     atomic_store(&g_loop_thread, GetCurrentThreadId());
     if (SDL_WasInit(SDL_INIT_EVENTS)) {
         /* Re-registering each time is cheap and survives SDL_Quit(), which
@@ -326,6 +356,7 @@ static void message_wait_begin(void)
         SDL_AddEventWatch(on_event_added, NULL);
     }
     atomic_store(&g_waiting_thread, GetCurrentThreadId());
+    return pad_poll_ns;
 }
 
 /* ---- The wait ----------------------------------------------------------- */
@@ -370,15 +401,19 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
     const DWORD slots = (DWORD)n + (dl != NULL);
     if (dl != NULL)
         kh[n] = dl->handle;
-    if (messages)
-        message_wait_begin();
+    const uint64_t pad_poll_ns = messages ? message_wait_begin() : 0;
 
     bool input = false; /* the Win32 queue had input when we last looked */
     size_t rechecks = 0;
+    uint64_t polled_at = 0;
     int r;
     for (;;) {
         unsigned announced = atomic_load(&g_announced);
         uint64_t now = plat_now_ns();
+        if (pad_poll_ns > 0 && now - polled_at >= pad_poll_ns) {
+            SDL_PumpEvents(); /* runs SDL_JoystickUpdate; events it adds end the wait below */
+            polled_at = now = plat_now_ns();
+        }
         int due = first_due_timer(handles, n, now);
         bool sdl_pending = messages && sdl_events_pending();
         if (sdl_pending) {
@@ -394,6 +429,8 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
         DWORD ms = 0;
         if (block) {
             uint64_t wake_at = deadline;
+            if (pad_poll_ns > 0 && polled_at + pad_poll_ns < wake_at)
+                wake_at = polled_at + pad_poll_ns; /* the next controller poll */
             if (messages && announced != g_announced_seen) {
                 if (rechecks < sizeof RECHECK_NS / sizeof RECHECK_NS[0]) {
                     uint64_t at = now + RECHECK_NS[rechecks++];
