@@ -33,8 +33,8 @@ static bool need_xdotool(void)
 {
     if (tt_xdotool_available())
         return true;
-    if (tt_env_flag("TEMPO_REQUIRE_X11")) {
-        tt_fail(__FILE__, __LINE__, "TEMPO_REQUIRE_X11 is set but xdotool is unavailable");
+    if (tt_env_flag("TEMPO_REQUIRE_XDOTOOL")) {
+        tt_fail(__FILE__, __LINE__, "TEMPO_REQUIRE_XDOTOOL is set but xdotool is unavailable");
         return false;
     }
     TT_SKIP("needs xdotool (wine on X11)");
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 {
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         printf("# SDL video: %s\n", SDL_GetError());
-        if (tt_env_flag("TEMPO_REQUIRE_X11"))
+        if (tt_env_flag("TEMPO_REQUIRE_XDOTOOL"))
             return 1;
         puts("0 passed, 0 failed, 2 skipped");
         return 0;
