@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Shared by .ci/win-deps and .ci/win-env (sourced, not run).
 # Everything lives in one cache dir outside the repo: the mingw install prefix (bin, include, lib),
 # the meson cross file, the wine wrapper and the wine prefix.
@@ -10,7 +11,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 ensure_pkgs() {
     local p missing=()
     for p in "$@"; do
-        dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing+=("$p")
+        [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "${0##*/}: installing ${missing[*]}" >&2
