@@ -93,11 +93,6 @@ HANDLE win32__timer_create(bool manual_reset)
     return h;
 }
 
-bool win32__timer_is_high_resolution(void)
-{
-    return atomic_load(&g_hires) == 1;
-}
-
 /* The longest relative due time we hand the kernel, in 100 ns units (~10
  * years): wine adds it to its current time in a signed 64-bit value, so
  * "never" must not be near INT64_MAX. A timer due later than this wakes its

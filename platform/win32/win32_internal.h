@@ -29,9 +29,6 @@ int win32__error(int code, const char *what);
  * until plat_shutdown(). NULL on failure, detail set. Thread: any. */
 HANDLE win32__timer_create(bool manual_reset);
 
-/* True when win32__timer_create() gets high-resolution timers. */
-bool win32__timer_is_high_resolution(void);
-
 /* Arms `timer` once for the absolute time `due_ns` (plat_now_ns clock) as a
  * relative due time, rounded up to the 100 ns unit, so it never expires
  * before due_ns; a due time at or before now_ns expires at once. Like every

@@ -20,8 +20,11 @@
  *
  * The wait is WaitForMultipleObjects, or MsgWaitForMultipleObjectsEx with
  * QS_ALLINPUT and MWMO_INPUTAVAILABLE when the caller wants messages (then
- * any input already in the thread's queue counts, not only new input, and
- * SDL's own event queue is checked too). One extra slot holds a pooled
+ * any input already in the thread's queue counts, not only new input). When
+ * the queue has messages the wait lets SDL pump them (SDL_PumpEvents: SDL's
+ * window procedure handles them) and returns `n` only if that produced SDL
+ * events, or SDL's queue already had some; window-system traffic that SDL
+ * turns into nothing does not wake the caller. One extra slot holds a pooled
  * high-resolution timer for the timeout, so timeouts are not rounded to
  * milliseconds while the wait set leaves room for it (n < 63 with messages,
  * n <= 63 without).
@@ -461,11 +464,23 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
             continue; /* the deadline timer, or nothing to claim: look again */
         }
         if (with_messages && w == WAIT_OBJECT_0 + count) {
+            if (sdl_pending) {
+                r = n; /* the handles were checked first: none is signalled */
+                break;
+            }
+            if (SDL_WasInit(SDL_INIT_EVENTS)) {
+                /* Let SDL's window procedure take the traffic now: what it
+                 * turns into SDL events ends the wait (above, next turn);
+                 * the rest (paint, activation, wine's own window messages)
+                 * costs no return to the caller, as on the SDL backend. */
+                SDL_PumpEvents();
+                continue;
+            }
             if (!block) {
                 r = n;
                 break;
             }
-            input = true; /* check the handles once more first */
+            input = true; /* no SDL queue: check the handles once more, then report it */
             continue;
         }
         if (w >= WAIT_ABANDONED_0 && w < WAIT_ABANDONED_0 + count) {
