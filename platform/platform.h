@@ -82,6 +82,8 @@ plat_thread *plat_thread_create(int (*fn)(void *arg), const char *name, void *ar
 /* Waits for the thread to finish, frees it, and returns fn's result. */
 int plat_thread_join(plat_thread *t);
 
+/* Mutexes are not recursive (win32: SRW locks): never lock one twice on
+ * the same thread. */
 plat_mutex *plat_mutex_create(void);
 void plat_mutex_destroy(plat_mutex *m);
 void plat_mutex_lock(plat_mutex *m);
