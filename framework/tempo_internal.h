@@ -4,7 +4,11 @@
 
 #include "tempo/base.h"
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* On mingw GCC's "printf" archetype is msvcrt's dialect (no %zu, %llu);
+ * Tempo builds with __USE_MINGW_ANSI_STDIO, whose vsnprintf is C99's. */
+#define TEMPO__PRINTF(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+#elif defined(__GNUC__)
 #define TEMPO__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define TEMPO__PRINTF(fmt, args)

@@ -91,9 +91,54 @@ plat_thread *plat_thread_create(int (*fn)(void *arg), const char *name, void *ar
 /* Waits for the thread to finish, frees it, and returns fn's result. */
 int plat_thread_join(plat_thread *t);
 
+/* Mutexes are not recursive (win32: SRW locks): never lock one twice on
+ * the same thread. */
 plat_mutex *plat_mutex_create(void);
 void plat_mutex_destroy(plat_mutex *m);
 void plat_mutex_lock(plat_mutex *m);
 void plat_mutex_unlock(plat_mutex *m);
+
+/* ---- Native input devices (win32: DirectInput8) --------------------------
+ * A backend whose input devices can signal a handle reads them itself and
+ * produces tempo_input_event values (tempo/input.h: SDL scancodes, SDL
+ * button and controller numbering). The win32 backend does, through
+ * DirectInput8 with SetEventNotification. The sdl backend has no native
+ * input (it arrives as SDL events) and does not define these functions:
+ * only callers that checked plat_backend_name() use them.
+ * While keyboard/mouse are open here, SDL still reports the same keys as
+ * SDL events: the input layer must take those devices from one source only. */
+
+struct SDL_Window;
+struct tempo_input_event;
+typedef struct plat_input plat_input;
+typedef void (*plat_input_fn)(const struct tempo_input_event *ev, void *user);
+
+enum {
+    PLAT_INPUT_KEYBOARD = 1u << 0, /* the system keyboard (device id 0) */
+    PLAT_INPUT_MOUSE = 1u << 1,    /* the system mouse (device id 0) */
+    PLAT_INPUT_PADS = 1u << 2      /* every game controller, as they come and go */
+};
+
+/* Opens the `devices` for `window` (cooperative level on its HWND:
+ * foreground, non-exclusive) with buffered data and event notification.
+ * Returns NULL with the detail set: TEMPO_ENOTSUP where the backend has no
+ * native input, TEMPO_EPLATFORM when DirectInput fails. [loop thread] */
+plat_input *plat_input_open(struct SDL_Window *window, unsigned devices);
+
+/* Closes the devices. NULL is a no-op. [loop thread] */
+void plat_input_close(plat_input *in);
+
+/* An auto-reset event, owned by `in`, signalled when a device has buffered
+ * data, a controller came or went, or the window got the focus back (the
+ * devices must be re-acquired). Put it in the loop's wait set and call
+ * plat_input_read when it is returned. */
+tempo_handle *plat_input_handle(plat_input *in);
+
+/* Drains every device's buffer, calling fn for each translated event (per
+ * device oldest first, time_ns = now_ns), re-acquires devices lost to a
+ * focus change (keys still down when the keyboard was lost are released),
+ * and opens/closes controllers that came or went (DEVICE_ADDED/REMOVED).
+ * Returns the number of events, or a negative TEMPO_E*. [loop thread] */
+int plat_input_read(plat_input *in, uint64_t now_ns, plat_input_fn fn, void *user);
 
 #endif /* TEMPO_PLATFORM_H */

@@ -22,6 +22,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* mingw: GCC's "printf" archetype is msvcrt's dialect (no %zu); Windows
+ * builds use __USE_MINGW_ANSI_STDIO's C99 printf, so check against that. */
+#if defined(__MINGW32__)
+#define TT_PRINTF_(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+#elif defined(__GNUC__)
+#define TT_PRINTF_(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define TT_PRINTF_(fmt, args)
+#endif
+
 typedef struct tt_case {
     const char *name;
     void (*fn)(void);
@@ -33,21 +43,13 @@ typedef struct tt_case {
 int tt_main(int argc, char **argv, const tt_case *cases, size_t n);
 
 /* Records a failure with a formatted explanation. */
-void tt_fail(const char *file, int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+void tt_fail(const char *file, int line, const char *fmt, ...) TT_PRINTF_(3, 4);
 /* Ends the current case as skipped. */
 _Noreturn void tt_skip(const char *why);
 /* True once the current case has a failure (to stop loops early). */
 bool tt_failed(void);
 /* Informational line, indented under the case. */
-void tt_note(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
+void tt_note(const char *fmt, ...) TT_PRINTF_(1, 2);
 
 #define TT_SKIP(why) tt_skip(why)
 

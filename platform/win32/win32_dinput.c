@@ -1,0 +1,741 @@
+/* Native input of the win32 backend: DirectInput8 keyboard, mouse and game
+ * controllers, translated to tempo_input_event (tempo/input.h).
+ *
+ * Every device buffers its data (DIPROP_BUFFERSIZE) and signals one shared
+ * auto-reset event (SetEventNotification) when it has some, so input is a
+ * handle in the loop's wait set: no polling, and each report carries
+ * DirectInput's own timestamp and sequence. Devices use the SDL window's
+ * HWND with DISCL_FOREGROUND | DISCL_NONEXCLUSIVE: the game gets input while
+ * it has the focus and the rest of the desktop keeps working.
+ *
+ * Losing the focus unacquires the devices. An SDL event watch notices the
+ * window getting it back and signals the event, so the next read
+ * re-acquires them; keys still down when the keyboard was lost are released
+ * then (the key-ups happened while we were not listening).
+ *
+ * Controllers come and go: a message-only window registered for HID
+ * interface notifications (WM_DEVICECHANGE) signals the event, and the read
+ * re-enumerates. A controller that fails with DIERR_UNPLUGGED/INPUTLOST and
+ * cannot be re-acquired while we have the focus is closed.
+ *
+ * Controller mapping: DirectInput has no notion of a "game controller", only
+ * axes, buttons and hats. The default here is the layout XInput pads report
+ * through DirectInput (and most PC pads copy): X/Y left stick, Rx/Ry right
+ * stick, Z the two triggers on one axis (left positive), buttons 0-9 =
+ * A B X Y LB RB Back Start LS RS, hat 0 = D-pad. Pads that differ get
+ * different numbering; SDL's GameController database is the fix for those
+ * (use the sdl input path). Mouse positions are read with GetCursorPos when
+ * the buffer is drained, not when the report happened.
+ *
+ * Thread: everything runs on the loop thread, except that DirectInput and
+ * the device-change window set the event (from any thread).
+ */
+#define DIRECTINPUT_VERSION 0x0800
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <SDL.h>
+#include <SDL_syswm.h>
+
+#include "win32_internal.h"
+
+#include <dbt.h>
+#include <dinput.h>
+
+#include "platform.h"
+#include "tempo/input.h"
+#include "tempo_internal.h"
+
+#define BUFFER_RECORDS 256 /* per device, between two reads */
+#define READ_CHUNK 64
+#define MAX_PADS 16
+
+typedef struct device {
+    LPDIRECTINPUTDEVICE8W dev;
+    uint32_t kind; /* tempo_input_device_kind */
+    uint32_t id;
+    GUID instance;
+    bool acquired;
+    bool gone; /* unplugged: closed at the end of this read */
+    char name[sizeof(((tempo_input_device *)0)->name)];
+    /* pads: the last D-pad state (hat) and trigger halves */
+    uint8_t dpad; /* bits: up, down, left, right */
+} device;
+
+struct plat_input {
+    LPDIRECTINPUT8W di;
+    HWND hwnd;
+    unsigned devices;
+    tempo_handle *signal;
+    HANDLE signal_os;
+    device *keyboard, *mouse;
+    device pads[MAX_PADS];
+    int npads;
+    uint32_t next_pad_id;
+    /* pending DEVICE_ADDED/REMOVED for the next read */
+    tempo_input_event pending[2 * MAX_PADS];
+    int npending;
+    /* keyboard state: to stamp modifiers and release keys lost with focus */
+    uint8_t down[256];
+    uint16_t mod;
+    uint32_t buttons; /* mouse buttons held, SDL_BUTTON_LMASK... */
+    /* hot-plug */
+    HWND notify_window;
+    HDEVNOTIFY notify;
+    atomic_bool rescan;
+    SDL_Window *window;
+};
+
+/* ---- DIK_* (PC set-1 scancodes, 0x80 = E0 prefix) to SDL scancodes ----- */
+
+static const uint16_t DIK_TO_SDL[256] = {
+    [DIK_ESCAPE] = SDL_SCANCODE_ESCAPE, [DIK_1] = SDL_SCANCODE_1, [DIK_2] = SDL_SCANCODE_2,
+    [DIK_3] = SDL_SCANCODE_3, [DIK_4] = SDL_SCANCODE_4, [DIK_5] = SDL_SCANCODE_5,
+    [DIK_6] = SDL_SCANCODE_6, [DIK_7] = SDL_SCANCODE_7, [DIK_8] = SDL_SCANCODE_8,
+    [DIK_9] = SDL_SCANCODE_9, [DIK_0] = SDL_SCANCODE_0, [DIK_MINUS] = SDL_SCANCODE_MINUS,
+    [DIK_EQUALS] = SDL_SCANCODE_EQUALS, [DIK_BACK] = SDL_SCANCODE_BACKSPACE,
+    [DIK_TAB] = SDL_SCANCODE_TAB, [DIK_Q] = SDL_SCANCODE_Q, [DIK_W] = SDL_SCANCODE_W,
+    [DIK_E] = SDL_SCANCODE_E, [DIK_R] = SDL_SCANCODE_R, [DIK_T] = SDL_SCANCODE_T,
+    [DIK_Y] = SDL_SCANCODE_Y, [DIK_U] = SDL_SCANCODE_U, [DIK_I] = SDL_SCANCODE_I,
+    [DIK_O] = SDL_SCANCODE_O, [DIK_P] = SDL_SCANCODE_P, [DIK_LBRACKET] = SDL_SCANCODE_LEFTBRACKET,
+    [DIK_RBRACKET] = SDL_SCANCODE_RIGHTBRACKET, [DIK_RETURN] = SDL_SCANCODE_RETURN,
+    [DIK_LCONTROL] = SDL_SCANCODE_LCTRL, [DIK_A] = SDL_SCANCODE_A, [DIK_S] = SDL_SCANCODE_S,
+    [DIK_D] = SDL_SCANCODE_D, [DIK_F] = SDL_SCANCODE_F, [DIK_G] = SDL_SCANCODE_G,
+    [DIK_H] = SDL_SCANCODE_H, [DIK_J] = SDL_SCANCODE_J, [DIK_K] = SDL_SCANCODE_K,
+    [DIK_L] = SDL_SCANCODE_L, [DIK_SEMICOLON] = SDL_SCANCODE_SEMICOLON,
+    [DIK_APOSTROPHE] = SDL_SCANCODE_APOSTROPHE, [DIK_GRAVE] = SDL_SCANCODE_GRAVE,
+    [DIK_LSHIFT] = SDL_SCANCODE_LSHIFT, [DIK_BACKSLASH] = SDL_SCANCODE_BACKSLASH,
+    [DIK_Z] = SDL_SCANCODE_Z, [DIK_X] = SDL_SCANCODE_X, [DIK_C] = SDL_SCANCODE_C,
+    [DIK_V] = SDL_SCANCODE_V, [DIK_B] = SDL_SCANCODE_B, [DIK_N] = SDL_SCANCODE_N,
+    [DIK_M] = SDL_SCANCODE_M, [DIK_COMMA] = SDL_SCANCODE_COMMA, [DIK_PERIOD] = SDL_SCANCODE_PERIOD,
+    [DIK_SLASH] = SDL_SCANCODE_SLASH, [DIK_RSHIFT] = SDL_SCANCODE_RSHIFT,
+    [DIK_MULTIPLY] = SDL_SCANCODE_KP_MULTIPLY, [DIK_LMENU] = SDL_SCANCODE_LALT,
+    [DIK_SPACE] = SDL_SCANCODE_SPACE, [DIK_CAPITAL] = SDL_SCANCODE_CAPSLOCK,
+    [DIK_F1] = SDL_SCANCODE_F1, [DIK_F2] = SDL_SCANCODE_F2, [DIK_F3] = SDL_SCANCODE_F3,
+    [DIK_F4] = SDL_SCANCODE_F4, [DIK_F5] = SDL_SCANCODE_F5, [DIK_F6] = SDL_SCANCODE_F6,
+    [DIK_F7] = SDL_SCANCODE_F7, [DIK_F8] = SDL_SCANCODE_F8, [DIK_F9] = SDL_SCANCODE_F9,
+    [DIK_F10] = SDL_SCANCODE_F10, [DIK_NUMLOCK] = SDL_SCANCODE_NUMLOCKCLEAR,
+    [DIK_SCROLL] = SDL_SCANCODE_SCROLLLOCK, [DIK_NUMPAD7] = SDL_SCANCODE_KP_7,
+    [DIK_NUMPAD8] = SDL_SCANCODE_KP_8, [DIK_NUMPAD9] = SDL_SCANCODE_KP_9,
+    [DIK_SUBTRACT] = SDL_SCANCODE_KP_MINUS, [DIK_NUMPAD4] = SDL_SCANCODE_KP_4,
+    [DIK_NUMPAD5] = SDL_SCANCODE_KP_5, [DIK_NUMPAD6] = SDL_SCANCODE_KP_6,
+    [DIK_ADD] = SDL_SCANCODE_KP_PLUS, [DIK_NUMPAD1] = SDL_SCANCODE_KP_1,
+    [DIK_NUMPAD2] = SDL_SCANCODE_KP_2, [DIK_NUMPAD3] = SDL_SCANCODE_KP_3,
+    [DIK_NUMPAD0] = SDL_SCANCODE_KP_0, [DIK_DECIMAL] = SDL_SCANCODE_KP_PERIOD,
+    [DIK_OEM_102] = SDL_SCANCODE_NONUSBACKSLASH, [DIK_F11] = SDL_SCANCODE_F11,
+    [DIK_F12] = SDL_SCANCODE_F12, [DIK_F13] = SDL_SCANCODE_F13, [DIK_F14] = SDL_SCANCODE_F14,
+    [DIK_F15] = SDL_SCANCODE_F15, [DIK_KANA] = SDL_SCANCODE_INTERNATIONAL2,
+    [DIK_ABNT_C1] = SDL_SCANCODE_INTERNATIONAL1, [DIK_CONVERT] = SDL_SCANCODE_INTERNATIONAL4,
+    [DIK_NOCONVERT] = SDL_SCANCODE_INTERNATIONAL5, [DIK_YEN] = SDL_SCANCODE_INTERNATIONAL3,
+    [DIK_ABNT_C2] = SDL_SCANCODE_KP_COMMA, [DIK_NUMPADEQUALS] = SDL_SCANCODE_KP_EQUALS,
+    [0x90 /* DIK_PREVTRACK */] = SDL_SCANCODE_AUDIOPREV, [DIK_NEXTTRACK] = SDL_SCANCODE_AUDIONEXT,
+    [DIK_NUMPADENTER] = SDL_SCANCODE_KP_ENTER, [DIK_RCONTROL] = SDL_SCANCODE_RCTRL,
+    [DIK_MUTE] = SDL_SCANCODE_MUTE, [DIK_CALCULATOR] = SDL_SCANCODE_CALCULATOR,
+    [DIK_PLAYPAUSE] = SDL_SCANCODE_AUDIOPLAY, [DIK_MEDIASTOP] = SDL_SCANCODE_AUDIOSTOP,
+    [DIK_VOLUMEDOWN] = SDL_SCANCODE_VOLUMEDOWN, [DIK_VOLUMEUP] = SDL_SCANCODE_VOLUMEUP,
+    [DIK_WEBHOME] = SDL_SCANCODE_AC_HOME, [DIK_NUMPADCOMMA] = SDL_SCANCODE_KP_COMMA,
+    [DIK_DIVIDE] = SDL_SCANCODE_KP_DIVIDE, [DIK_SYSRQ] = SDL_SCANCODE_PRINTSCREEN,
+    [DIK_RMENU] = SDL_SCANCODE_RALT, [DIK_PAUSE] = SDL_SCANCODE_PAUSE,
+    [DIK_HOME] = SDL_SCANCODE_HOME, [DIK_UP] = SDL_SCANCODE_UP, [DIK_PRIOR] = SDL_SCANCODE_PAGEUP,
+    [DIK_LEFT] = SDL_SCANCODE_LEFT, [DIK_RIGHT] = SDL_SCANCODE_RIGHT, [DIK_END] = SDL_SCANCODE_END,
+    [DIK_DOWN] = SDL_SCANCODE_DOWN, [DIK_NEXT] = SDL_SCANCODE_PAGEDOWN,
+    [DIK_INSERT] = SDL_SCANCODE_INSERT, [DIK_DELETE] = SDL_SCANCODE_DELETE,
+    [DIK_LWIN] = SDL_SCANCODE_LGUI, [DIK_RWIN] = SDL_SCANCODE_RGUI,
+    [DIK_APPS] = SDL_SCANCODE_APPLICATION, [DIK_POWER] = SDL_SCANCODE_POWER,
+    [DIK_SLEEP] = SDL_SCANCODE_SLEEP, [DIK_WEBSEARCH] = SDL_SCANCODE_AC_SEARCH,
+    [DIK_WEBFAVORITES] = SDL_SCANCODE_AC_BOOKMARKS, [DIK_WEBREFRESH] = SDL_SCANCODE_AC_REFRESH,
+    [DIK_WEBSTOP] = SDL_SCANCODE_AC_STOP, [DIK_WEBFORWARD] = SDL_SCANCODE_AC_FORWARD,
+    [DIK_WEBBACK] = SDL_SCANCODE_AC_BACK, [DIK_MYCOMPUTER] = SDL_SCANCODE_COMPUTER,
+    [DIK_MAIL] = SDL_SCANCODE_MAIL, [DIK_MEDIASELECT] = SDL_SCANCODE_MEDIASELECT,
+};
+
+/* The modifier a scancode holds, or 0. */
+static uint16_t modifier_of(int scancode)
+{
+    switch (scancode) {
+    case SDL_SCANCODE_LSHIFT: return KMOD_LSHIFT;
+    case SDL_SCANCODE_RSHIFT: return KMOD_RSHIFT;
+    case SDL_SCANCODE_LCTRL: return KMOD_LCTRL;
+    case SDL_SCANCODE_RCTRL: return KMOD_RCTRL;
+    case SDL_SCANCODE_LALT: return KMOD_LALT;
+    case SDL_SCANCODE_RALT: return KMOD_RALT;
+    case SDL_SCANCODE_LGUI: return KMOD_LGUI;
+    case SDL_SCANCODE_RGUI: return KMOD_RGUI;
+    default: return 0;
+    }
+}
+
+/* ---- Opening devices ---------------------------------------------------- */
+
+static int di_error(const char *what, HRESULT hr)
+{
+    return tempo__set_error(TEMPO_EPLATFORM, "DirectInput %s: HRESULT 0x%08lx", what,
+                            (unsigned long)hr);
+}
+
+static void utf8_name(char *dst, size_t size, const WCHAR *src)
+{
+    if (WideCharToMultiByte(CP_UTF8, 0, src, -1, dst, (int)size, NULL, NULL) == 0) {
+        /* Too long for the field: WideCharToMultiByte wrote nothing useful. */
+        dst[0] = '\0';
+        WCHAR cut[sizeof(((tempo_input_device *)0)->name) / 2];
+        wcsncpy(cut, src, sizeof cut / sizeof cut[0] - 1);
+        cut[sizeof cut / sizeof cut[0] - 1] = 0;
+        WideCharToMultiByte(CP_UTF8, 0, cut, -1, dst, (int)size, NULL, NULL);
+    }
+    dst[size - 1] = '\0';
+}
+
+/* Creates, configures and (if we have the focus) acquires one device. */
+static LPDIRECTINPUTDEVICE8W device_open(plat_input *in, REFGUID guid, LPCDIDATAFORMAT format)
+{
+    LPDIRECTINPUTDEVICE8W dev = NULL;
+    HRESULT hr = IDirectInput8_CreateDevice(in->di, guid, &dev, NULL);
+    if (FAILED(hr)) {
+        di_error("CreateDevice", hr);
+        return NULL;
+    }
+    DIPROPDWORD size = {
+        .diph = {.dwSize = sizeof size, .dwHeaderSize = sizeof size.diph, .dwHow = DIPH_DEVICE},
+        .dwData = BUFFER_RECORDS,
+    };
+    const char *what = "SetDataFormat";
+    if (FAILED(hr = IDirectInputDevice8_SetDataFormat(dev, format)))
+        goto fail;
+    what = "SetCooperativeLevel";
+    if (FAILED(hr = IDirectInputDevice8_SetCooperativeLevel(dev, in->hwnd,
+                                                            DISCL_FOREGROUND | DISCL_NONEXCLUSIVE)))
+        goto fail;
+    what = "SetProperty(DIPROP_BUFFERSIZE)";
+    if (FAILED(hr = IDirectInputDevice8_SetProperty(dev, DIPROP_BUFFERSIZE, &size.diph)))
+        goto fail;
+    what = "SetEventNotification";
+    if (FAILED(hr = IDirectInputDevice8_SetEventNotification(dev, in->signal_os)))
+        goto fail;
+    return dev;
+fail:
+    di_error(what, hr);
+    IDirectInputDevice8_Release(dev);
+    return NULL;
+}
+
+static void device_close(device *d)
+{
+    if (d->dev == NULL)
+        return;
+    IDirectInputDevice8_Unacquire(d->dev);
+    IDirectInputDevice8_SetEventNotification(d->dev, NULL);
+    IDirectInputDevice8_Release(d->dev);
+    d->dev = NULL;
+}
+
+static void queue_device_event(plat_input *in, uint32_t type, const device *d)
+{
+    if (in->npending >= (int)(sizeof in->pending / sizeof in->pending[0]))
+        return;
+    tempo_input_event *ev = &in->pending[in->npending++];
+    memset(ev, 0, sizeof *ev);
+    ev->type = type;
+    ev->device_kind = d->kind;
+    ev->device = d->id;
+    memcpy(ev->u.dev.name, d->name, sizeof ev->u.dev.name);
+}
+
+/* Sets every axis to SDL's range, so values need no scaling. */
+static BOOL CALLBACK set_axis_range(LPCDIDEVICEOBJECTINSTANCEW obj, LPVOID p)
+{
+    LPDIRECTINPUTDEVICE8W dev = p;
+    DIPROPRANGE range = {
+        .diph = {.dwSize = sizeof range, .dwHeaderSize = sizeof range.diph,
+                 .dwObj = obj->dwType, .dwHow = DIPH_BYID},
+        .lMin = -32768,
+        .lMax = 32767,
+    };
+    IDirectInputDevice8_SetProperty(dev, DIPROP_RANGE, &range.diph);
+    return DIENUM_CONTINUE;
+}
+
+typedef struct enum_ctx {
+    plat_input *in;
+    bool seen[MAX_PADS];
+} enum_ctx;
+
+static BOOL CALLBACK on_pad(LPCDIDEVICEINSTANCEW inst, LPVOID p)
+{
+    enum_ctx *ctx = p;
+    plat_input *in = ctx->in;
+    for (int i = 0; i < in->npads; i++) {
+        if (IsEqualGUID(&in->pads[i].instance, &inst->guidInstance)) {
+            ctx->seen[i] = true;
+            return DIENUM_CONTINUE;
+        }
+    }
+    if (in->npads >= MAX_PADS)
+        return DIENUM_STOP;
+    LPDIRECTINPUTDEVICE8W dev = device_open(in, &inst->guidInstance, &c_dfDIJoystick2);
+    if (dev == NULL)
+        return DIENUM_CONTINUE; /* logged; the other pads still work */
+    IDirectInputDevice8_EnumObjects(dev, set_axis_range, dev, DIDFT_AXIS);
+    device *d = &in->pads[in->npads];
+    memset(d, 0, sizeof *d);
+    d->dev = dev;
+    d->kind = TEMPO_INPUT_PAD;
+    d->id = in->next_pad_id++;
+    d->instance = inst->guidInstance;
+    utf8_name(d->name, sizeof d->name, inst->tszProductName);
+    ctx->seen[in->npads] = true;
+    in->npads++;
+    queue_device_event(in, TEMPO_INPUT_DEVICE_ADDED, d);
+    return DIENUM_CONTINUE;
+}
+
+/* Opens controllers that appeared, closes the ones that went away. */
+static void enumerate_pads(plat_input *in)
+{
+    enum_ctx ctx = {.in = in};
+    int before = in->npads;
+    HRESULT hr = IDirectInput8_EnumDevices(in->di, DI8DEVCLASS_GAMECTRL, on_pad, &ctx,
+                                           DIEDFL_ATTACHEDONLY);
+    if (FAILED(hr)) {
+        di_error("EnumDevices", hr);
+        return;
+    }
+    for (int i = 0; i < before; i++)
+        if (!ctx.seen[i])
+            in->pads[i].gone = true;
+}
+
+/* Closes pads marked gone and compacts the array. */
+static void drop_gone_pads(plat_input *in)
+{
+    int k = 0;
+    for (int i = 0; i < in->npads; i++) {
+        device *d = &in->pads[i];
+        if (d->gone) {
+            queue_device_event(in, TEMPO_INPUT_DEVICE_REMOVED, d);
+            device_close(d);
+        } else {
+            in->pads[k++] = *d;
+        }
+    }
+    in->npads = k;
+}
+
+/* ---- Signals: device changes and focus ---------------------------------- */
+
+/* {4D1E55B2-F16F-11CF-88CB-001111000030}, from hidclass.h */
+static const GUID HID_INTERFACE = {0x4d1e55b2, 0xf16f, 0x11cf, {0x88, 0xcb, 0x00, 0x11, 0x11, 0x00, 0x00, 0x30}};
+static const WCHAR NOTIFY_CLASS[] = L"tempo-dinput-notify";
+
+/* [loop thread, from SDL_PumpEvents' DispatchMessage] */
+static LRESULT CALLBACK notify_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
+{
+    if (msg == WM_DEVICECHANGE && (wp == DBT_DEVICEARRIVAL || wp == DBT_DEVICEREMOVECOMPLETE)) {
+        plat_input *in = (plat_input *)GetWindowLongPtrW(hwnd, GWLP_USERDATA);
+        if (in != NULL) {
+            atomic_store(&in->rescan, true);
+            SetEvent(in->signal_os);
+        }
+        return TRUE;
+    }
+    return DefWindowProcW(hwnd, msg, wp, lp);
+}
+
+static void notify_open(plat_input *in)
+{
+    WNDCLASSEXW wc = {.cbSize = sizeof wc, .lpfnWndProc = notify_proc,
+                      .hInstance = GetModuleHandleW(NULL), .lpszClassName = NOTIFY_CLASS};
+    RegisterClassExW(&wc); /* fails harmlessly when already registered */
+    in->notify_window = CreateWindowExW(0, NOTIFY_CLASS, L"", 0, 0, 0, 0, 0, HWND_MESSAGE, NULL,
+                                        wc.hInstance, NULL);
+    if (in->notify_window == NULL) {
+        win32__error(TEMPO_EPLATFORM, "CreateWindowExW(HWND_MESSAGE): controller hot-plug is off");
+        return;
+    }
+    SetWindowLongPtrW(in->notify_window, GWLP_USERDATA, (LONG_PTR)in);
+    DEV_BROADCAST_DEVICEINTERFACE_W filter = {
+        .dbcc_size = sizeof filter,
+        .dbcc_devicetype = DBT_DEVTYP_DEVICEINTERFACE,
+        .dbcc_classguid = HID_INTERFACE,
+    };
+    in->notify = RegisterDeviceNotificationW(in->notify_window, &filter, DEVICE_NOTIFY_WINDOW_HANDLE);
+    if (in->notify == NULL)
+        win32__error(TEMPO_EPLATFORM, "RegisterDeviceNotificationW: controller hot-plug is off");
+}
+
+/* [loop thread, inside SDL_PumpEvents] The window got the focus back: the
+ * devices must be re-acquired, which only a read does. */
+static int SDLCALL on_sdl_event(void *user, SDL_Event *e)
+{
+    plat_input *in = user;
+    if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_FOCUS_GAINED &&
+        e->window.windowID == SDL_GetWindowID(in->window))
+        SetEvent(in->signal_os);
+    return 0;
+}
+
+/* ---- Open / close ------------------------------------------------------- */
+
+plat_input *plat_input_open(SDL_Window *window, unsigned devices)
+{
+    SDL_SysWMinfo info;
+    SDL_VERSION(&info.version);
+    if (window == NULL || !SDL_GetWindowWMInfo(window, &info) || info.subsystem != SDL_SYSWM_WINDOWS) {
+        tempo__set_error(TEMPO_EINVAL, "DirectInput needs an SDL window of the windows driver: %s",
+                         window == NULL ? "no window" : SDL_GetError());
+        return NULL;
+    }
+    plat_input *in = calloc(1, sizeof *in);
+    if (in == NULL) {
+        tempo__set_error(TEMPO_ENOMEM, "input: out of memory");
+        return NULL;
+    }
+    in->window = window;
+    in->hwnd = info.info.win.window;
+    in->devices = devices;
+    in->signal = plat_event_create(false, false);
+    if (in->signal == NULL)
+        goto fail;
+    in->signal_os = win32__handle_os(in->signal);
+    HRESULT hr = DirectInput8Create(GetModuleHandleW(NULL), DIRECTINPUT_VERSION, &IID_IDirectInput8W,
+                                    (void **)&in->di, NULL);
+    if (FAILED(hr)) {
+        di_error("DirectInput8Create", hr);
+        goto fail;
+    }
+    if (devices & PLAT_INPUT_KEYBOARD) {
+        in->keyboard = calloc(1, sizeof *in->keyboard);
+        if (in->keyboard == NULL || (in->keyboard->dev = device_open(in, &GUID_SysKeyboard, &c_dfDIKeyboard)) == NULL)
+            goto fail;
+        in->keyboard->kind = TEMPO_INPUT_KEYBOARD;
+    }
+    if (devices & PLAT_INPUT_MOUSE) {
+        in->mouse = calloc(1, sizeof *in->mouse);
+        if (in->mouse == NULL || (in->mouse->dev = device_open(in, &GUID_SysMouse, &c_dfDIMouse2)) == NULL)
+            goto fail;
+        in->mouse->kind = TEMPO_INPUT_MOUSE;
+    }
+    if (devices & PLAT_INPUT_PADS) {
+        notify_open(in);
+        enumerate_pads(in);
+    }
+    SDL_AddEventWatch(on_sdl_event, in);
+    /* Acquiring needs the focus; if we have it, the first read should come
+     * now rather than with the first report. */
+    SetEvent(in->signal_os);
+    return in;
+fail:
+    plat_input_close(in);
+    return NULL;
+}
+
+void plat_input_close(plat_input *in)
+{
+    if (in == NULL)
+        return;
+    SDL_DelEventWatch(on_sdl_event, in);
+    if (in->notify != NULL)
+        UnregisterDeviceNotification(in->notify);
+    if (in->notify_window != NULL)
+        DestroyWindow(in->notify_window);
+    for (int i = 0; i < in->npads; i++)
+        device_close(&in->pads[i]);
+    if (in->keyboard != NULL)
+        device_close(in->keyboard);
+    if (in->mouse != NULL)
+        device_close(in->mouse);
+    free(in->keyboard);
+    free(in->mouse);
+    if (in->di != NULL)
+        IDirectInput8_Release(in->di);
+    if (in->signal != NULL)
+        plat_handle_destroy(in->signal);
+    free(in);
+}
+
+tempo_handle *plat_input_handle(plat_input *in)
+{
+    return in->signal;
+}
+
+/* ---- Reading ------------------------------------------------------------ */
+
+typedef struct reader {
+    plat_input *in;
+    uint64_t now_ns;
+    plat_input_fn fn;
+    void *user;
+    int count;
+} reader;
+
+static void emit(reader *r, tempo_input_event *ev)
+{
+    ev->time_ns = r->now_ns;
+    r->fn(ev, r->user);
+    r->count++;
+}
+
+static void emit_key(reader *r, int dik, bool down, DWORD time_ms)
+{
+    plat_input *in = r->in;
+    int sc = DIK_TO_SDL[dik & 0xff];
+    if (sc == SDL_SCANCODE_UNKNOWN || (in->down[dik & 0xff] != 0) == down)
+        return; /* unmapped, or no change (a release we already synthesised) */
+    in->down[dik & 0xff] = down;
+    uint16_t m = modifier_of(sc);
+    if (down)
+        in->mod |= m;
+    else
+        in->mod &= (uint16_t)~m;
+    /* Lock keys: the system's toggle state, as SDL reports it. */
+    uint16_t locks = (uint16_t)(((GetKeyState(VK_CAPITAL) & 1) ? KMOD_CAPS : 0) |
+                                ((GetKeyState(VK_NUMLOCK) & 1) ? KMOD_NUM : 0));
+    tempo_input_event ev = {
+        .type = TEMPO_INPUT_KEY,
+        .device_kind = TEMPO_INPUT_KEYBOARD,
+        .os_time_ms = time_ms,
+    };
+    ev.u.key.scancode = sc;
+    ev.u.key.keycode = SDL_GetKeyFromScancode((SDL_Scancode)sc);
+    ev.u.key.mod = (uint16_t)(in->mod | locks);
+    ev.u.key.down = down;
+    ev.u.key.repeat = 0; /* DirectInput reports state changes only */
+    emit(r, &ev);
+}
+
+static void pointer_position(plat_input *in, int32_t *x, int32_t *y)
+{
+    POINT p = {0, 0};
+    GetCursorPos(&p);
+    ScreenToClient(in->hwnd, &p);
+    *x = p.x;
+    *y = p.y;
+}
+
+static void read_keyboard(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
+{
+    for (DWORD i = 0; i < n; i++)
+        emit_key(r, (int)rec[i].dwOfs, (rec[i].dwData & 0x80) != 0, rec[i].dwTimeStamp);
+}
+
+static void read_mouse(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
+{
+    plat_input *in = r->in;
+    /* X and Y of one movement share a sequence number: join them. */
+    int32_t dx = 0, dy = 0;
+    DWORD seq = 0, t = 0;
+    bool moving = false;
+    for (DWORD i = 0; i <= n; i++) {
+        bool axis = i < n && (rec[i].dwOfs == DIMOFS_X || rec[i].dwOfs == DIMOFS_Y);
+        if (moving && (i == n || !axis || rec[i].dwSequence != seq)) {
+            tempo_input_event ev = {.type = TEMPO_INPUT_MOUSE_MOTION,
+                                    .device_kind = TEMPO_INPUT_MOUSE, .os_time_ms = t};
+            pointer_position(in, &ev.u.motion.x, &ev.u.motion.y);
+            ev.u.motion.dx = dx;
+            ev.u.motion.dy = dy;
+            ev.u.motion.buttons = in->buttons;
+            emit(r, &ev);
+            dx = dy = 0;
+            moving = false;
+        }
+        if (i == n)
+            break;
+        const DIDEVICEOBJECTDATA *d = &rec[i];
+        if (axis) {
+            if (d->dwOfs == DIMOFS_X)
+                dx += (int32_t)d->dwData;
+            else
+                dy += (int32_t)d->dwData;
+            seq = d->dwSequence;
+            t = d->dwTimeStamp;
+            moving = true;
+        } else if (d->dwOfs == DIMOFS_Z) {
+            int32_t dz = (int32_t)d->dwData; /* WHEEL_DELTA (120) per notch, + away from the user */
+            tempo_input_event ev = {.type = TEMPO_INPUT_MOUSE_WHEEL,
+                                    .device_kind = TEMPO_INPUT_MOUSE, .os_time_ms = d->dwTimeStamp};
+            ev.u.wheel.y = dz / WHEEL_DELTA;
+            ev.u.wheel.precise_y = (float)dz / WHEEL_DELTA;
+            emit(r, &ev);
+        } else if (d->dwOfs >= DIMOFS_BUTTON0 && d->dwOfs <= DIMOFS_BUTTON4) {
+            /* DirectInput: left, right, middle, X1, X2; SDL: 1 left, 2 middle, 3 right, 4, 5 */
+            static const uint8_t sdl_button[] = {SDL_BUTTON_LEFT, SDL_BUTTON_RIGHT, SDL_BUTTON_MIDDLE,
+                                                 SDL_BUTTON_X1, SDL_BUTTON_X2};
+            uint8_t b = sdl_button[d->dwOfs - DIMOFS_BUTTON0];
+            bool down = (d->dwData & 0x80) != 0;
+            if (down)
+                in->buttons |= SDL_BUTTON(b);
+            else
+                in->buttons &= ~(uint32_t)SDL_BUTTON(b);
+            tempo_input_event ev = {.type = TEMPO_INPUT_MOUSE_BUTTON,
+                                    .device_kind = TEMPO_INPUT_MOUSE, .os_time_ms = d->dwTimeStamp};
+            pointer_position(in, &ev.u.button.x, &ev.u.button.y);
+            ev.u.button.button = b;
+            ev.u.button.down = down;
+            ev.u.button.clicks = 1;
+            emit(r, &ev);
+        }
+    }
+}
+
+static void emit_pad_button(reader *r, const device *d, int button, bool down, DWORD t)
+{
+    tempo_input_event ev = {.type = TEMPO_INPUT_PAD_BUTTON, .device_kind = TEMPO_INPUT_PAD,
+                            .device = d->id, .os_time_ms = t};
+    ev.u.pad_button.button = (uint8_t)button;
+    ev.u.pad_button.down = down;
+    emit(r, &ev);
+}
+
+static void emit_pad_axis(reader *r, const device *d, int axis, int32_t value, DWORD t)
+{
+    tempo_input_event ev = {.type = TEMPO_INPUT_PAD_AXIS, .device_kind = TEMPO_INPUT_PAD,
+                            .device = d->id, .os_time_ms = t};
+    ev.u.pad_axis.axis = (uint8_t)axis;
+    ev.u.pad_axis.value = (int16_t)(value < -32768 ? -32768 : value > 32767 ? 32767 : value);
+    emit(r, &ev);
+}
+
+static void read_pad(reader *r, device *d, const DIDEVICEOBJECTDATA *rec, DWORD n)
+{
+    static const int8_t button_map[] = {
+        SDL_CONTROLLER_BUTTON_A, SDL_CONTROLLER_BUTTON_B, SDL_CONTROLLER_BUTTON_X,
+        SDL_CONTROLLER_BUTTON_Y, SDL_CONTROLLER_BUTTON_LEFTSHOULDER,
+        SDL_CONTROLLER_BUTTON_RIGHTSHOULDER, SDL_CONTROLLER_BUTTON_BACK,
+        SDL_CONTROLLER_BUTTON_START, SDL_CONTROLLER_BUTTON_LEFTSTICK,
+        SDL_CONTROLLER_BUTTON_RIGHTSTICK,
+    };
+    static const int8_t dpad_buttons[4] = {SDL_CONTROLLER_BUTTON_DPAD_UP, SDL_CONTROLLER_BUTTON_DPAD_DOWN,
+                                           SDL_CONTROLLER_BUTTON_DPAD_LEFT,
+                                           SDL_CONTROLLER_BUTTON_DPAD_RIGHT};
+    for (DWORD i = 0; i < n; i++) {
+        DWORD ofs = rec[i].dwOfs, t = rec[i].dwTimeStamp;
+        int32_t v = (int32_t)rec[i].dwData;
+        if (ofs == DIJOFS_X)
+            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_LEFTX, v, t);
+        else if (ofs == DIJOFS_Y)
+            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_LEFTY, v, t);
+        else if (ofs == DIJOFS_RX)
+            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTX, v, t);
+        else if (ofs == DIJOFS_RY)
+            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTY, v, t);
+        else if (ofs == DIJOFS_Z) {
+            /* One axis for both triggers: left pulls it up, right down. */
+            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_TRIGGERLEFT, v > 0 ? v : 0, t);
+            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_TRIGGERRIGHT, v < 0 ? -(v + 1) : 0, t);
+        } else if (ofs == DIJOFS_POV(0)) {
+            /* Hundredths of a degree clockwise from up; 0xFFFF (low word) when centred. */
+            uint8_t dirs = 0;
+            if (LOWORD(rec[i].dwData) != 0xFFFF) {
+                DWORD deg = rec[i].dwData / 100;
+                if (deg >= 315 || deg <= 45) dirs |= 1;
+                if (deg >= 135 && deg <= 225) dirs |= 2;
+                if (deg >= 225 && deg <= 315) dirs |= 4;
+                if (deg >= 45 && deg <= 135) dirs |= 8;
+            }
+            for (int k = 0; k < 4; k++)
+                if (((dirs ^ d->dpad) >> k) & 1)
+                    emit_pad_button(r, d, dpad_buttons[k], (dirs >> k) & 1, t);
+            d->dpad = dirs;
+        } else if (ofs >= DIJOFS_BUTTON(0) && ofs < DIJOFS_BUTTON(0) + sizeof button_map) {
+            emit_pad_button(r, d, button_map[ofs - DIJOFS_BUTTON(0)], (rec[i].dwData & 0x80) != 0, t);
+        }
+    }
+}
+
+/* The keyboard or mouse was lost (focus change): release what we think is
+ * down, as SDL does when a window loses the focus. */
+static void release_keys(reader *r)
+{
+    for (int dik = 0; dik < 256; dik++)
+        if (r->in->down[dik])
+            emit_key(r, dik, false, 0);
+}
+
+static void release_buttons(reader *r)
+{
+    plat_input *in = r->in;
+    for (uint8_t b = SDL_BUTTON_LEFT; b <= SDL_BUTTON_X2; b++) {
+        if (!(in->buttons & SDL_BUTTON(b)))
+            continue;
+        in->buttons &= ~(uint32_t)SDL_BUTTON(b);
+        tempo_input_event ev = {.type = TEMPO_INPUT_MOUSE_BUTTON, .device_kind = TEMPO_INPUT_MOUSE};
+        pointer_position(in, &ev.u.button.x, &ev.u.button.y);
+        ev.u.button.button = b;
+        ev.u.button.clicks = 1;
+        emit(r, &ev);
+    }
+}
+
+/* Drains one device; false if it is unplugged. */
+static bool drain(reader *r, device *d)
+{
+    plat_input *in = r->in;
+    if (!d->acquired) {
+        /* Foreground devices can only be acquired with the focus. */
+        if (GetForegroundWindow() != in->hwnd)
+            return true;
+        HRESULT hr = IDirectInputDevice8_Acquire(d->dev);
+        if (hr == (HRESULT)DIERR_UNPLUGGED)
+            return false;
+        if (FAILED(hr))
+            return true;
+        d->acquired = true;
+    }
+    DIDEVICEOBJECTDATA rec[READ_CHUNK];
+    for (;;) {
+        DWORD n = READ_CHUNK;
+        HRESULT hr = IDirectInputDevice8_GetDeviceData(d->dev, sizeof rec[0], rec, &n, 0);
+        if (hr == DIERR_INPUTLOST || hr == DIERR_NOTACQUIRED) {
+            d->acquired = false;
+            if (d == in->keyboard)
+                release_keys(r);
+            if (d == in->mouse)
+                release_buttons(r);
+            /* Lost for good if it will not come back while we have the focus. */
+            return !(d->kind == TEMPO_INPUT_PAD && GetForegroundWindow() == in->hwnd &&
+                     IDirectInputDevice8_Acquire(d->dev) == (HRESULT)DIERR_UNPLUGGED);
+        }
+        if (hr == (HRESULT)DIERR_UNPLUGGED)
+            return false;
+        if (FAILED(hr)) {
+            di_error("GetDeviceData", hr);
+            return true;
+        }
+        /* DI_BUFFEROVERFLOW: the oldest reports were dropped; what is left is
+         * still in order, and key state resynchronises with the next change. */
+        if (d == in->keyboard)
+            read_keyboard(r, rec, n);
+        else if (d == in->mouse)
+            read_mouse(r, rec, n);
+        else
+            read_pad(r, d, rec, n);
+        if (n < READ_CHUNK)
+            return true;
+    }
+}
+
+static void emit_pending(reader *r)
+{
+    for (int i = 0; i < r->in->npending; i++)
+        emit(r, &r->in->pending[i]);
+    r->in->npending = 0;
+}
+
+int plat_input_read(plat_input *in, uint64_t now_ns, plat_input_fn fn, void *user)
+{
+    reader r = {in, now_ns, fn, user, 0};
+    if ((in->devices & PLAT_INPUT_PADS) && atomic_exchange(&in->rescan, false))
+        enumerate_pads(in);
+    emit_pending(&r); /* a pad's ADDED before its first report */
+    if (in->keyboard != NULL)
+        drain(&r, in->keyboard);
+    if (in->mouse != NULL)
+        drain(&r, in->mouse);
+    for (int i = 0; i < in->npads; i++)
+        if (!drain(&r, &in->pads[i]))
+            in->pads[i].gone = true;
+    drop_gone_pads(in);
+    emit_pending(&r); /* REMOVED after the pad's last report */
+    return r.count;
+}

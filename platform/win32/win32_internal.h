@@ -1,0 +1,60 @@
+/* What the win32 backend's files share (win32__ prefix).
+ *
+ * The backend waits on Win32 kernel objects directly: events are CreateEventW
+ * events, timers are waitable timers, the wait is WaitForMultipleObjects or,
+ * with TEMPO_WAIT_MESSAGES, MsgWaitForMultipleObjectsEx. SDL2 still owns the
+ * window, the renderer and audio; the backend only asks SDL to pump.
+ */
+#ifndef TEMPO_WIN32_INTERNAL_H
+#define TEMPO_WIN32_INTERNAL_H
+
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tempo/wait.h"
+
+/* Records GetLastError()'s code and FormatMessage text, prefixed by `what`
+ * (the failed call), with tempo__set_error. Returns `code`. Thread: any. */
+int win32__error(int code, const char *what);
+
+/* Creates a waitable timer, high-resolution where the system supports it
+ * (Windows 10 1803+: CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, expiries at
+ * ~0.5 ms instead of the 15.6 ms scheduler tick). Where it does not, the
+ * first timer raises the process timer resolution to 1 ms (timeBeginPeriod)
+ * until plat_shutdown(). NULL on failure, detail set. Thread: any. */
+HANDLE win32__timer_create(bool manual_reset);
+
+/* Arms `timer` once for the absolute time `due_ns` (plat_now_ns clock) as a
+ * relative due time, rounded up to the 100 ns unit, so it never expires
+ * before due_ns; a due time at or before now_ns expires at once. Like every
+ * SetWaitableTimer call it also clears the timer's signal. Returns false on
+ * failure (detail set). Thread: any. */
+bool win32__timer_arm(HANDLE timer, uint64_t due_ns, uint64_t now_ns);
+
+/* Clears the timer's signal and leaves it disarmed (CancelWaitableTimer
+ * alone keeps the signal). Thread: any. */
+void win32__timer_quench(HANDLE timer);
+
+/* A pooled auto-reset high-resolution timer for one blocking call (a wait's
+ * deadline, a precise sleep): taken, armed, waited on, given back. */
+typedef struct win32_timer {
+    struct win32_timer *next; /* pool link [pool lock] */
+    HANDLE handle;
+} win32_timer;
+
+/* NULL on failure (detail set). Thread: any. */
+win32_timer *win32__timer_take(void);
+void win32__timer_give(win32_timer *t);
+
+/* The kernel object behind a Tempo event (for SetEventNotification). */
+HANDLE win32__handle_os(tempo_handle *event);
+
+/* Frees the timer pool and ends the timeBeginPeriod raise, if any. [loop thread] */
+void win32__clock_shutdown(void);
+
+#endif /* TEMPO_WIN32_INTERNAL_H */

@@ -1,0 +1,527 @@
+/* Waitable handles and the multi-handle wait on Win32 kernel objects.
+ *
+ * Events are kernel events (CreateEventW): set, reset, auto-reset release of
+ * exactly one waiter and "lowest index wins" are the kernel's own.
+ *
+ * Timers keep their schedule in software (plat_sched.h, the arithmetic the
+ * SDL backend uses) and arm a kernel waitable timer *one-shot* for the next
+ * due time; the waiter that consumes a tick re-arms it for the next one.
+ * SetWaitableTimer's own period is whole milliseconds counted from each
+ * expiry, so it would drift; re-arming at absolute due times does not, and
+ * missed periods are counted, not replayed. The software state, guarded by
+ * the timer's SRW lock, is the truth; the kernel timer only wakes waiters:
+ *  - armed and not signalled: the kernel timer is armed at sched.next_due;
+ *  - signalled (a tick due but unconsumed, or a manual-reset timer that has
+ *    fired): the kernel timer is signalled or expires at once.
+ * A wake-up that finds nothing due in software (a stale or early expiry) is
+ * absorbed: the waiter re-arms the kernel timer and waits on. A due time in
+ * the past is signalled at once, before the kernel expiry lands (wine
+ * delivers even a zero due time a few hundred microseconds later).
+ *
+ * The wait is WaitForMultipleObjects, or MsgWaitForMultipleObjectsEx with
+ * QS_ALLINPUT and MWMO_INPUTAVAILABLE when the caller wants messages (then
+ * any input already in the thread's queue counts, not only new input). When
+ * the queue has messages the wait lets SDL pump them (SDL_PumpEvents: SDL's
+ * window procedure handles them) and returns `n` only if that produced SDL
+ * events, or SDL's queue already had some; window-system traffic that SDL
+ * turns into nothing does not wake the caller. One extra slot holds a pooled
+ * high-resolution timer for the timeout, so timeouts are not rounded to
+ * milliseconds while the wait set leaves room for it (n < 63 with messages,
+ * n <= 63 without).
+ *
+ * SDL game controllers (XInput, SDL's own DirectInput/RawInput joysticks)
+ * are polled by SDL_PumpEvents, so nothing in the Win32 queue announces
+ * them. With a controller poll interval set by the input layer
+ * (plat_set_input_poll_interval_ns) and a joystick open, a message wait
+ * pumps SDL at that interval and reports messages when that produced
+ * events. (Controllers read through DirectInput here, plat_input_*, signal
+ * their handle instead and need no polling.)
+ *
+ * SDL_PushEvent from another thread does not touch the Win32 queue, so an
+ * SDL event watch posts WM_NULL to the waiting thread. SDL2 runs watches
+ * before it appends the event, so (as in the SDL backend) a wait that finds
+ * SDL's queue empty while a push is announced re-checks a few times with
+ * growing delays.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include <SDL.h>
+
+#include "plat_sched.h"
+#include "platform.h"
+#include "tempo_internal.h"
+#include "win32_internal.h"
+
+#define HANDLE_MAGIC 0x54454d50u /* "TEMP" */
+
+struct tempo_handle {
+    atomic_uint magic; /* HANDLE_MAGIC while alive, 0 once destroyed */
+    uint8_t kind;      /* enum plat_handle_kind */
+    bool manual_reset;
+    atomic_int refs; /* the owner's + one per wait holding the handle */
+    HANDLE os;       /* the kernel event, or the kernel waitable timer */
+    /* Timers only, guarded by `lock`: */
+    SRWLOCK lock;
+    plat_sched sched;
+    bool signaled; /* a tick due and unconsumed (auto), or fired (manual) */
+    uint64_t missed;
+};
+
+static _Atomic(const char *) g_route = "none";
+
+/* Message waits and SDL_PushEvent (see the top comment). */
+static atomic_uint g_announced;       /* cross-thread SDL pushes so far */
+static unsigned g_announced_seen;     /* [loop thread] pushes known to have landed */
+static atomic_ulong g_loop_thread;    /* thread id of the last message wait */
+static atomic_ulong g_waiting_thread; /* thread id blocked in a message wait, or 0 */
+static const uint64_t RECHECK_NS[] = {50000, 1000000, 10000000};
+static _Atomic(uint64_t) g_pad_poll_ns; /* controller poll interval; 0: none */
+
+const char *plat_backend_name(void)
+{
+    return "win32";
+}
+
+const char *plat_wait_route(void)
+{
+    return atomic_load(&g_route);
+}
+
+/* ---- Handles ------------------------------------------------------------ */
+
+static bool alive(const tempo_handle *h)
+{
+    return atomic_load_explicit(&h->magic, memory_order_acquire) == HANDLE_MAGIC;
+}
+
+int plat_handle_kind(const tempo_handle *h)
+{
+    return alive(h) ? h->kind : 0;
+}
+
+static tempo_handle *handle_new(int kind, bool manual_reset)
+{
+    tempo_handle *h = calloc(1, sizeof *h);
+    if (h == NULL) {
+        tempo__set_error(TEMPO_ENOMEM, "handle: out of memory");
+        return NULL;
+    }
+    atomic_init(&h->magic, HANDLE_MAGIC);
+    h->kind = (uint8_t)kind;
+    h->manual_reset = manual_reset;
+    atomic_init(&h->refs, 1);
+    InitializeSRWLock(&h->lock);
+    return h;
+}
+
+static void handle_unref(tempo_handle *h)
+{
+    if (atomic_fetch_sub(&h->refs, 1) == 1) {
+        CloseHandle(h->os);
+        free(h);
+    }
+}
+
+tempo_handle *plat_event_create(bool manual_reset, bool initially_signaled)
+{
+    tempo_handle *h = handle_new(PLAT_HANDLE_EVENT, manual_reset);
+    if (h == NULL)
+        return NULL;
+    h->os = CreateEventW(NULL, manual_reset, initially_signaled, NULL);
+    if (h->os == NULL) {
+        win32__error(TEMPO_EPLATFORM, "CreateEventW");
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void plat_event_set(tempo_handle *event)
+{
+    if (!SetEvent(event->os))
+        win32__error(TEMPO_EPLATFORM, "SetEvent");
+}
+
+HANDLE win32__handle_os(tempo_handle *event)
+{
+    return event->os;
+}
+
+void plat_event_reset(tempo_handle *event)
+{
+    if (!ResetEvent(event->os))
+        win32__error(TEMPO_EPLATFORM, "ResetEvent");
+}
+
+tempo_handle *plat_timer_create(bool manual_reset)
+{
+    tempo_handle *h = handle_new(PLAT_HANDLE_TIMER, manual_reset);
+    if (h == NULL)
+        return NULL;
+    /* Auto-reset tempo timers use a synchronization timer, so one expiry
+     * wakes one waiter; manual-reset ones a notification timer, which wakes
+     * every waiter and stays signalled. */
+    h->os = win32__timer_create(manual_reset);
+    if (h->os == NULL) {
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* [t->lock] Makes the kernel timer agree with the software state (see the
+ * top comment) after that state changed or a wake-up found nothing due. */
+static void timer_sync_kernel(tempo_handle *t, uint64_t now)
+{
+    if (t->signaled) {
+        /* Armed at a due time that has passed: it is signalled or about to
+         * be. An auto-reset timer is only left signalled by a cancel, whose
+         * tick the kernel delivers. */
+        return;
+    }
+    if (t->sched.armed)
+        win32__timer_arm(t->os, t->sched.next_due_ns, now);
+    else if (t->manual_reset)
+        win32__timer_quench(t->os); /* a notification timer would stay signalled */
+    else
+        CancelWaitableTimer(t->os); /* drop a pending expiry; a stale signal costs one wake-up */
+}
+
+/* [t->lock] Consumes the ticks due at `now`; true if the timer is signalled
+ * for this waiter (consuming the signal of an auto-reset timer). The same
+ * rules as the SDL backend's try_acquire. */
+static bool timer_acquire(tempo_handle *t, uint64_t now)
+{
+    uint64_t ticks = plat_sched_consume(&t->sched, now);
+    if (ticks > 0) {
+        t->missed = ticks - 1;
+        t->signaled = true;
+    }
+    if (!t->signaled)
+        return false;
+    if (!t->manual_reset)
+        t->signaled = false;
+    return true;
+}
+
+void plat_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns)
+{
+    AcquireSRWLockExclusive(&timer->lock);
+    plat_sched_arm(&timer->sched, due_ns, period_ns);
+    timer->signaled = false;
+    timer->missed = 0;
+    /* Clears the kernel signal too, and a blocked wait follows the new due time. */
+    win32__timer_arm(timer->os, due_ns, plat_now_ns());
+    ReleaseSRWLockExclusive(&timer->lock);
+}
+
+void plat_timer_cancel(tempo_handle *timer)
+{
+    AcquireSRWLockExclusive(&timer->lock);
+    /* Win32 semantics: a tick that already fell due stays signalled. The
+     * kernel timer is then left alone: it fires for that tick. */
+    uint64_t ticks = plat_sched_consume(&timer->sched, plat_now_ns());
+    if (ticks > 0) {
+        timer->missed = ticks - 1;
+        timer->signaled = true;
+    }
+    plat_sched_disarm(&timer->sched);
+    if (!timer->signaled)
+        CancelWaitableTimer(timer->os);
+    ReleaseSRWLockExclusive(&timer->lock);
+}
+
+uint64_t plat_timer_missed(const tempo_handle *timer)
+{
+    tempo_handle *t = (tempo_handle *)timer; /* the lock is state, not the value */
+    AcquireSRWLockShared(&t->lock);
+    uint64_t missed = t->missed;
+    ReleaseSRWLockShared(&t->lock);
+    return missed;
+}
+
+void plat_handle_destroy(tempo_handle *h)
+{
+    /* A wait still blocked on it keeps the memory (its reference) but must
+     * never see it signalled again. */
+    atomic_store(&h->magic, 0);
+    if (h->kind == PLAT_HANDLE_TIMER) {
+        AcquireSRWLockExclusive(&h->lock);
+        plat_sched_disarm(&h->sched);
+        h->signaled = false;
+        win32__timer_quench(h->os);
+        ReleaseSRWLockExclusive(&h->lock);
+    } else {
+        ResetEvent(h->os);
+    }
+    handle_unref(h);
+}
+
+/* ---- Claiming what the kernel or the schedule says is signalled --------- */
+
+/* The lowest index of a timer that is signalled in software at `now` (due
+ * or left signalled), or -1. Does not consume anything. */
+static int first_due_timer(tempo_handle *const *handles, int n, uint64_t now)
+{
+    for (int i = 0; i < n; i++) {
+        tempo_handle *h = handles[i];
+        if (h->kind != PLAT_HANDLE_TIMER)
+            continue;
+        AcquireSRWLockShared(&h->lock);
+        bool due = alive(h) && (h->signaled || plat_sched_is_due(&h->sched, now));
+        ReleaseSRWLockShared(&h->lock);
+        if (due)
+            return i;
+    }
+    return -1;
+}
+
+/* `h` was signalled: the kernel released it to this wait (an auto-reset
+ * event's signal is then already consumed) or the schedule says a timer is
+ * due. True if the wait may return it; false for a destroyed handle or a
+ * timer with nothing due (stale or early expiry, or another waiter took the
+ * tick): the wait goes on. */
+static bool claim(tempo_handle *h)
+{
+    if (h->kind != PLAT_HANDLE_TIMER)
+        return alive(h);
+    AcquireSRWLockExclusive(&h->lock);
+    bool ok = false;
+    if (alive(h)) {
+        uint64_t now = plat_now_ns();
+        ok = timer_acquire(h, now);
+        timer_sync_kernel(h, now);
+    }
+    ReleaseSRWLockExclusive(&h->lock);
+    return ok;
+}
+
+/* ---- Messages ----------------------------------------------------------- */
+
+/* [any thread that pushes an SDL event] */
+static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
+{
+    (void)userdata;
+    (void)event;
+    /* Events the loop thread adds itself (its own SDL_PumpEvents) need no wake. */
+    if (GetCurrentThreadId() == atomic_load(&g_loop_thread))
+        return 0;
+    atomic_fetch_add(&g_announced, 1);
+    DWORD waiter = (DWORD)atomic_load(&g_waiting_thread);
+    if (waiter != 0)
+        PostThreadMessageW(waiter, WM_NULL, 0, 0); /* fails only if the queue is full: then it is awake */
+    return 0;
+}
+
+/* Declared in platform.h by the input layer (issue 7). */
+void plat_set_input_poll_interval_ns(uint64_t interval_ns);
+void plat_set_input_poll_interval_ns(uint64_t interval_ns)
+{
+    atomic_store(&g_pad_poll_ns, interval_ns);
+}
+
+/* [loop thread] True while SDL has a joystick open (it must then be polled). */
+static bool joystick_open(void)
+{
+    if (!SDL_WasInit(SDL_INIT_JOYSTICK))
+        return false;
+    for (int i = 0, n = SDL_NumJoysticks(); i < n; i++)
+        if (SDL_JoystickFromInstanceID(SDL_JoystickGetDeviceInstanceID(i)) != NULL)
+            return true;
+    return false;
+}
+
+static bool sdl_events_pending(void)
+{
+    return SDL_WasInit(SDL_INIT_EVENTS) && SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+}
+
+/* [loop thread] Returns the controller poll interval this wait keeps (0: none). */
+static uint64_t message_wait_begin(void)
+{
+    static _Thread_local bool has_queue;
+    if (!has_queue) {
+        /* PostThreadMessage needs a message queue; any USER call makes one. */
+        MSG msg;
+        PeekMessageW(&msg, NULL, WM_USER, WM_USER, PM_NOREMOVE);
+        has_queue = true;
+    }
+    uint64_t pad_poll_ns = atomic_load(&g_pad_poll_ns);
+    if (pad_poll_ns > 0 && !joystick_open())
+        pad_poll_ns = 0;
+    atomic_store(&g_route, pad_poll_ns > 0 ? "msgwait+pad-poll" : "msgwait");
+    atomic_store(&g_loop_thread, GetCurrentThreadId());
+    if (SDL_WasInit(SDL_INIT_EVENTS)) {
+        /* Re-registering each time is cheap and survives SDL_Quit(), which
+         * forgets event watches. */
+        SDL_DelEventWatch(on_event_added, NULL);
+        SDL_AddEventWatch(on_event_added, NULL);
+    }
+    atomic_store(&g_waiting_thread, GetCurrentThreadId());
+    return pad_poll_ns;
+}
+
+/* ---- The wait ----------------------------------------------------------- */
+
+static uint64_t deadline_after(uint64_t now, uint64_t timeout_ns)
+{
+    return timeout_ns >= UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+}
+
+/* Milliseconds until `at`, rounded up so the kernel never returns early. */
+static DWORD ms_until(uint64_t at, uint64_t now)
+{
+    uint64_t ms = at > now ? (at - now + 999999u) / 1000000u : 0;
+    return ms >= INFINITE ? INFINITE - 1 : (DWORD)ms;
+}
+
+static DWORD os_wait(const HANDLE *kh, DWORD count, DWORD ms, bool messages)
+{
+    if (messages)
+        return MsgWaitForMultipleObjectsEx(count, kh, ms, QS_ALLINPUT, MWMO_INPUTAVAILABLE);
+    if (count == 0) {
+        Sleep(ms);
+        return WAIT_TIMEOUT;
+    }
+    return WaitForMultipleObjects(count, kh, FALSE, ms);
+}
+
+int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
+{
+    const bool messages = (flags & TEMPO_WAIT_MESSAGES) != 0;
+    const uint64_t deadline = deadline_after(plat_now_ns(), timeout_ns);
+    HANDLE kh[MAXIMUM_WAIT_OBJECTS];
+    for (int i = 0; i < n; i++) {
+        kh[i] = handles[i]->os;
+        atomic_fetch_add(&handles[i]->refs, 1);
+    }
+    /* The deadline timer takes the slot after the handles when the kernel's
+     * limit leaves one (MsgWaitForMultipleObjectsEx keeps one for the queue);
+     * otherwise timeouts are whole milliseconds, rounded up. */
+    const int cap = messages ? MAXIMUM_WAIT_OBJECTS - 1 : MAXIMUM_WAIT_OBJECTS;
+    win32_timer *dl = n < cap ? win32__timer_take() : NULL;
+    const DWORD slots = (DWORD)n + (dl != NULL);
+    if (dl != NULL)
+        kh[n] = dl->handle;
+    const uint64_t pad_poll_ns = messages ? message_wait_begin() : 0;
+
+    bool input = false; /* the Win32 queue had input when we last looked */
+    size_t rechecks = 0;
+    uint64_t polled_at = 0;
+    int r;
+    for (;;) {
+        unsigned announced = atomic_load(&g_announced);
+        uint64_t now = plat_now_ns();
+        if (pad_poll_ns > 0 && now - polled_at >= pad_poll_ns) {
+            SDL_PumpEvents(); /* runs SDL_JoystickUpdate; events it adds end the wait below */
+            polled_at = now = plat_now_ns();
+        }
+        int due = first_due_timer(handles, n, now);
+        bool sdl_pending = messages && sdl_events_pending();
+        if (sdl_pending) {
+            g_announced_seen = announced; /* pushes announced so far have landed */
+            rechecks = 0;
+        }
+        /* Block only when nothing is known to be ready; otherwise poll the
+         * kernel (timeout 0) for the handles below the due timer, so the
+         * lowest signalled index still wins, then messages, then timeout. */
+        bool block = due < 0 && !input && !sdl_pending && now < deadline;
+        DWORD count = block ? slots : (DWORD)(due >= 0 ? due : n);
+        bool with_messages = messages && due < 0;
+        DWORD ms = 0;
+        if (block) {
+            uint64_t wake_at = deadline;
+            if (pad_poll_ns > 0 && polled_at + pad_poll_ns < wake_at)
+                wake_at = polled_at + pad_poll_ns; /* the next controller poll */
+            if (messages && announced != g_announced_seen) {
+                if (rechecks < sizeof RECHECK_NS / sizeof RECHECK_NS[0]) {
+                    uint64_t at = now + RECHECK_NS[rechecks++];
+                    wake_at = at < wake_at ? at : wake_at;
+                } else {
+                    g_announced_seen = announced; /* landed elsewhere or filtered out */
+                    rechecks = 0;
+                }
+            }
+            ms = INFINITE;
+            if (wake_at != UINT64_MAX) {
+                if (dl == NULL || !win32__timer_arm(dl->handle, wake_at, now))
+                    ms = ms_until(wake_at, now);
+            }
+        }
+        DWORD w = os_wait(kh, count, ms, with_messages);
+        if (w == WAIT_FAILED) {
+            r = win32__error(TEMPO_EPLATFORM, with_messages ? "MsgWaitForMultipleObjectsEx"
+                                                            : "WaitForMultipleObjects");
+            break;
+        }
+        if (w < WAIT_OBJECT_0 + count) {
+            int i = (int)(w - WAIT_OBJECT_0);
+            if (i < n && claim(handles[i])) {
+                r = i;
+                break;
+            }
+            continue; /* the deadline timer, or nothing to claim: look again */
+        }
+        if (with_messages && w == WAIT_OBJECT_0 + count) {
+            if (sdl_pending) {
+                r = n; /* the handles were checked first: none is signalled */
+                break;
+            }
+            if (SDL_WasInit(SDL_INIT_EVENTS)) {
+                /* Let SDL's window procedure take the traffic now: what it
+                 * turns into SDL events ends the wait (above, next turn);
+                 * the rest (paint, activation, wine's own window messages)
+                 * costs no return to the caller, as on the SDL backend. */
+                SDL_PumpEvents();
+                continue;
+            }
+            if (!block) {
+                r = n;
+                break;
+            }
+            input = true; /* no SDL queue: check the handles once more, then report it */
+            continue;
+        }
+        if (w >= WAIT_ABANDONED_0 && w < WAIT_ABANDONED_0 + count) {
+            /* Only mutexes are abandoned; Tempo waits on none. */
+            r = tempo__set_error(TEMPO_EPLATFORM, "wait: unexpected WAIT_ABANDONED %lu", (unsigned long)w);
+            break;
+        }
+        /* WAIT_TIMEOUT */
+        if (!block) {
+            if (due >= 0) {
+                if (claim(handles[due])) {
+                    r = due;
+                    break;
+                }
+                continue; /* another waiter took the tick */
+            }
+            if (input || sdl_pending) {
+                r = n;
+                break;
+            }
+            r = TEMPO_ETIMEDOUT;
+            break;
+        }
+        /* A millisecond timeout ended: the clock decides. */
+    }
+    if (messages)
+        atomic_store(&g_waiting_thread, 0);
+    if (dl != NULL)
+        win32__timer_give(dl);
+    for (int i = 0; i < n; i++)
+        handle_unref(handles[i]);
+    return r;
+}
+
+void plat_pump(void)
+{
+    SDL_PumpEvents();
+}
+
+void plat_shutdown(void)
+{
+    SDL_DelEventWatch(on_event_added, NULL);
+    win32__clock_shutdown();
+}
