@@ -726,6 +726,10 @@ static void print_row(const method *m, const result *r, const result *ref)
 {
     char label[80], c[6][16], x[2][16], q[4][16], csw[16];
     row_label(label, sizeof label, m, r);
+    if (!r->ok && r->exit_code == -1) {
+        printf("%-24s n/a (this backend has no such route)\n", label);
+        return;
+    }
     if (!r->ok) {
         printf("%-24s FAILED (exit code %d)\n", label, r->exit_code);
         return;
@@ -794,6 +798,13 @@ static int parent_main(const char *self, double seconds)
     int failed = 0;
     double load_before = load_average();
     for (int i = 0; i < METHOD_COUNT; i++) {
+        if (strcmp(methods[i].name, "tempo-sdl-route") == 0 && strcmp(tempo_backend_name(), "sdl") != 0) {
+            /* The pure-SDL fallback route exists only in the SDL backend. */
+            memset(&results[i], 0, sizeof results[i]);
+            results[i].exit_code = -1; /* marks "not applicable" for print_row */
+            printf("bench_wait: %s is not applicable to the %s backend\n", methods[i].name, tempo_backend_name());
+            continue;
+        }
         run_child(self, methods[i].name, seconds, &results[i]);
         if (results[i].exit_code == EXIT_SKIP) {
             printf("bench_wait: SKIPPED: no real window could be opened (see above); "

@@ -71,9 +71,10 @@ static int collect(tempo_audio *au, tempo_handle *extra, tempo_audio_notice *out
         int r = tempo_wait(set, nset, timeout_ns, 0);
         if (r < 0)
             break;
-        uint64_t now = tempo_now_ns();
+        /* Stamp each notice after polling it: one raised between the wake
+         * and the poll would otherwise look received before it was raised. */
         while (got < n && tempo_audio_poll(au, &out[got]) > 0)
-            received[got++] = now;
+            received[got++] = tempo_now_ns();
     }
     return got;
 }

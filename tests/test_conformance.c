@@ -290,6 +290,19 @@ static void cancel_stops_a_timer(void)
     tempo_timer_destroy(t);
 }
 
+static void cancel_keeps_a_tick_that_already_fell_due(void)
+{
+    tempo_handle *t = tempo_timer_create(false);
+    uint64_t start = tempo_now_ns();
+    tempo_timer_set(t, start, 5 * MS);
+    SDL_Delay(12); /* ticks at 0, 5 and 10 ms fall due, nobody waits */
+    CHECK_EQ_INT(tempo_timer_cancel(t), 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 0, 0), 0); /* the raised signal survives */
+    CHECK_GE_U64(tempo_timer_missed(t), 2);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 30 * MS, 0), TEMPO_ETIMEDOUT); /* no future ticks */
+    tempo_timer_destroy(t);
+}
+
 static void manual_reset_timer_stays_signaled_until_set(void)
 {
     tempo_handle *t = tempo_timer_create(true);
@@ -634,6 +647,7 @@ static const tt_case cases[] = {
     TT_CASE(periodic_timer_keeps_an_absolute_schedule),
     TT_CASE(late_waiter_gets_one_signal_and_the_missed_count),
     TT_CASE(cancel_stops_a_timer),
+    TT_CASE(cancel_keeps_a_tick_that_already_fell_due),
     TT_CASE(manual_reset_timer_stays_signaled_until_set),
     TT_CASE(timer_armed_by_another_thread_during_a_wait),
     TT_CASE(timeout_is_never_early),

@@ -224,6 +224,13 @@ void plat_timer_cancel(tempo_handle *timer)
 {
     SDL_mutex *lock = get_lock();
     SDL_LockMutex(lock);
+    /* A tick that fell due before the cancel is a signal already raised:
+     * keep it (Win32 semantics), only the future ticks go. */
+    uint64_t ticks = plat_sched_consume(&timer->sched, plat_now_ns());
+    if (ticks > 0) {
+        timer->missed = ticks - 1;
+        timer->signaled = true;
+    }
     plat_sched_disarm(&timer->sched);
     SDL_UnlockMutex(lock);
 }
@@ -253,14 +260,12 @@ static bool try_acquire(tempo_handle *h, uint64_t now)
     if (h->magic != HANDLE_MAGIC)
         return false;
     if (h->kind == PLAT_HANDLE_TIMER) {
+        /* Due ticks become the signal; from here a timer is an event. */
         uint64_t ticks = plat_sched_consume(&h->sched, now);
         if (ticks > 0) {
             h->missed = ticks - 1;
-            if (!h->manual_reset)
-                return true;
             h->signaled = true;
         }
-        return h->signaled;
     }
     if (!h->signaled)
         return false;
