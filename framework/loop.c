@@ -717,6 +717,15 @@ int tempo_loop_run(tempo_loop *L)
     return r < 0 ? r : 0;
 }
 
+uint64_t tempo_loop_next_due_ns(const tempo_loop *L)
+{
+    if (L == NULL || L->pause_mask != 0)
+        return TEMPO_INFINITE;
+    uint64_t now = loop_now(L);
+    /* The first frame starts the schedule with an update at once. */
+    return L->started ? next_deadline(L, now) : now;
+}
+
 const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
 {
     if (L == NULL)

@@ -1166,6 +1166,63 @@ static void statistics_add_up(void)
     tempo_loop_destroy(loop);
 }
 
+/* ---- Next due time (for sources that fill the idle time) ------------------------------------ */
+
+typedef struct due_probe {
+    fake_clock *clk;
+    uint64_t last_deadline; /* what the loop asked the clock to wait for */
+} due_probe;
+
+static void due_wait_until(void *user, uint64_t deadline)
+{
+    due_probe *p = user;
+    p->last_deadline = deadline;
+    fake_wait_until(p->clk, deadline);
+}
+
+static uint64_t due_now(void *user)
+{
+    return ((due_probe *)user)->clk->now;
+}
+
+static void next_due_is_the_next_tick_or_render(void)
+{
+    CHECK_EQ_U64(tempo_loop_next_due_ns(NULL), TEMPO_INFINITE);
+    fake_clock clk;
+    fake_init(&clk);
+    due_probe probe = {&clk, 0};
+    /* 25 Hz updates, renders capped at 60 Hz: ticks every 40 ms, render
+     * slots every 16.67 ms, both from the first frame's time. */
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 25, .max_render_hz = 60, .clock = {due_now, due_wait_until, &probe}});
+    CHECK_EQ_U64(tempo_loop_next_due_ns(loop), T0); /* before the first frame: now */
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    for (int f = 0; f < 200 && !tt_failed(); f++) {
+        /* Every due tick and slot ran at clk.now: the next ones lie after it. */
+        uint64_t tick = tempo__sched_at(T0, 25, tempo__sched_count(T0, 25, clk.now));
+        uint64_t slot = tempo__sched_at(T0, 60, tempo__sched_count(T0, 60, clk.now));
+        uint64_t due = tempo_loop_next_due_ns(loop);
+        CHECK_EQ_U64(due, tick < slot ? tick : slot);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_U64(probe.last_deadline, due); /* and that is when the loop woke */
+        CHECK_EQ_U64(clk.now, due);
+    }
+    /* One wake per distinct instant: every 200 ms, 5 ticks + 12 slots with
+     * one shared, so 200 wakes take 12.5 periods. */
+    CHECK_EQ_U64(clk.now, T0 + 2500 * MS);
+    /* Paused: nothing is scheduled. */
+    CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+    CHECK_EQ_U64(tempo_loop_next_due_ns(loop), TEMPO_INFINITE);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_U64(probe.last_deadline, TEMPO_INFINITE);
+    CHECK_EQ_U64(tempo_loop_next_due_ns(loop), TEMPO_INFINITE);
+    CHECK_EQ_INT(tempo_loop_pause(loop, false), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* resumes: one update and render at once */
+    CHECK(tempo_loop_next_due_ns(loop) > clk.now);
+    CHECK(tempo_loop_next_due_ns(loop) != TEMPO_INFINITE);
+    tempo_loop_destroy(loop);
+}
+
 static const tt_case cases[] = {
     TT_CASE(sched_math_is_exact),
     TT_CASE(histogram_percentiles),
@@ -1189,6 +1246,7 @@ static const tt_case cases[] = {
     TT_CASE(focus_loss_pauses_only_when_asked),
     TT_CASE(events_reach_the_game_and_sdl_quit_ends_the_loop),
     TT_CASE(statistics_add_up),
+    TT_CASE(next_due_is_the_next_tick_or_render),
 };
 
 int main(int argc, char **argv)

@@ -3,18 +3,28 @@
  * on the loop thread (a batch per frame, as a game without a loader would)
  * and watch the frame-time graph; L loads them with Tempo's loader again.
  *
- * The loop is passive: it sleeps in tempo_wait on a 60 Hz timer, the
- * loader's handle and window messages. The timer comes first in the wait
- * set, so a due frame always wins; otherwise, whenever the loader's handle is
- * signalled, loader_ready() finalizes up to one budget's worth (2 ms) but
- * stops before an item that would probably cross the next frame: finalizing
- * uses the idle time between frames without making frames late. frame() is the per-frame logic and loader_ready() what a
- * tempo_loop_watch callback will do.
+ * Everything runs inside tempo_loop_run(): 60 updates and at most 60
+ * renders a second (both fall due at the same instant, so one wake-up a
+ * frame), and the loader's handle is in the loop's wait set:
+ *
+ *   tempo_loop_watch(loop, tempo_loader_handle(loader), on_loader, &app);
+ *   static void on_loader(tempo_loop *loop, tempo_handle *h, void *user) {
+ *       tempo_loader_process_until(loader, tempo_loop_next_due_ns(loop));
+ *   }
+ *
+ * Between frames the loop sleeps; when the loader has results it wakes and
+ * finalizes up to one budget's worth (2 ms) but stops before an item that
+ * would probably cross the next update or render: finalizing uses the idle
+ * time between frames without making frames late. When not even one item
+ * fits, on_loader() takes the handle out of the wait set until the next
+ * frame (it is still signalled: the loop would otherwise wake at once, over
+ * and over, until the frame is due).
  *
  * Assets (200 PNGs of 256x256, 60 short WAVs) are generated on the first run
  * into --assets DIR (default ./tempo-loading-assets) and reused afterwards.
  * Headless (--headless, or no display) it runs both modes one after the other
- * and prints their statistics. Keys: L loader, S synchronous, Esc quit. */
+ * and prints their statistics, the loop's included. Keys: L loader,
+ * S synchronous, Esc quit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +42,7 @@
 #include <SDL_mixer.h>
 #include <tempo/debugdraw.h>
 #include <tempo/loader.h>
+#include <tempo/loop.h>
 #include <tempo/wait.h>
 
 #include "sample.h"
@@ -40,7 +51,7 @@
 #define N_SOUNDS 60
 #define N_ASSETS (N_IMAGES + N_SOUNDS)
 #define IMG_SIDE 256
-#define FRAME_NS (TEMPO_NS_PER_S / 60)
+#define FRAME_HZ 60 /* updates and renders per second */
 #define GROUP_LEVEL 1
 #define GRAPH_N 240
 
@@ -51,6 +62,8 @@ typedef struct run_stats {
     bool done;
     int frames;
     uint64_t longest_ns, p99_ns, total_ns;
+    tempo_loop_counts loop; /* the loop's counters over the load */
+    uint64_t watch_calls, watch_idle; /* loader-handle callbacks; those that had no time */
 } run_stats;
 
 typedef struct app {
@@ -60,12 +73,17 @@ typedef struct app {
     int sync_batch;
     bool audio;
     tempo_loader *loader;
+    tempo_loop *loop;
     /* the current load */
     mode mode;
     bool loading;
     uint64_t load_start_ns;
+    tempo_loop_counts loop_at_start;
+    uint64_t watch_calls, watch_idle;
+    bool loader_parked; /* the loader's handle is out of the wait set until the next frame */
     int next_sync;   /* sync mode: next asset */
     int sync_done;   /* sync mode: assets loaded */
+    bool batch_due;  /* sync mode: a render happened since the last batch */
     uint64_t sync_bytes;
     SDL_Texture *tex[N_IMAGES];
     Mix_Chunk *snd[N_SOUNDS];
@@ -73,8 +91,10 @@ typedef struct app {
     uint64_t intervals[4096]; /* frame intervals of the current load */
     int n_intervals;
     run_stats stats[MODE_COUNT];
-    /* the frame loop */
-    uint64_t start_ns, last_frame_ns;
+    /* the game */
+    bool started;     /* the first load was started */
+    double anim_s;    /* animation time: advanced by update() */
+    uint64_t last_render_ns;
     uint64_t graph[GRAPH_N];
     int graph_n;
 } app;
@@ -223,6 +243,8 @@ static void on_loaded(tempo_loader *l, const tempo_load_result *r, void *user)
         a->snd[ref->index - N_IMAGES] = r->chunk;
 }
 
+/* [loop thread] From update() or a key press: starts loading every asset in
+ * mode `m`, throwing away what the previous load brought. */
 static void start_load(app *a, mode m)
 {
     if (a->loading && a->mode == MODE_LOADER)
@@ -238,7 +260,10 @@ static void start_load(app *a, mode m)
     a->failed = 0;
     a->n_intervals = 0;
     a->next_sync = a->sync_done = 0;
+    a->batch_due = true;
     a->sync_bytes = 0;
+    a->watch_calls = a->watch_idle = 0;
+    a->loop_at_start = tempo_loop_get_stats(a->loop)->total;
     a->load_start_ns = tempo_now_ns();
     if (m == MODE_LOADER) {
         for (int i = 0; i < n_assets(a); i++) {
@@ -300,8 +325,34 @@ static int cmp_u64(const void *x, const void *y)
     return p < q ? -1 : p > q;
 }
 
-static void finish_load(app *a)
+/* The loop's raw counters between two snapshots of its totals. */
+static tempo_loop_counts counts_since(const tempo_loop_counts *now, const tempo_loop_counts *then)
 {
+    tempo_loop_counts d = {0};
+    d.elapsed_ns = now->elapsed_ns - then->elapsed_ns;
+    d.frames = now->frames - then->frames;
+    d.updates = now->updates - then->updates;
+    d.renders = now->renders - then->renders;
+    for (int w = 0; w < TEMPO_LOOP_WAKE_COUNT; w++)
+        d.wakes[w] = now->wakes[w] - then->wakes[w];
+    d.capped_frames = now->capped_frames - then->capped_frames;
+    d.stalls = now->stalls - then->stalls;
+    d.dropped_updates = now->dropped_updates - then->dropped_updates;
+    d.wait_ns = now->wait_ns - then->wait_ns;
+    d.game_ns = now->game_ns - then->game_ns;
+    d.loop_ns = now->loop_ns - then->loop_ns;
+    return d;
+}
+
+/* [loop thread] Ends the current load once everything has arrived: from
+ * update() and right after the loader delivered (so the total time does not
+ * include the wait for the next update). */
+static void check_done(app *a)
+{
+    if (!a->loading)
+        return;
+    if (a->mode == MODE_SYNC ? a->sync_done < n_assets(a) : tempo_loader_pending(a->loader) > 0)
+        return;
     run_stats *st = &a->stats[a->mode];
     st->done = true;
     st->total_ns = tempo_now_ns() - a->load_start_ns;
@@ -310,14 +361,19 @@ static void finish_load(app *a)
     st->longest_ns = a->n_intervals ? a->intervals[a->n_intervals - 1] : 0;
     int k = (a->n_intervals * 99 + 99) / 100 - 1; /* nearest rank */
     st->p99_ns = a->n_intervals ? a->intervals[k < 0 ? 0 : k] : 0;
+    st->loop = counts_since(&tempo_loop_get_stats(a->loop)->total, &a->loop_at_start);
+    st->watch_calls = a->watch_calls;
+    st->watch_idle = a->watch_idle;
     a->loading = false;
     if (a->audio && a->snd[0])
         Mix_PlayChannel(-1, a->snd[0], 0);
 }
 
-/* ---- The frame -------------------------------------------------------------------- */
+/* ---- The loop's callbacks ------------------------------------------------------------ */
 
-static void draw(app *a, uint64_t now)
+static void on_loader(tempo_loop *loop, tempo_handle *handle, void *user);
+
+static void draw(app *a, double anim_s)
 {
     SDL_Renderer *r = a->s.renderer;
     int w = a->s.width;
@@ -334,8 +390,9 @@ static void draw(app *a, uint64_t now)
         shown++;
     }
 
-    /* The animation: positions come from the clock, so a long frame shows as a jump. */
-    double t = (double)(now - a->start_ns) / 1e9;
+    /* The animation: a function of game time, so a long frame (and the
+     * catch-up updates after it) shows as a jump. */
+    double t = anim_s;
     SDL_Rect ball = {(int)(w / 2 - 12 + (w / 2 - 40) * SDL_sin(t * 2.2)), 112, 24, 24};
     SDL_SetRenderDrawColor(r, 255, 200, 60, 255);
     SDL_RenderFillRect(r, &ball);
@@ -368,20 +425,71 @@ static void draw(app *a, uint64_t now)
                               mode_names[m], (double)st->longest_ns / 1e6, (double)st->p99_ns / 1e6,
                               (double)st->total_ns / 1e9);
     }
+    /* The loop's last complete second. */
+    const tempo_loop_counts *c = &tempo_loop_get_stats(a->loop)->last_second;
+    SDL_SetRenderDrawColor(r, 150, 150, 150, 255);
+    tempo_debug_textf(r, 16, 270, 1,
+                      "loop: %3.0f updates/s %3.0f renders/s %4.0f frames/s  late p99 %.2f ms  game %2.0f%%"
+                      "  woke: timer %llu watch %llu",
+                      c->updates_per_s, c->renders_per_s, c->frames_per_s, (double)c->lateness_p99_ns / 1e6,
+                      100 * c->game_share, (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_TIMER],
+                      (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_WATCH]);
     tempo_debug_graph(r, &(tempo_debug_graph_desc){.x = 16, .y = a->s.height - 110, .w = GRAPH_N * 2, .h = 80},
                       a->graph, a->graph_n);
-    SDL_SetRenderDrawColor(r, 150, 150, 150, 255);
     tempo_debug_text(r, 16 + GRAPH_N * 2 + 10, a->s.height - 110, 1, "frame interval\n(line: 16.7 ms)");
     tempo_debug_text(r, 16, a->s.height - 20, 1, "L: load with the loader   S: load on the loop thread   Esc: quit");
 }
 
-/* [loop thread] The per-frame logic (what tempo_loop's render step will call):
- * record the frame interval, do the synchronous loading work if that mode
- * is on, check for completion, draw. */
-static void frame(app *a, uint64_t now)
+/* [loop thread] Puts the loader's handle back into the wait set (see
+ * on_loader) once the update or render it made way for has run. */
+static void unpark_loader(app *a)
 {
-    if (a->last_frame_ns) {
-        uint64_t iv = now - a->last_frame_ns;
+    if (!a->loader_parked)
+        return;
+    a->loader_parked = false;
+    tempo_loop_watch(a->loop, tempo_loader_handle(a->loader), on_loader, a);
+}
+
+/* [loop thread] One game step: the animation, the start of the first load,
+ * the synchronous mode's loading work, and (headless) the next mode. */
+static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    app *a = user;
+    unpark_loader(a);
+    a->anim_s += (double)dt_ns * 1e-9;
+    /* The first load starts after a quarter second of animation, as a game
+     * shows its loading screen first: the first frames pay one-off costs
+     * (first draws, first texture) that are not the loading's. */
+    if (!a->started && a->anim_s >= 0.25) {
+        start_load(a, MODE_LOADER);
+        a->started = true;
+    }
+    /* A batch per rendered frame, not per update: after a long frame the
+     * loop runs the missed updates back to back, and a batch in each would
+     * make the next frame longer still. */
+    if (a->loading && a->mode == MODE_SYNC && a->batch_due) {
+        a->batch_due = false;
+        for (int k = 0; k < a->sync_batch && a->next_sync < n_assets(a); k++)
+            load_sync_one(a);
+    }
+    check_done(a);
+    /* Headless: loader run, then sync run, then done. */
+    if (a->s.headless && a->started && !a->loading) {
+        if (!a->stats[MODE_SYNC].done)
+            start_load(a, MODE_SYNC);
+        else
+            tempo_loop_quit(loop);
+    }
+}
+
+/* [loop thread] One frame: record its interval, draw, present. */
+static void render(tempo_loop *loop, float alpha, void *user)
+{
+    app *a = user;
+    unpark_loader(a);
+    uint64_t now = tempo_now_ns();
+    if (a->last_render_ns) {
+        uint64_t iv = now - a->last_render_ns;
         if (a->graph_n == GRAPH_N)
             memmove(a->graph, a->graph + 1, sizeof a->graph[0] * (GRAPH_N - 1));
         else
@@ -390,24 +498,56 @@ static void frame(app *a, uint64_t now)
         if (a->loading && a->n_intervals < (int)SDL_arraysize(a->intervals))
             a->intervals[a->n_intervals++] = iv;
     }
-    a->last_frame_ns = now;
-    if (a->loading && a->mode == MODE_SYNC)
-        for (int k = 0; k < a->sync_batch && a->next_sync < n_assets(a); k++)
-            load_sync_one(a);
-    if (a->loading && ((a->mode == MODE_SYNC && a->sync_done == n_assets(a)) ||
-                       (a->mode == MODE_LOADER && tempo_loader_pending(a->loader) == 0)))
-        finish_load(a);
-    draw(a, now);
+    a->last_render_ns = now;
+    a->batch_due = true;
+    /* The animation is a function of time: extrapolate by alpha steps. */
+    draw(a, a->anim_s + alpha * (double)tempo_loop_get_step_ns(loop) * 1e-9);
+    SDL_RenderPresent(a->s.renderer);
+}
+
+/* [loop thread] Keys; SDL_QUIT ends the loop by itself. */
+static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
+{
+    app *a = user;
+    unpark_loader(a); /* the event may pause the loop: then no frame would */
+    if (e->type != SDL_KEYDOWN || e->key.repeat)
+        return;
+    SDL_Keycode k = e->key.keysym.sym;
+    if (k == SDLK_ESCAPE) {
+        tempo_loop_quit(loop);
+    } else if (k == SDLK_s || k == SDLK_l) {
+        a->started = true; /* a key press before the first load replaces it */
+        start_load(a, k == SDLK_s ? MODE_SYNC : MODE_LOADER);
+    }
 }
 
 /* [loop thread] The loader's handle is signalled: finalize within the
- * budget, and stop before an item that would probably delay the next frame
- * (what a tempo_loop_watch callback will do). The frame timer's schedule is
- * absolute, so the next frame is due at the next multiple of the period. */
-static void loader_ready(app *a, uint64_t now)
+ * budget, and stop before an item that would probably delay the next
+ * update or render. The handle is manual-reset and stays signalled while
+ * results remain, so the loop calls this again in its next iteration, at
+ * once. When there was no time for even one item, that would spin until
+ * the frame is due (tens of thousands of empty wake-ups a second), so the
+ * handle leaves the wait set until the next update or render has run. */
+static void on_loader(tempo_loop *loop, tempo_handle *handle, void *user)
 {
-    uint64_t next_frame = a->start_ns + ((now - a->start_ns) / FRAME_NS + 1) * FRAME_NS;
-    tempo_loader_process_until(a->loader, next_frame);
+    app *a = user;
+    uint64_t due = tempo_loop_next_due_ns(loop);
+    int n = tempo_loader_process_until(a->loader, due);
+    a->watch_calls++;
+    if (n == 0 && due != TEMPO_INFINITE) {
+        a->watch_idle++;
+        tempo_loop_unwatch(loop, handle);
+        a->loader_parked = true;
+    }
+    check_done(a);
+}
+
+/* [loop thread] --seconds (window) or the headless safety net ran out. */
+static void on_time_up(tempo_loop *loop, tempo_handle *timer, void *user)
+{
+    (void)timer;
+    (void)user;
+    tempo_loop_quit(loop);
 }
 
 static int extra_option(const char *arg, const char *value, void *user)
@@ -422,6 +562,55 @@ static int extra_option(const char *arg, const char *value, void *user)
         return 1;
     }
     return -1;
+}
+
+static void print_summary(const app *a, const SDL_RendererInfo *info)
+{
+    printf("loading summary (%s backend, video %s, renderer %s, %d images %dx%d + %d sounds)\n",
+           tempo_backend_name(), a->s.video_driver, info->name, N_IMAGES, IMG_SIDE, IMG_SIDE,
+           a->audio ? N_SOUNDS : 0);
+    printf("  %-7s %7s %14s %11s %9s\n", "mode", "frames", "longest frame", "p99 frame", "total");
+    for (int m = 0; m < MODE_COUNT; m++) {
+        const run_stats *st = &a->stats[m];
+        if (!st->done) {
+            printf("  %-7s (not run to the end)\n", mode_names[m]);
+            continue;
+        }
+        printf("  %-7s %7d %11.1f ms %8.1f ms %7.2f s\n", mode_names[m], st->frames, (double)st->longest_ns / 1e6,
+               (double)st->p99_ns / 1e6, (double)st->total_ns / 1e9);
+    }
+    printf("  (sync: %d assets per frame decoded on the loop thread; loader: decoded on its own thread,\n"
+           "   finalized on the loop thread between frames in slices of at most 2 ms)\n",
+           a->sync_batch);
+    printf("  the loop during each load (%u Hz updates, renders capped at %u Hz):\n", tempo_loop_get_update_hz(a->loop),
+           tempo_loop_get_max_render_hz(a->loop));
+    printf("  %-7s %7s %7s %10s %22s %7s %7s %6s %6s\n", "mode", "updates", "renders", "iterations",
+           "woke timer/watch/other", "capped", "dropped", "game", "wait");
+    for (int m = 0; m < MODE_COUNT; m++) {
+        const run_stats *st = &a->stats[m];
+        if (!st->done)
+            continue;
+        const tempo_loop_counts *c = &st->loop;
+        uint64_t other = c->frames - c->wakes[TEMPO_LOOP_WAKE_TIMER] - c->wakes[TEMPO_LOOP_WAKE_WATCH];
+        double busy = (double)(c->wait_ns + c->game_ns + c->loop_ns);
+        char woke[48];
+        snprintf(woke, sizeof woke, "%llu/%llu/%llu", (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_TIMER],
+                 (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)other);
+        printf("  %-7s %7llu %7llu %10llu %22s %7llu %7llu %5.1f%% %5.1f%%\n", mode_names[m],
+               (unsigned long long)c->updates, (unsigned long long)c->renders, (unsigned long long)c->frames, woke,
+               (unsigned long long)c->capped_frames, (unsigned long long)c->dropped_updates,
+               busy > 0 ? 100.0 * (double)c->game_ns / busy : 0.0, busy > 0 ? 100.0 * (double)c->wait_ns / busy : 0.0);
+    }
+    const run_stats *ld = &a->stats[MODE_LOADER];
+    if (ld->done)
+        printf("  loader handle: %llu callbacks, %llu of them too close to the next frame to finalize anything\n",
+               (unsigned long long)ld->watch_calls, (unsigned long long)ld->watch_idle);
+    const tempo_loop_counts *t = &tempo_loop_get_stats(a->loop)->total;
+    printf("  whole run: %.2f s, %llu updates, %llu renders, tick lateness p50 %.2f ms, p99 %.2f ms, max %.2f ms, "
+           "stalls %llu\n",
+           (double)t->elapsed_ns / 1e9, (unsigned long long)t->updates, (unsigned long long)t->renders,
+           (double)t->lateness_p50_ns / 1e6, (double)t->lateness_p99_ns / 1e6, (double)t->lateness_max_ns / 1e6,
+           (unsigned long long)t->stalls);
 }
 
 int main(int argc, char **argv)
@@ -461,105 +650,50 @@ int main(int argc, char **argv)
     if (generate_assets(&a) != 0)
         return 1;
     a.loader = tempo_loader_create(&(tempo_loader_desc){.renderer = a.s.renderer});
-    tempo_handle *tick = tempo_timer_create(false);
-    if (a.loader == NULL || tick == NULL) {
+    a.loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = FRAME_HZ,
+        .max_render_hz = FRAME_HZ, /* no vsync in the samples: the loop paces rendering */
+        .window = a.s.window,
+        .update = update,
+        .render = render,
+        .event = on_event,
+        .user = &a,
+    });
+    tempo_handle *time_up = tempo_timer_create(false);
+    if (a.loader == NULL || a.loop == NULL || time_up == NULL) {
         fprintf(stderr, "loading: %s\n", tempo_get_error());
         return 1;
+    }
+    /* The loader's results come back through its handle in the loop's wait set. */
+    tempo_loop_watch(a.loop, tempo_loader_handle(a.loader), on_loader, &a);
+    /* Headless runs end when both modes are done (--seconds is ignored; 120 s
+     * is a safety net). */
+    double seconds = a.s.headless ? 120 : a.s.seconds;
+    if (seconds > 0) {
+        tempo_timer_set(time_up, tempo_now_ns() + (uint64_t)(seconds * 1e9), 0);
+        tempo_loop_watch(a.loop, time_up, on_time_up, NULL);
     }
     SDL_RendererInfo info;
     SDL_GetRendererInfo(a.s.renderer, &info);
 
-    a.start_ns = tempo_now_ns();
-    tempo_timer_set(tick, a.start_ns, FRAME_NS);
-    /* Headless runs end when both modes are done (--seconds is ignored; 120 s
-     * is a safety net). */
-    const uint64_t end_ns = a.s.headless         ? a.start_ns + 120 * TEMPO_NS_PER_S
-                            : a.s.seconds > 0 ? a.start_ns + (uint64_t)(a.s.seconds * 1e9)
-                                              : TEMPO_INFINITE;
-    /* The first load starts after a quarter second of animation, as a game
-     * shows its loading screen first: the first frames pay one-off costs
-     * (first draws, first texture) that are not the loading's. */
-    bool started = false;
-    bool quit = false;
-    while (!quit) {
-        /* The wait set: the frame timer first (it wins when due), then the
-         * loader's handle. */
-        tempo_handle *set[2] = {tick, tempo_loader_handle(a.loader)};
-        const int n = 2;
-        uint64_t now = tempo_now_ns();
-        if (now >= end_ns)
-            break;
-        int w = tempo_wait(set, n, end_ns == TEMPO_INFINITE ? TEMPO_INFINITE : end_ns - now, TEMPO_WAIT_MESSAGES);
-        if (w == TEMPO_ETIMEDOUT)
-            break;
-        if (w < 0) {
-            fprintf(stderr, "loading: tempo_wait: %s (%s)\n", tempo_strerror(w), tempo_get_error());
-            break;
-        }
-        if (w == 0) {
-            uint64_t t = tempo_now_ns();
-            if (!started && t - a.start_ns >= TEMPO_NS_PER_S / 4) {
-                start_load(&a, MODE_LOADER);
-                started = true;
-            }
-            frame(&a, t);
-            /* Headless: loader run, then sync run, then done. */
-            if (a.s.headless && started && !a.loading) {
-                if (!a.stats[MODE_SYNC].done)
-                    start_load(&a, MODE_SYNC);
-                else
-                    quit = true;
-            }
-            if (quit && a.s.screenshot)
-                sample_screenshot(&a.s, a.s.screenshot);
-            SDL_RenderPresent(a.s.renderer);
-        } else if (w == 1) {
-            loader_ready(&a, tempo_now_ns());
-        } else {
-            SDL_Event e;
-            while (SDL_PollEvent(&e)) {
-                if (e.type == SDL_QUIT)
-                    quit = true;
-                if (e.type == SDL_KEYDOWN) {
-                    SDL_Keycode k = e.key.keysym.sym;
-                    if (k == SDLK_ESCAPE)
-                        quit = true;
-                    else if (k == SDLK_s)
-                        start_load(&a, MODE_SYNC);
-                    else if (k == SDLK_l)
-                        start_load(&a, MODE_LOADER);
-                }
-            }
-        }
-    }
-    if (!a.s.headless && a.s.screenshot) {
-        draw(&a, tempo_now_ns());
+    int rc = tempo_loop_run(a.loop);
+    if (rc != 0)
+        fprintf(stderr, "loading: tempo_loop_run: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
+    if (a.s.screenshot) {
+        draw(&a, a.anim_s);
         sample_screenshot(&a.s, a.s.screenshot);
     }
+    print_summary(&a, &info);
 
-    printf("loading summary (%s backend, video %s, renderer %s, %d images %dx%d + %d sounds)\n",
-           tempo_backend_name(), a.s.video_driver, info.name, N_IMAGES, IMG_SIDE, IMG_SIDE, a.audio ? N_SOUNDS : 0);
-    printf("  %-7s %7s %14s %11s %9s\n", "mode", "frames", "longest frame", "p99 frame", "total");
-    for (int m = 0; m < MODE_COUNT; m++) {
-        const run_stats *st = &a.stats[m];
-        if (!st->done) {
-            printf("  %-7s (not run to the end)\n", mode_names[m]);
-            continue;
-        }
-        printf("  %-7s %7d %11.1f ms %8.1f ms %7.2f s\n", mode_names[m], st->frames, (double)st->longest_ns / 1e6,
-               (double)st->p99_ns / 1e6, (double)st->total_ns / 1e9);
-    }
-    printf("  (sync: %d assets per frame decoded on the loop thread; loader: decoded on its own thread,\n"
-           "   finalized on the loop thread between frames in slices of at most 2 ms)\n", a.sync_batch);
-
+    tempo_loop_destroy(a.loop); /* forgets the watches; the handles stay ours / the loader's */
     tempo_loader_destroy(a.loader); /* delivers (and we free) anything still pending */
     free_assets(&a);
-    tempo_timer_destroy(tick);
+    tempo_timer_destroy(time_up);
     if (a.audio)
         Mix_CloseAudio();
     Mix_Quit();
     IMG_Quit();
     tempo_shutdown();
     sample_close(&a.s);
-    return a.failed ? 1 : 0;
+    return a.failed || rc != 0 ? 1 : 0;
 }

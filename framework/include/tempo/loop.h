@@ -217,6 +217,17 @@ TEMPO_API uint32_t tempo_loop_get_max_render_hz(const tempo_loop *loop);
 /* The constant dt_ns of the fixed policies: round(1e9 / update_hz). */
 TEMPO_API uint64_t tempo_loop_get_step_ns(const tempo_loop *loop);
 
+/* When the loop next wakes for an update or a render: an absolute time on
+ * the loop's clock (tempo_now_ns(), or desc.clock.now when set). It may lie
+ * in the past when something is due already (from a watch callback: the
+ * frame's updates run right after it); before the first frame it is now.
+ * TEMPO_INFINITE while paused, and for NULL. Without a render cap,
+ * INTERPOLATED (unless rendering on demand) and VARIABLE render every
+ * frame, so it is always now. For sources that fill the idle time between
+ * frames: tempo_loader_process_until(ld, tempo_loop_next_due_ns(loop)).
+ * Thread: loop thread. */
+TEMPO_API uint64_t tempo_loop_next_due_ns(const tempo_loop *loop);
+
 /* "interpolated", "lockstep", "constant-speed-max-fps", "variable", or "?"
  * for a value out of range. Static string. Thread: any. */
 TEMPO_API const char *tempo_loop_policy_name(tempo_loop_policy policy);
