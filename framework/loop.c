@@ -708,6 +708,10 @@ int tempo_loop_frame(tempo_loop *L)
         maybe_render(L, variable_ran);
     }
 
+    /* A pause asked for by update() or render() starts after this frame:
+     * remember it, so the frame that resumes (maybe the very next one,
+     * woken by input) restarts the schedule instead of catching up. */
+    L->was_paused = L->pause_mask != 0;
     uint64_t t_end = loop_now(L);
     tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns, L->frame_game_ns,
                        paused_before && fw.slept);

@@ -989,6 +989,68 @@ static void watch_limit_is_the_wait_limit_minus_two(void)
         tempo_event_destroy(h[i]);
 }
 
+/* A game may pause its own loop from update() (an idle screen, a menu):
+ * the pause takes effect after that frame, and the resume restarts the
+ * schedule like any other: one update, no catch-up, no stall. */
+typedef struct self_pauser {
+    uint64_t updates, pause_at;
+} self_pauser;
+
+static void self_pausing_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    self_pauser *p = user;
+    if (++p->updates == p->pause_at)
+        CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+}
+
+static void resume_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)h;
+    (void)user;
+    CHECK_EQ_INT(tempo_loop_pause(loop, false), 0);
+}
+
+static void pause_from_update_resumes_without_burst(void)
+{
+    for (int policy = 0; policy < TEMPO_LOOP_VARIABLE; policy++) {
+        fake_clock clk;
+        fake_init(&clk);
+        clk.paused_advance = 100 * MS; /* six ticks: under the stall clamp */
+        self_pauser p = {0, 10};
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .update_hz = 60, .max_render_hz = 60, .policy = (tempo_loop_policy)policy,
+            .update = self_pausing_update, .user = &p, .clock = clock_of(&clk)});
+        tempo_handle *resume = tempo_event_create(false, false);
+        CHECK_EQ_INT(tempo_loop_watch(loop, resume, resume_watch, NULL), 0);
+        for (int f = 0; f < 1000 && p.updates < 10; f++)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK(tempo_loop_is_paused(loop));
+        /* The next frame sleeps with no timeout and is woken (like input
+         * waking an idle game) by a watch that resumes: the very frame
+         * that slept must restart the schedule. */
+        tempo_event_set(resume);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_U64(clk.infinite_waits, 1);
+        CHECK(!tempo_loop_is_paused(loop));
+        CHECK_EQ_U64(p.updates, 11); /* one update, not the six ticks slept through */
+        uint64_t resumed = clk.now;
+        for (int f = 0; f < 10000 && clk.now < resumed + S; f++)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK(p.updates - 11 >= 59 && p.updates - 11 <= 61);
+        const tempo_loop_counts *t = &tempo_loop_get_stats(loop)->total;
+        CHECK_EQ_U64(t->capped_frames, 0);
+        CHECK_EQ_U64(t->stalls, 0);
+        CHECK_EQ_U64(t->dropped_updates, 0);
+        CHECK_EQ_U64(t->lateness_max_ns, 0); /* the fake clock wakes exactly on time */
+        CHECK_GE_U64(t->paused_ns, 100 * MS);
+        tt_note("%s: %llu updates in the second after the resume", tempo_loop_policy_name((tempo_loop_policy)policy),
+                (unsigned long long)(p.updates - 11));
+        tempo_loop_destroy(loop);
+        tempo_event_destroy(resume);
+    }
+}
+
 /* ---- Events: pause, focus, quit (needs SDL's event queue, no video) --------------------- */
 
 static bool events_ok;
@@ -1386,6 +1448,7 @@ static const tt_case cases[] = {
     TT_CASE(watches_fire_once_per_frame),
     TT_CASE(watch_limit_is_the_wait_limit_minus_two),
     TT_CASE(pause_when_minimized_and_no_burst_on_resume),
+    TT_CASE(pause_from_update_resumes_without_burst),
     TT_CASE(focus_loss_pauses_only_when_asked),
     TT_CASE(events_reach_the_game_and_sdl_quit_ends_the_loop),
     TT_CASE(input_reaches_the_ring_with_the_wake_time),

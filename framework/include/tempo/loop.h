@@ -225,7 +225,12 @@ TEMPO_API int tempo_loop_quit(tempo_loop *loop);
 TEMPO_API int tempo_loop_request_render(tempo_loop *loop);
 
 /* Pauses (true) or resumes (false) the loop on the game's behalf, in
- * addition to the window-driven pause. Returns 0 or TEMPO_EINVAL. */
+ * addition to the window-driven pause. From update() or render() a pause
+ * starts after the current frame (which still renders); from an event or
+ * watch callback it applies to the current frame. A game may pause itself
+ * while idle and resume from the event or watch callback that brings new
+ * work: the resume restarts the schedule (one update, no catch-up).
+ * Returns 0 or TEMPO_EINVAL. */
 TEMPO_API int tempo_loop_pause(tempo_loop *loop, bool paused);
 
 /* True while the loop is paused for any reason. false for NULL. */
