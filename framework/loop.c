@@ -97,6 +97,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->window = desc->window;
     L->clock = desc->clock;
     L->fake = desc->clock.now != NULL;
+    L->input = desc->input;
     atomic_init(&L->quit, false);
     atomic_init(&L->render_requested, false);
 
@@ -364,8 +365,11 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
 
 /* Dispatches SDL's queue. `pump`: read new window-system input first
  * (SDL_PollEvent). Without it the queue is drained as it is: the message
- * wait pumped it just before deciding why it returned. */
-static void dispatch_events(tempo_loop *L, bool pump)
+ * wait pumped it just before deciding why it returned. Input events are
+ * stamped `wake_ns`, when the wait returned: that is when the loop learnt
+ * of them, and the same instant for all of a frame's events, so a slow
+ * event callback does not skew the later ones. */
+static void dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns)
 {
     if (!SDL_WasInit(SDL_INIT_EVENTS))
         return;
@@ -377,6 +381,8 @@ static void dispatch_events(tempo_loop *L, bool pump)
         if (e.type == SDL_WINDOWEVENT)
             window_event(L, &e.window);
         L->event_dirty = true;
+        if (L->input != NULL)
+            tempo_input_handle_sdl(L->input, &e, wake_ns); /* 0 for non-input events */
         call_event(L, &e);
         if (e.type == SDL_QUIT)
             atomic_store(&L->quit, true);
@@ -670,7 +676,7 @@ int tempo_loop_frame(tempo_loop *L)
         fw.wake = TEMPO_LOOP_WAKE_MESSAGES;
 
     /* Events first (they may pause, resume or quit), then the watches. */
-    dispatch_events(L, fw.messages);
+    dispatch_events(L, fw.messages, t1);
     for (int j = 0; j < fw.nsnap; j++) {
         if (!fw.fired[j])
             continue;
@@ -702,6 +708,10 @@ int tempo_loop_frame(tempo_loop *L)
         maybe_render(L, variable_ran);
     }
 
+    /* A pause asked for by update() or render() starts after this frame:
+     * remember it, so the frame that resumes (maybe the very next one,
+     * woken by input) restarts the schedule instead of catching up. */
+    L->was_paused = L->pause_mask != 0;
     uint64_t t_end = loop_now(L);
     tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns, L->frame_game_ns,
                        paused_before && fw.slept);

@@ -101,6 +101,7 @@ struct tempo_loop {
     SDL_Window *window;
     tempo_loop_clock clock;
     bool fake; /* clock.now is set */
+    tempo_input *input; /* not owned; NULL: events go to the callback only */
 
     /* own handles: index 0 and 1 of every wait set */
     tempo_handle *wake;  /* auto-reset; set by quit/request_render */

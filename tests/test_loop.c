@@ -12,6 +12,7 @@
 
 #include "harness.h"
 #include "loop_internal.h"
+#include "tempo/input.h"
 #include "tempo/loop.h"
 
 #define US TEMPO_NS_PER_US
@@ -988,6 +989,68 @@ static void watch_limit_is_the_wait_limit_minus_two(void)
         tempo_event_destroy(h[i]);
 }
 
+/* A game may pause its own loop from update() (an idle screen, a menu):
+ * the pause takes effect after that frame, and the resume restarts the
+ * schedule like any other: one update, no catch-up, no stall. */
+typedef struct self_pauser {
+    uint64_t updates, pause_at;
+} self_pauser;
+
+static void self_pausing_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    self_pauser *p = user;
+    if (++p->updates == p->pause_at)
+        CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+}
+
+static void resume_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)h;
+    (void)user;
+    CHECK_EQ_INT(tempo_loop_pause(loop, false), 0);
+}
+
+static void pause_from_update_resumes_without_burst(void)
+{
+    for (int policy = 0; policy < TEMPO_LOOP_VARIABLE; policy++) {
+        fake_clock clk;
+        fake_init(&clk);
+        clk.paused_advance = 100 * MS; /* six ticks: under the stall clamp */
+        self_pauser p = {0, 10};
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .update_hz = 60, .max_render_hz = 60, .policy = (tempo_loop_policy)policy,
+            .update = self_pausing_update, .user = &p, .clock = clock_of(&clk)});
+        tempo_handle *resume = tempo_event_create(false, false);
+        CHECK_EQ_INT(tempo_loop_watch(loop, resume, resume_watch, NULL), 0);
+        for (int f = 0; f < 1000 && p.updates < 10; f++)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK(tempo_loop_is_paused(loop));
+        /* The next frame sleeps with no timeout and is woken (like input
+         * waking an idle game) by a watch that resumes: the very frame
+         * that slept must restart the schedule. */
+        tempo_event_set(resume);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK_EQ_U64(clk.infinite_waits, 1);
+        CHECK(!tempo_loop_is_paused(loop));
+        CHECK_EQ_U64(p.updates, 11); /* one update, not the six ticks slept through */
+        uint64_t resumed = clk.now;
+        for (int f = 0; f < 10000 && clk.now < resumed + S; f++)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK(p.updates - 11 >= 59 && p.updates - 11 <= 61);
+        const tempo_loop_counts *t = &tempo_loop_get_stats(loop)->total;
+        CHECK_EQ_U64(t->capped_frames, 0);
+        CHECK_EQ_U64(t->stalls, 0);
+        CHECK_EQ_U64(t->dropped_updates, 0);
+        CHECK_EQ_U64(t->lateness_max_ns, 0); /* the fake clock wakes exactly on time */
+        CHECK_GE_U64(t->paused_ns, 100 * MS);
+        tt_note("%s: %llu updates in the second after the resume", tempo_loop_policy_name((tempo_loop_policy)policy),
+                (unsigned long long)(p.updates - 11));
+        tempo_loop_destroy(loop);
+        tempo_event_destroy(resume);
+    }
+}
+
 /* ---- Events: pause, focus, quit (needs SDL's event queue, no video) --------------------- */
 
 static bool events_ok;
@@ -1120,6 +1183,205 @@ static void events_reach_the_game_and_sdl_quit_ends_the_loop(void)
     tempo_loop_destroy(loop);
 }
 
+/* ---- Input: buffered per frame, stamped with the wake time ------------------------------- */
+
+typedef struct input_game {
+    fake_clock *clk;
+    tempo_input *in;
+    uint64_t woke_at;        /* when the last wait_until returned */
+    uint64_t callback_cost;  /* fake time each event callback spends */
+    int events_seen;         /* SDL events the callback got, input or not */
+    uint32_t queued_at_callback[16]; /* ring depth when the callback saw input event i */
+    int ncallback_inputs;
+    tempo_input_event got[16]; /* read by update(), in order */
+    uint64_t read_at[16];      /* the fake time of the update that read it */
+    int ngot;
+    int updates;
+} input_game;
+
+static uint64_t input_game_now(void *user)
+{
+    return ((input_game *)user)->clk->now;
+}
+
+static void input_game_wait(void *user, uint64_t deadline)
+{
+    input_game *ig = user;
+    fake_wait_until(ig->clk, deadline);
+    ig->woke_at = ig->clk->now;
+}
+
+static void input_game_event(tempo_loop *loop, const SDL_Event *e, void *user)
+{
+    (void)loop;
+    input_game *ig = user;
+    ig->events_seen++;
+    if (e->type == SDL_KEYDOWN || e->type == SDL_KEYUP || e->type == SDL_MOUSEMOTION) {
+        tempo_input_stats st;
+        CHECK_EQ_INT(tempo_input_get_stats(ig->in, &st), 0);
+        if (ig->ncallback_inputs < 16)
+            ig->queued_at_callback[ig->ncallback_inputs++] = st.queued;
+    }
+    ig->clk->now += ig->callback_cost; /* a slow callback must not move later stamps */
+}
+
+static void input_game_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    input_game *ig = user;
+    ig->updates++;
+    tempo_input_event ev;
+    while (tempo_input_poll(ig->in, &ev) > 0) {
+        if (ig->ngot < 16) {
+            ig->read_at[ig->ngot] = ig->clk->now;
+            ig->got[ig->ngot++] = ev;
+        }
+    }
+}
+
+static void push_key(SDL_EventType type, SDL_Scancode sc)
+{
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = type;
+    e.key.state = type == SDL_KEYDOWN ? SDL_PRESSED : SDL_RELEASED;
+    e.key.keysym.scancode = sc;
+    CHECK_EQ_INT(SDL_PushEvent(&e), 1);
+}
+
+static void push_motion(int x, int y)
+{
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_MOUSEMOTION;
+    e.motion.x = x;
+    e.motion.y = y;
+    e.motion.xrel = 3;
+    CHECK_EQ_INT(SDL_PushEvent(&e), 1);
+}
+
+static void input_reaches_the_ring_with_the_wake_time(void)
+{
+    if (!events_ok)
+        TT_SKIP("SDL events unavailable");
+    SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    fake_clock clk;
+    fake_init(&clk);
+    input_game ig;
+    memset(&ig, 0, sizeof ig);
+    ig.clk = &clk;
+    ig.in = tempo_input_create(&(tempo_input_desc){.no_controllers = true});
+    CHECK(ig.in != NULL);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 100, .max_render_hz = 100, .event = input_game_event, .update = input_game_update,
+        .user = &ig,
+        .clock = {input_game_now, input_game_wait, &ig}, .input = ig.in});
+    CHECK(loop != NULL);
+    if (tt_failed())
+        return;
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* T0: the first update, nothing queued */
+    CHECK_EQ_INT(ig.updates, 1);
+    CHECK_EQ_INT(ig.ngot, 0);
+
+    /* Three input events and one that is not input, then a frame: the wait
+     * returns at the next tick (T0 + 10 ms), the events are stamped with
+     * that instant even though each callback spends 1 ms, and that frame's
+     * update reads them in order. */
+    ig.callback_cost = 1 * MS;
+    push_key(SDL_KEYDOWN, SDL_SCANCODE_A);
+    push_motion(10, 20);
+    SDL_Event user_ev;
+    SDL_zero(user_ev);
+    user_ev.type = SDL_USEREVENT;
+    CHECK_EQ_INT(SDL_PushEvent(&user_ev), 1);
+    push_key(SDL_KEYUP, SDL_SCANCODE_A);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    uint64_t wake1 = ig.woke_at;
+    CHECK_EQ_U64(wake1, T0 + 10 * MS);
+    CHECK_EQ_INT(ig.events_seen, 4);    /* the callback still sees everything */
+    CHECK_EQ_INT(ig.ncallback_inputs, 3);
+    CHECK_EQ_INT(ig.queued_at_callback[0], 1); /* already in the ring when the callback runs */
+    CHECK_EQ_INT(ig.queued_at_callback[1], 2);
+    CHECK_EQ_INT(ig.queued_at_callback[2], 3);
+    CHECK_EQ_INT(ig.updates, 2);
+    CHECK_EQ_INT(ig.ngot, 3);
+    if (tt_failed())
+        goto out;
+    CHECK_EQ_INT(ig.got[0].type, TEMPO_INPUT_KEY);
+    CHECK_EQ_INT(ig.got[0].u.key.scancode, SDL_SCANCODE_A);
+    CHECK_EQ_INT(ig.got[0].u.key.down, 1);
+    CHECK_EQ_INT(ig.got[1].type, TEMPO_INPUT_MOUSE_MOTION);
+    CHECK_EQ_INT(ig.got[1].u.motion.x, 10);
+    CHECK_EQ_INT(ig.got[1].u.motion.dx, 3);
+    CHECK_EQ_INT(ig.got[2].type, TEMPO_INPUT_KEY);
+    CHECK_EQ_INT(ig.got[2].u.key.down, 0);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_U64(ig.got[i].time_ns, wake1);
+        CHECK_EQ_U64(ig.read_at[i], wake1 + 4 * MS); /* after the four callbacks */
+    }
+
+    /* Input that wakes the loop between ticks stays in the ring until the
+     * next update, each batch with its own wake time. */
+    ig.callback_cost = 0;
+    clk.early_percent = 100; /* the wait returns halfway, as for real input */
+    push_key(SDL_KEYDOWN, SDL_SCANCODE_B);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    uint64_t wake2 = ig.woke_at;
+    CHECK(wake2 > wake1 + 4 * MS && wake2 < T0 + 20 * MS);
+    CHECK_EQ_INT(ig.updates, 2); /* no update due: the event waits in the ring */
+    CHECK_EQ_INT(ig.ngot, 3);
+    clk.early_percent = 0;
+    push_key(SDL_KEYUP, SDL_SCANCODE_B);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    uint64_t wake3 = ig.woke_at;
+    CHECK_EQ_U64(wake3, T0 + 20 * MS);
+    CHECK_EQ_INT(ig.updates, 3);
+    CHECK_EQ_INT(ig.ngot, 5);
+    CHECK_EQ_INT(ig.got[3].u.key.scancode, SDL_SCANCODE_B);
+    CHECK_EQ_U64(ig.got[3].time_ns, wake2);
+    CHECK_EQ_INT(ig.got[4].u.key.down, 0);
+    CHECK_EQ_U64(ig.got[4].time_ns, wake3);
+    tempo_input_stats st;
+    CHECK_EQ_INT(tempo_input_get_stats(ig.in, &st), 0);
+    CHECK_EQ_U64(st.pushed, 5);
+    CHECK_EQ_U64(st.delivered, 5);
+    CHECK_EQ_U64(st.dropped, 0);
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.wakes[TEMPO_LOOP_WAKE_MESSAGES], 3);
+out:
+    tempo_loop_destroy(loop);
+    tempo_input_destroy(ig.in);
+}
+
+/* Without desc.input the loop buffers nothing: the callback alone gets the
+ * events, and a tempo_input the game owns is left alone. */
+static void no_input_field_means_no_buffering(void)
+{
+    if (!events_ok)
+        TT_SKIP("SDL events unavailable");
+    SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    fake_clock clk;
+    fake_init(&clk);
+    input_game ig;
+    memset(&ig, 0, sizeof ig);
+    ig.clk = &clk;
+    ig.in = tempo_input_create(&(tempo_input_desc){.no_controllers = true});
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 100, .max_render_hz = 100, .event = input_game_event, .update = input_game_update,
+        .user = &ig,
+        .clock = {input_game_now, input_game_wait, &ig}});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    push_key(SDL_KEYDOWN, SDL_SCANCODE_C);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(ig.events_seen, 1);
+    CHECK_EQ_INT(ig.ngot, 0);
+    tempo_input_stats st;
+    CHECK_EQ_INT(tempo_input_get_stats(ig.in, &st), 0);
+    CHECK_EQ_U64(st.pushed, 0);
+    tempo_loop_destroy(loop);
+    tempo_input_destroy(ig.in);
+}
+
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
 static void statistics_add_up(void)
@@ -1243,8 +1505,11 @@ static const tt_case cases[] = {
     TT_CASE(watches_fire_once_per_frame),
     TT_CASE(watch_limit_is_the_wait_limit_minus_two),
     TT_CASE(pause_when_minimized_and_no_burst_on_resume),
+    TT_CASE(pause_from_update_resumes_without_burst),
     TT_CASE(focus_loss_pauses_only_when_asked),
     TT_CASE(events_reach_the_game_and_sdl_quit_ends_the_loop),
+    TT_CASE(input_reaches_the_ring_with_the_wake_time),
+    TT_CASE(no_input_field_means_no_buffering),
     TT_CASE(statistics_add_up),
     TT_CASE(next_due_is_the_next_tick_or_render),
 };

@@ -15,10 +15,17 @@
  * "burst") for --seconds, prints statistics; --policy all runs it once per
  * policy and prints a table.
  *
- * The loop is small and passive: it sleeps in tempo_wait() on a 60 Hz
- * timer, the queue's handle and window input. The queue is drained at most
- * once per frame (when its handle wakes the loop, or else with the frame);
- * everything a frame does is in crowd_frame(), ready for tempo_loop. */
+ * Everything runs in tempo_loop_run() (tempo/loop.h) at 60 updates per
+ * second, CONSTANT_SPEED_MAX_FPS: update() walks the crowd, render() draws
+ * it after each batch. The queue's handle is watched: when messages arrive
+ * the loop wakes and the watch callback drains under the policy's budget.
+ * A game frame (render to render) drains at most once, as the policies
+ * assume: the callback takes the handle out of the wait set after its
+ * drain (the handle stays signalled while a backlog remains, and would
+ * otherwise wake the loop again at once) and render() puts it back.
+ * The work graph shows drain + update + draw per rendered frame; the loop's
+ * own statistics (stall clamp, dropped updates, lateness) go in the
+ * summary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +51,7 @@ typedef struct actor {
 typedef struct run_stats {
     uint64_t frames, slow_frames, handled, max_busy_ns, p99_busy_ns, max_drain_ns;
     tempo_netq_stats q;
+    tempo_loop_counts loop; /* the loop's totals for the run */
     uint32_t actors_peak;
     bool ended;     /* the server's CROWD_END was handled */
     bool net_error; /* the connection failed */
@@ -58,13 +66,14 @@ typedef struct crowd {
     const char *policy_arg;
     uint64_t cost_ns;
     /* one run */
+    tempo_loop *loop;
     tempo_netq *q;
     tempo_net *net;
     tempo_netq_policy policy;
     actor *actors;
     uint32_t alive;
-    bool drained_this_frame, quit;
-    uint64_t busy_ns; /* work done in the current frame: drain + frame */
+    bool watching;    /* the queue's handle is in the loop's wait set */
+    uint64_t busy_ns; /* work since the last render: drains + updates + draw */
     uint64_t graph[GRAPH_N];
     uint64_t *busy_all;
     size_t busy_n, busy_cap;
@@ -128,7 +137,7 @@ static void on_message(const tempo_netq_msg *m, void *user)
             fprintf(stderr, "crowd: connection: %s\n", s->detail);
         c->st.net_error = m->type == TEMPO_NET_MSG_ERROR;
         if (c->app.headless)
-            c->quit = true;
+            tempo_loop_quit(c->loop);
         break;
     }
     default:
@@ -138,18 +147,26 @@ static void on_message(const tempo_netq_msg *m, void *user)
         c->st.actors_peak = c->alive;
 }
 
-/* [loop] The queue's handle woke the loop: drain once this frame. */
-static void crowd_drain(crowd *c)
+/* [loop watch] The queue's handle is signalled: drain once, then leave
+ * the handle out of the wait until the frame is rendered (render() watches
+ * it again), so one game frame gets one drain and one budget. */
+static void on_queue(tempo_loop *loop, tempo_handle *handle, void *user)
 {
-    if (c->drained_this_frame)
-        return;
+    crowd *c = user;
     uint64_t t0 = tempo_now_ns();
     tempo_netq_drain(c->q, on_message, c);
     uint64_t dt = tempo_now_ns() - t0;
     c->busy_ns += dt;
     if (dt > c->st.max_drain_ns)
         c->st.max_drain_ns = dt;
-    c->drained_this_frame = true;
+    tempo_loop_unwatch(loop, handle);
+    c->watching = false;
+}
+
+static void watch_queue(crowd *c)
+{
+    if (!c->watching)
+        c->watching = tempo_loop_watch(c->loop, tempo_netq_handle(c->q), on_queue, c) == 0;
 }
 
 /* ---- The frame ------------------------------------------------------------ */
@@ -203,14 +220,12 @@ static void draw(crowd *c)
     tempo_debug_text(r, c->app.width - 248, c->app.height - 102, 1, "work per frame (50 ms full scale)");
 }
 
-/* [loop] One frame: drain if the queue's handle did not already wake us
- * this frame, walk the crowd, draw, account. */
-static void crowd_frame(crowd *c, bool present)
+/* [loop] One update (1/60 s): the crowd walks a pixel towards its
+ * targets. Headless runs end once the script is over and handled. */
+static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
 {
-    tempo_netq_stats qs;
-    tempo_netq_get_stats(c->q, &qs);
-    if (qs.backlog > 0)
-        crowd_drain(c);
+    (void)dt_ns;
+    crowd *c = user;
     uint64_t t0 = tempo_now_ns();
     for (uint32_t i = 0; i < CROWD_MAX_ACTORS; i++) {
         actor *a = &c->actors[i];
@@ -219,6 +234,23 @@ static void crowd_frame(crowd *c, bool present)
         a->x = (int16_t)(a->x + (a->tx > a->x) - (a->tx < a->x));
         a->y = (int16_t)(a->y + (a->ty > a->y) - (a->ty < a->y));
     }
+    c->busy_ns += tempo_now_ns() - t0;
+    if (c->app.headless && c->st.ended) {
+        tempo_netq_stats qs;
+        tempo_netq_get_stats(c->q, &qs);
+        if (qs.backlog == 0)
+            tempo_loop_quit(loop);
+    }
+}
+
+/* [loop] One rendered frame: draw, account the frame's work, present (in a
+ * window, or headless when a screenshot is wanted), watch the queue again. */
+static void render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    crowd *c = user;
+    uint64_t t0 = tempo_now_ns();
     draw(c);
     c->busy_ns += tempo_now_ns() - t0;
 
@@ -235,9 +267,9 @@ static void crowd_frame(crowd *c, bool present)
     if (c->busy_ns > c->st.max_busy_ns)
         c->st.max_busy_ns = c->busy_ns;
     c->busy_ns = 0;
-    c->drained_this_frame = false;
-    if (present)
+    if (!c->app.headless || c->app.screenshot != NULL)
         SDL_RenderPresent(c->app.renderer);
+    watch_queue(c);
 }
 
 static void send_cmd(crowd *c, uint16_t type, uint32_t count)
@@ -248,35 +280,40 @@ static void send_cmd(crowd *c, uint16_t type, uint32_t count)
         fprintf(stderr, "crowd: send: %s\n", tempo_strerror(r));
 }
 
-static void on_input(crowd *c)
+/* [loop] Keys. SDL_QUIT (closing the window) ends the loop by itself. */
+static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
 {
-    SDL_Event e;
-    while (SDL_PollEvent(&e)) {
-        if (e.type == SDL_QUIT)
-            c->quit = true;
-        if (e.type != SDL_KEYDOWN)
-            continue;
-        switch (e.key.keysym.sym) {
-        case SDLK_ESCAPE:
-            c->quit = true;
-            break;
-        case SDLK_1:
-        case SDLK_2:
-        case SDLK_3:
-        case SDLK_4:
-            c->policy = (tempo_netq_policy)(e.key.keysym.sym - SDLK_1);
-            tempo_netq_set_policy(c->q, c->policy);
-            break;
-        case SDLK_b:
-            send_cmd(c, CROWD_CMD_BURST, 5000);
-            break;
-        case SDLK_w:
-            send_cmd(c, CROWD_CMD_WAVE, 300);
-            break;
-        default:
-            break;
-        }
+    crowd *c = user;
+    if (e->type != SDL_KEYDOWN)
+        return;
+    switch (e->key.keysym.sym) {
+    case SDLK_ESCAPE:
+        tempo_loop_quit(loop);
+        break;
+    case SDLK_1:
+    case SDLK_2:
+    case SDLK_3:
+    case SDLK_4:
+        c->policy = (tempo_netq_policy)(e->key.keysym.sym - SDLK_1);
+        tempo_netq_set_policy(c->q, c->policy);
+        break;
+    case SDLK_b:
+        send_cmd(c, CROWD_CMD_BURST, 5000);
+        break;
+    case SDLK_w:
+        send_cmd(c, CROWD_CMD_WAVE, 300);
+        break;
+    default:
+        break;
     }
+}
+
+/* [loop watch] The run's time limit. */
+static void on_time_up(tempo_loop *loop, tempo_handle *timer, void *user)
+{
+    (void)timer;
+    (void)user;
+    tempo_loop_quit(loop);
 }
 
 /* ---- One run: server, connection, loop ---------------------------------- */
@@ -311,52 +348,39 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
     memset(&c->st, 0, sizeof c->st);
     c->alive = 0;
     c->busy_n = 0;
-    c->quit = false;
+    c->busy_ns = 0;
+    c->watching = false;
     c->policy = policy;
     c->q = tempo_netq_create(&(tempo_netq_desc){.policy = policy});
     c->net = c->q ? tempo_net_connect(&(tempo_net_desc){.port = (uint16_t)port, .queue = c->q,
                                                         .max_type = CROWD_MAX_TYPE, .max_payload_bytes = 64})
                   : NULL;
-    tempo_handle *tick = tempo_timer_create(false);
-    if (c->q == NULL || c->net == NULL || tick == NULL) {
+    c->loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 60,
+        .policy = TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS, /* one render per batch of updates */
+        .window = c->app.window,
+        .update = update,
+        .render = render,
+        .event = on_event,
+        .user = c,
+    });
+    tempo_handle *time_up = tempo_timer_create(false);
+    if (c->q == NULL || c->net == NULL || c->loop == NULL || time_up == NULL) {
         fprintf(stderr, "crowd: %s\n", tempo_get_error());
         return -1;
     }
-    uint64_t start = tempo_now_ns();
-    tempo_timer_set(tick, start + TICK_NS, TICK_NS);
-    /* Headless: stop when the script is over and handled, or at a limit
-     * with room for drain-all's long frames. */
-    uint64_t limit = c->app.seconds > 0 ? start + (uint64_t)((c->app.seconds + (c->app.headless ? 10 : 0)) * 1e9)
-                                        : TEMPO_INFINITE;
-    while (!c->quit) {
-        tempo_handle *set[2] = {tick, tempo_netq_handle(c->q)};
-        uint64_t now = tempo_now_ns();
-        if (now >= limit)
-            break;
-        /* The queue's handle stays signalled while messages remain: leave it
-         * out of the wait once it was drained this frame. */
-        int n = c->drained_this_frame ? 1 : 2;
-        int r = tempo_wait(set, n, limit == TEMPO_INFINITE ? TEMPO_INFINITE : limit - now, TEMPO_WAIT_MESSAGES);
-        if (r == TEMPO_ETIMEDOUT)
-            break;
-        if (r < 0) {
-            fprintf(stderr, "crowd: wait: %s\n", tempo_strerror(r));
-            break;
-        }
-        if (r == 0) {
-            crowd_frame(c, !c->app.headless || c->app.screenshot != NULL);
-            if (c->app.headless && c->st.ended) {
-                tempo_netq_stats qs;
-                tempo_netq_get_stats(c->q, &qs);
-                if (qs.backlog == 0)
-                    break;
-            }
-        } else if (r == 1) {
-            crowd_drain(c);
-        } else {
-            on_input(c);
-        }
+    watch_queue(c);
+    /* Headless: stop when the script is over and handled (update()), or at
+     * a limit with room for drain-all's long frames. */
+    if (c->app.seconds > 0) {
+        uint64_t limit = tempo_now_ns() + (uint64_t)((c->app.seconds + (c->app.headless ? 10 : 0)) * 1e9);
+        tempo_timer_set(time_up, limit, 0);
+        tempo_loop_watch(c->loop, time_up, on_time_up, NULL);
     }
+    int rc = tempo_loop_run(c->loop);
+    if (rc != 0)
+        fprintf(stderr, "crowd: loop: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
+    c->st.loop = tempo_loop_get_stats(c->loop)->total;
     if (c->app.screenshot) {
         draw(c);
         sample_screenshot(&c->app, c->app.screenshot);
@@ -371,8 +395,10 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
         c->st.p99_busy_ns = c->busy_all[c->busy_n * 99 / 100];
     }
     *out = c->st;
+    tempo_loop_destroy(c->loop);
     tempo_netq_destroy(c->q);
-    tempo_timer_destroy(tick);
+    tempo_timer_destroy(time_up);
+    c->loop = NULL;
     c->q = NULL;
     c->net = NULL;
     return 0;
@@ -387,6 +413,17 @@ static void print_row(const crowd *c, tempo_netq_policy p, const run_stats *s)
            (unsigned long long)s->q.flushes, (unsigned long long)s->q.overruns,
            (unsigned long long)s->q.full_waits, (unsigned long long)s->handled,
            s->net_error ? "net error" : s->ended ? "complete" : "cut short");
+}
+
+static void print_loop_row(tempo_netq_policy p, const run_stats *s)
+{
+    const tempo_loop_counts *t = &s->loop;
+    printf("| %s | %.1f | %.1f | %.2f | %.1f | %llu | %llu | %llu | %llu / %llu / %llu / %llu | %.1f%% |\n",
+           tempo_netq_policy_name(p), t->updates_per_s, t->renders_per_s, (double)t->lateness_p99_ns / 1e6,
+           (double)t->lateness_max_ns / 1e6, (unsigned long long)t->capped_frames, (unsigned long long)t->stalls,
+           (unsigned long long)t->dropped_updates, (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE], 100 * t->wait_share);
 }
 
 static int extra(const char *arg, const char *value, void *user)
@@ -460,6 +497,13 @@ int main(int argc, char **argv)
         printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (int i = 0; i < n_policies; i++)
             print_row(&c, policies[i], &st[i]);
+        printf("The loop (tempo_loop_get_stats): 60 updates/s, constant-speed-max-fps; a frame later than "
+               "250 ms is a stall, its updates are dropped.\n");
+        printf("| policy | updates/s | renders/s | lateness p99 ms | lateness max ms | capped frames | stalls | "
+               "dropped updates | woke timer / watch / input / due | waiting |\n");
+        printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+        for (int i = 0; i < n_policies; i++)
+            print_loop_row(policies[i], &st[i]);
     }
     free(c.actors);
     free(c.busy_all);

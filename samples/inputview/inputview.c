@@ -1,11 +1,15 @@
 /* inputview: live keyboard, mouse and controller events as Tempo input
  * events, with the wake-up cost and latency of getting them.
  *
- * The loop sleeps in tempo_wait until input arrives (window messages), its
- * 1 Hz statistics timer is due, or a redraw it scheduled is due (redraws
- * are coalesced to at most 60 per second); it never polls keyboard or mouse. With a game
- * controller connected it polls at the tempo_input rate (shown; +/- change
- * it) instead of SDL2's 1 kHz, and the wake-ups/s line shows what that costs.
+ * It runs in tempo_loop_run() (tempo/loop.h), LOCKSTEP at 60 Hz: the loop
+ * feeds every SDL event into the tempo_input given as desc.input (stamped
+ * with the time its wait returned) and update() reads the ring, so a burst
+ * of input is shown at most 60 times a second. When a tick brings no input
+ * the game pauses its loop: it then sleeps with no timeout until input
+ * arrives (window messages) or its watched 1 Hz statistics timer fires; it
+ * never polls keyboard or mouse. With a game controller connected the wait
+ * polls it at the tempo_input rate (shown; +/- change it) instead of SDL2's
+ * 1 kHz, and the wake-ups/s line shows what that costs.
  *
  * Keys: F1 starts/stops the injector (a thread that pushes keys F13-F24
  * through SDL_PushEvent and presses button A on the virtual pad, so the
@@ -102,7 +106,10 @@ typedef struct line {
 
 typedef struct view {
     sample_app app;
-    tempo_input *in;
+    tempo_loop *loop;
+    tempo_input *in; /* filled by the loop (desc.input), read by update() */
+    bool idle;       /* the game paused its loop: no input last tick */
+    bool redraw;     /* something new to show */
     injector inj;
     bool injecting;
     int virtual_index; /* device index of our virtual pad, -1 if none */
@@ -110,7 +117,7 @@ typedef struct view {
     line lines[LINES];
     int nlines;
     uint64_t per_type[16];
-    uint64_t wakes, total_events;
+    uint64_t total_events;
     /* the last second */
     double cpu_pct, wakes_per_s;
     uint64_t win_ns, win_cpu, win_switches;
@@ -284,6 +291,91 @@ static void draw(view *v)
                      "F1 injector  F2 virtual pad  +/- poll rate  Esc quits");
 }
 
+/* ---- Loop callbacks --------------------------------------------------------- */
+
+static bool resume(view *v)
+{
+    if (!v->idle)
+        return false;
+    v->idle = false;
+    tempo_loop_pause(v->loop, false);
+    return true;
+}
+
+/* [loop] One tick: everything the ring holds, oldest first; pause the loop
+ * when the tick brought nothing (this tick's render then draws nothing). */
+static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    view *v = user;
+    int n = 0;
+    tempo_input_event ev;
+    while (tempo_input_poll(v->in, &ev) > 0) {
+        n++;
+        on_input(v, &ev);
+        if (ev.type != TEMPO_INPUT_KEY || !ev.u.key.down || ev.u.key.repeat)
+            continue;
+        switch (ev.u.key.scancode) {
+        case SDL_SCANCODE_ESCAPE: tempo_loop_quit(loop); break;
+        case SDL_SCANCODE_F1: toggle_injector(v); break;
+        case SDL_SCANCODE_F2: toggle_virtual_pad(v); break;
+        case SDL_SCANCODE_EQUALS:
+        case SDL_SCANCODE_KP_PLUS: change_poll_rate(v, +1); break;
+        case SDL_SCANCODE_MINUS:
+        case SDL_SCANCODE_KP_MINUS: change_poll_rate(v, -1); break;
+        default: break;
+        }
+    }
+    if (n > 0) {
+        v->redraw = true;
+    } else if (!v->idle) {
+        v->idle = true;
+        tempo_loop_pause(loop, true);
+    }
+}
+
+static void render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    view *v = user;
+    if (!v->redraw)
+        return;
+    v->redraw = false;
+    draw(v);
+    SDL_RenderPresent(v->app.renderer);
+}
+
+/* [loop] Every SDL event (input is already in the ring): an idle loop
+ * resumes, so update() reads the ring now. A running one reads it at its
+ * next tick: a 1 kHz mouse costs wake-ups, not renders. */
+static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
+{
+    (void)loop;
+    view *v = user;
+    if (e->type == SDL_WINDOWEVENT)
+        v->redraw = true;
+    resume(v);
+}
+
+/* [loop watch] The 1 Hz statistics timer. */
+static void on_stats(tempo_loop *loop, tempo_handle *timer, void *user)
+{
+    (void)timer;
+    view *v = user;
+    sample_usage(v);
+    v->redraw = true;
+    if (!resume(v))
+        tempo_loop_request_render(loop);
+}
+
+static void on_time_up(tempo_loop *loop, tempo_handle *timer, void *user)
+{
+    (void)timer;
+    (void)user;
+    tempo_loop_quit(loop);
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -314,107 +406,73 @@ int main(int argc, char **argv)
     v->in = tempo_input_create(NULL);
     v->inj.stop = tempo_event_create(true, false);
     tempo_handle *stats = tempo_timer_create(false);
-    tempo_handle *redraw = tempo_timer_create(false);
-    if (v->in == NULL || v->inj.stop == NULL || stats == NULL || redraw == NULL) {
+    tempo_handle *time_up = tempo_timer_create(false);
+    v->loop = v->in ? tempo_loop_create(&(tempo_loop_desc){
+                          .update_hz = 60,
+                          .policy = TEMPO_LOOP_LOCKSTEP, /* update + render per tick, renders on request at once */
+                          .window = v->app.window,
+                          .update = update,
+                          .render = render,
+                          .event = on_event,
+                          .user = v,
+                          .input = v->in,
+                      })
+                    : NULL;
+    if (v->in == NULL || v->inj.stop == NULL || stats == NULL || time_up == NULL || v->loop == NULL) {
         fprintf(stderr, "inputview: %s\n", tempo_get_error());
         return 1;
     }
     atomic_store(&v->inj.pad_id, -1);
     v->virtual_index = -1;
+    v->redraw = true;
     v->start_ns = tempo_now_ns();
     tempo_usage u0 = {0};
     tempo_process_usage(&u0);
     sample_usage(v);
     tempo_timer_set(stats, v->start_ns + TEMPO_NS_PER_S, TEMPO_NS_PER_S);
+    tempo_loop_watch(v->loop, stats, on_stats, v);
+    if (v->app.seconds > 0) {
+        tempo_timer_set(time_up, v->start_ns + (uint64_t)(v->app.seconds * 1e9), 0);
+        tempo_loop_watch(v->loop, time_up, on_time_up, NULL);
+    }
     if (v->app.headless) {
         toggle_virtual_pad(v);
         toggle_injector(v);
     }
 
-    const uint64_t end_ns = v->app.seconds > 0 ? v->start_ns + (uint64_t)(v->app.seconds * 1e9) : TEMPO_INFINITE;
-    bool quit = false, dirty = false;
-    uint64_t drawn_ns = tempo_now_ns();
-    draw(v);
-    SDL_RenderPresent(v->app.renderer);
-    while (!quit) {
-        uint64_t now = tempo_now_ns();
-        if (now >= end_ns)
-            break;
-        tempo_handle *set[2] = {stats, redraw};
-        int r = tempo_wait(set, 2, end_ns == TEMPO_INFINITE ? TEMPO_INFINITE : end_ns - now, TEMPO_WAIT_MESSAGES);
-        if (r == TEMPO_ETIMEDOUT)
-            break;
-        if (r < 0) {
-            fprintf(stderr, "tempo_wait: %s (%s)\n", tempo_strerror(r), tempo_get_error());
-            break;
-        }
-        v->wakes++;
-        if (r == 0) {
-            sample_usage(v);
-            dirty = true;
-        } else if (r == 1) {
-            dirty = true;
-        } else {
-            /* Input: stamp everything with the time the wait returned. */
-            uint64_t woke = tempo_now_ns();
-            SDL_Event e;
-            while (SDL_PollEvent(&e))
-                if (e.type == SDL_QUIT)
-                    quit = true;
-                else
-                    tempo_input_handle_sdl(v->in, &e, woke);
-            tempo_input_event ev;
-            while (tempo_input_poll(v->in, &ev) > 0) {
-                on_input(v, &ev);
-                if (ev.type != TEMPO_INPUT_KEY || !ev.u.key.down || ev.u.key.repeat)
-                    continue;
-                switch (ev.u.key.scancode) {
-                case SDL_SCANCODE_ESCAPE: quit = true; break;
-                case SDL_SCANCODE_F1: toggle_injector(v); break;
-                case SDL_SCANCODE_F2: toggle_virtual_pad(v); break;
-                case SDL_SCANCODE_EQUALS:
-                case SDL_SCANCODE_KP_PLUS: change_poll_rate(v, +1); break;
-                case SDL_SCANCODE_MINUS:
-                case SDL_SCANCODE_KP_MINUS: change_poll_rate(v, -1); break;
-                default: break;
-                }
-            }
-            /* Coalesce: draw now if the last frame is old enough, else
-             * once the redraw timer (<= 60 Hz) fires. */
-            if (tempo_now_ns() - drawn_ns >= TEMPO_NS_PER_S / 60)
-                dirty = true;
-            else
-                tempo_timer_set(redraw, drawn_ns + TEMPO_NS_PER_S / 60, 0);
-        }
-        if (dirty) {
-            tempo_timer_cancel(redraw);
-            draw(v);
-            SDL_RenderPresent(v->app.renderer);
-            drawn_ns = tempo_now_ns();
-            dirty = false;
-        }
-    }
+    int rc = tempo_loop_run(v->loop);
+    if (rc != 0)
+        fprintf(stderr, "inputview: loop: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
     if (v->injecting)
         toggle_injector(v);
-    sample_usage(v);
+    if (tempo_now_ns() - v->win_ns >= TEMPO_NS_PER_S / 2)
+        sample_usage(v); /* a shorter window would give noise, not a rate */
     draw(v);
     if (v->app.screenshot)
         sample_screenshot(&v->app, v->app.screenshot);
 
     tempo_input_stats st;
     tempo_input_get_stats(v->in, &st);
+    const tempo_loop_counts *t = &tempo_loop_get_stats(v->loop)->total;
     tempo_usage u1 = {0};
     tempo_process_usage(&u1);
     double wall = (double)(tempo_now_ns() - v->start_ns) / 1e9;
     printf("inputview summary (%s, video %s, wait route %s)\n", tempo_backend_name(), v->app.video_driver,
            tempo_wait_route());
     printf("  %.2f s, %llu loop wake-ups (%.1f/s), %llu input events: key %llu, mouse %llu, pad %llu, devices %llu\n",
-           wall, (unsigned long long)v->wakes, (double)v->wakes / wall, (unsigned long long)v->total_events,
+           wall, (unsigned long long)t->frames, (double)t->frames / wall, (unsigned long long)v->total_events,
            (unsigned long long)v->per_type[TEMPO_INPUT_KEY],
            (unsigned long long)(v->per_type[TEMPO_INPUT_MOUSE_BUTTON] + v->per_type[TEMPO_INPUT_MOUSE_MOTION] +
                                 v->per_type[TEMPO_INPUT_MOUSE_WHEEL]),
            (unsigned long long)(v->per_type[TEMPO_INPUT_PAD_BUTTON] + v->per_type[TEMPO_INPUT_PAD_AXIS]),
            (unsigned long long)(v->per_type[TEMPO_INPUT_DEVICE_ADDED] + v->per_type[TEMPO_INPUT_DEVICE_REMOVED]));
+    printf("  loop: lockstep 60 Hz, %llu updates, %llu renders; woke for input %llu, timer %llu, watch %llu, "
+           "signal %llu, without sleeping %llu; idle (paused by the game) %.1f%% of the time\n",
+           (unsigned long long)t->updates, (unsigned long long)t->renders,
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE],
+           t->elapsed_ns ? 100.0 * (double)t->paused_ns / (double)t->elapsed_ns : 0.0);
     printf("  controllers open %u, poll rate %u Hz; ring max depth %u, dropped %llu\n", st.pads_open, st.poll_hz,
            st.max_queued, (unsigned long long)st.dropped);
     printf("  whole run: CPU %.2f%% of one core, %.0f process wake-ups/s (with the injector and drawing)\n",
@@ -423,14 +481,15 @@ int main(int argc, char **argv)
     figures("injected key: SDL_PushEvent -> loop wake", v->key_lat, v->nkey_lat);
     figures("virtual pad: button set -> poll -> loop wake", v->pad_lat, v->npad_lat);
 
+    tempo_loop_destroy(v->loop);
     if (v->virtual_index >= 0)
         SDL_JoystickDetachVirtual(v->virtual_index);
     tempo_input_destroy(v->in);
     tempo_timer_destroy(stats);
-    tempo_timer_destroy(redraw);
+    tempo_timer_destroy(time_up);
     tempo_event_destroy(v->inj.stop);
     tempo_shutdown();
     sample_close(&v->app);
     free(v);
-    return 0;
+    return rc == 0 ? 0 : 1;
 }

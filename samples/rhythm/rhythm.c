@@ -7,10 +7,17 @@
  * heard) flashes the screen. Tap any key, mouse button or pad button on the
  * beat: the screen shows how far the tap was from the nearest click.
  *
- * The loop sleeps in tempo_wait on: the audio notice handle, the flash timer,
- * the fade animation timer (armed only while a flash fades), and window
- * input. Headless runs use SDL's dummy audio driver (unless SDL_AUDIODRIVER
- * says otherwise) and print the marker timing figures at exit.
+ * It runs in tempo_loop_run() (tempo/loop.h): LOCKSTEP at 60 Hz, one update
+ * and one render per tick. The loop watches the audio notice handle and the
+ * flash timer; input reaches it through desc.input, so update() reads the
+ * taps from the per-frame ring, each stamped with when the loop woke for
+ * it. Between beats there is nothing to animate, and the game pauses its
+ * own loop (tempo_loop_pause) in the first tick that brings nothing new:
+ * it then sleeps with no timeout until a notice, the flash timer or input
+ * arrives, and resumes without a burst; render() draws only when something
+ * changed or a flash fades. The first render starts the clicks.
+ * Headless runs use SDL's dummy audio driver (unless SDL_AUDIODRIVER says
+ * otherwise) and print the marker timing and loop figures at exit.
  *
  * Options: --bpm N (120), --buffer FRAMES (480), --latency MS (output
  * latency added to the heard time; default one buffer), --autotap (a thread
@@ -67,7 +74,12 @@ typedef struct rhythm {
     uint64_t flash_queue[8]; /* click times not yet flashed */
     int nflash;
     uint64_t flash_start_ns, flash_beat;
-    tempo_handle *show, *anim;
+    tempo_handle *show;
+
+    tempo_loop *loop;
+    tempo_input *in; /* filled by the loop (desc.input), read by update() */
+    bool idle;       /* the game paused its loop: nothing to animate */
+    bool redraw;     /* something new to show (a tap, a flash, an expose) */
 
     /* Taps: offset to the nearest click, positive = late. */
     int64_t taps[TAPS];
@@ -78,7 +90,7 @@ typedef struct rhythm {
     tempo_audio_notice notices[MAX_NOTICES];
     uint64_t received_ns[MAX_NOTICES];
     int nnotices;
-    uint64_t wakes, start_ns;
+    uint64_t start_ns;
     tapper *tap;       /* NULL unless --autotap */
     unsigned taps_seen;
     int64_t tap_wake[TAPS]; /* push -> loop for the auto-taps */
@@ -155,6 +167,12 @@ static int open_audio(rhythm *g)
         fprintf(stderr, "audio: cannot make the click sound: %s\n", Mix_GetError());
         return -1;
     }
+    return 0;
+}
+
+/* Starts the metronome: the bar loops forever from the next device buffer. */
+static int start_audio(rhythm *g)
+{
     g->channel = tempo_audio_play(g->au, -1, g->bar, -1);
     if (g->channel < 0) {
         fprintf(stderr, "audio: %s (%s)\n", tempo_strerror(g->channel), tempo_get_error());
@@ -204,7 +222,31 @@ static int tapper_main(void *p)
     }
 }
 
-/* ---- Per-frame work (what a tempo_loop watch callback would do) ------------ */
+/* ---- Loop callbacks ------------------------------------------------------- */
+
+/* Resumes the loop if the game paused it; the frame that sees this then
+ * runs an update and a render at once. Returns whether it was idle. */
+static bool resume(rhythm *g)
+{
+    if (!g->idle)
+        return false;
+    g->idle = false;
+    tempo_loop_pause(g->loop, false);
+    return true;
+}
+
+/* Something to show now: resume, or draw without waiting for the tick. */
+static void wake_up(rhythm *g)
+{
+    g->redraw = true;
+    if (!resume(g))
+        tempo_loop_request_render(g->loop);
+}
+
+static bool fading(const rhythm *g, uint64_t now)
+{
+    return g->flash_start_ns != 0 && now >= g->flash_start_ns && now - g->flash_start_ns <= FLASH_NS;
+}
 
 static void rearm_show(rhythm *g)
 {
@@ -214,9 +256,13 @@ static void rearm_show(rhythm *g)
         tempo_timer_cancel(g->show);
 }
 
-/* The audio handle fired: read the notices, queue the flashes, mark more. */
-static void on_audio(rhythm *g)
+/* [loop watch] The audio handle fired: read the notices, queue the
+ * flashes, mark more. Nothing to draw yet: the flash timer does that. */
+static void on_audio(tempo_loop *loop, tempo_handle *handle, void *user)
 {
+    (void)loop;
+    (void)handle;
+    rhythm *g = user;
     tempo_audio_notice n;
     uint64_t now = tempo_now_ns();
     while (tempo_audio_poll(g->au, &n) > 0) {
@@ -244,9 +290,12 @@ static void on_audio(rhythm *g)
     rearm_show(g);
 }
 
-/* The flash timer fired: the click is being heard now. */
-static void on_show(rhythm *g)
+/* [loop watch] The flash timer fired: the click is being heard now. */
+static void on_show(tempo_loop *loop, tempo_handle *handle, void *user)
 {
+    (void)loop;
+    (void)handle;
+    rhythm *g = user;
     uint64_t now = tempo_now_ns();
     while (g->nflash > 0 && g->flash_queue[0] <= now) {
         g->flash_start_ns = g->flash_queue[0];
@@ -255,7 +304,7 @@ static void on_show(rhythm *g)
         g->flash_beat++;
     }
     rearm_show(g);
-    tempo_timer_set(g->anim, now + TEMPO_NS_PER_S / 60, TEMPO_NS_PER_S / 60);
+    wake_up(g); /* the fade runs at the loop's 60 Hz until it is over */
 }
 
 /* A tap: offset to the nearest click, known or predicted. */
@@ -341,9 +390,81 @@ static void draw(rhythm *g)
         SDL_RenderFillRect(r, &bar);
     }
     SDL_SetRenderDrawColor(r, 140, 140, 140, 255);
-    tempo_debug_textf(r, 16, g->app.height - 34, 1, "wait route %s; %llu wake-ups; notices %d",
-                      tempo_wait_route(), (unsigned long long)g->wakes, g->nnotices);
+    const tempo_loop_stats *ls = tempo_loop_get_stats(g->loop);
+    tempo_debug_textf(r, 16, g->app.height - 34, 1, "wait route %s; %llu loop wake-ups (%s); notices %d",
+                      tempo_wait_route(), (unsigned long long)(ls ? ls->total.frames : 0),
+                      g->idle ? "idle" : "animating", g->nnotices);
     tempo_debug_text(r, 16, g->app.height - 20, 1, "tap: any key / mouse / pad button;  Esc quits");
+}
+
+/* [loop] One tick: the taps from the input ring, then pause the loop if
+ * the tick brought nothing new and nothing fades (its render then draws
+ * nothing: see render()). */
+static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    rhythm *g = user;
+    bool tapped = false;
+    tempo_input_event ev;
+    while (tempo_input_poll(g->in, &ev) > 0) {
+        if (ev.type == TEMPO_INPUT_KEY && ev.u.key.scancode == SDL_SCANCODE_ESCAPE) {
+            tempo_loop_quit(loop);
+        } else if ((ev.type == TEMPO_INPUT_KEY && ev.u.key.down && !ev.u.key.repeat) ||
+                   (ev.type == TEMPO_INPUT_MOUSE_BUTTON && ev.u.button.down) ||
+                   (ev.type == TEMPO_INPUT_PAD_BUTTON && ev.u.pad_button.down)) {
+            on_tap(g, ev.time_ns);
+            if (g->tap != NULL && ev.type == TEMPO_INPUT_KEY && ev.u.key.scancode == SDL_SCANCODE_SPACE)
+                on_auto_tap(g, ev.time_ns);
+            tapped = true;
+            g->redraw = true;
+        }
+    }
+    if (!tapped && !fading(g, tempo_now_ns()) && !g->idle) {
+        g->idle = true;
+        tempo_loop_pause(loop, true);
+    }
+}
+
+/* [loop] Draws when something changed or a flash fades; lockstep renders
+ * after every update, and most ticks around a pause have nothing new. */
+static void render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)alpha;
+    rhythm *g = user;
+    if (g->redraw || fading(g, tempo_now_ns())) {
+        g->redraw = false;
+        draw(g);
+        SDL_RenderPresent(g->app.renderer);
+    }
+    if (g->channel < 0) {
+        /* The first frame is on screen (and the window's start-up events
+         * are handled): start the clicks now, so the first beat's notice
+         * finds the loop waiting rather than busy with that frame. */
+        if (start_audio(g) != 0)
+            tempo_loop_quit(loop);
+        else
+            mark_ahead(g, MARK_AHEAD);
+    }
+}
+
+/* [loop] Every SDL event (input is already in the ring): an idle loop
+ * resumes, so update() reads the ring now (and keeps it from filling up
+ * with mouse motion). A running loop reads it at its next tick: a 1 kHz
+ * mouse costs wake-ups, not renders. Window changes are redrawn. */
+static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
+{
+    (void)loop;
+    rhythm *g = user;
+    if (e->type == SDL_WINDOWEVENT)
+        g->redraw = true;
+    resume(g);
+}
+
+static void on_time_up(tempo_loop *loop, tempo_handle *timer, void *user)
+{
+    (void)timer;
+    (void)user;
+    tempo_loop_quit(loop);
 }
 
 /* ---- Summary ---------------------------------------------------------------- */
@@ -370,9 +491,20 @@ static void summary(rhythm *g)
     double wall = (double)(tempo_now_ns() - g->start_ns) / 1e9;
     printf("rhythm summary (%s, video %s, audio %s, wait route %s)\n", tempo_backend_name(),
            g->app.video_driver, SDL_GetCurrentAudioDriver(), tempo_wait_route());
-    printf("  %d BPM for %.2f s: %d beat notices, %llu taps, %llu wake-ups (%.1f/s)\n", g->opt.bpm, wall,
-           g->nnotices, (unsigned long long)g->total_taps, (unsigned long long)g->wakes,
-           (double)g->wakes / wall);
+    const tempo_loop_counts *t = &tempo_loop_get_stats(g->loop)->total;
+    printf("  %d BPM for %.2f s: %d beat notices, %llu taps, %llu loop wake-ups (%.1f/s)\n", g->opt.bpm, wall,
+           g->nnotices, (unsigned long long)g->total_taps, (unsigned long long)t->frames,
+           (double)t->frames / wall);
+    printf("  loop: lockstep 60 Hz, %llu updates, %llu renders; woke for timer %llu, input %llu, watch %llu, "
+           "signal %llu, without sleeping %llu\n",
+           (unsigned long long)t->updates, (unsigned long long)t->renders,
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE]);
+    printf("  loop: idle (paused by the game) %.1f%% of the time; tick lateness p50 %.1f us, p99 %.1f us, "
+           "max %.1f us\n",
+           t->elapsed_ns ? 100.0 * (double)t->paused_ns / (double)t->elapsed_ns : 0.0,
+           (double)t->lateness_p50_ns / 1e3, (double)t->lateness_p99_ns / 1e3, (double)t->lateness_max_ns / 1e3);
     printf("  device %d Hz, buffer %d frames = %.2f ms, %llu buffers mixed\n", g->spec.frequency,
            g->spec.buffer_frames, 1000.0 * g->spec.buffer_frames / g->spec.frequency,
            (unsigned long long)st.buffers);
@@ -426,7 +558,7 @@ static void summary(rhythm *g)
     }
 }
 
-/* ---- Main: a passive loop the lead can port to tempo_loop watches ---------- */
+/* ---- Main ------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
@@ -443,17 +575,36 @@ int main(int argc, char **argv)
     SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
     if (sample_open(&g->app, "Tempo rhythm", 560, 300) != 0)
         return 1;
-    tempo_input *in = tempo_input_create(NULL);
+    g->in = tempo_input_create(NULL);
     g->show = tempo_timer_create(false);
-    g->anim = tempo_timer_create(false);
-    draw(g);
-    SDL_RenderPresent(g->app.renderer);
-    if (in == NULL || g->show == NULL || g->anim == NULL || open_audio(g) != 0) {
+    tempo_handle *time_up = tempo_timer_create(false);
+    g->channel = -1; /* started by the first render */
+    g->redraw = true;
+    if (g->in == NULL || g->show == NULL || time_up == NULL || open_audio(g) != 0) {
         fprintf(stderr, "rhythm: %s\n", tempo_get_error());
         return 1;
     }
+    g->loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 60,
+        .policy = TEMPO_LOOP_LOCKSTEP, /* update + render per tick, renders on request at once */
+        .window = g->app.window,
+        .update = update,
+        .render = render,
+        .event = on_event,
+        .user = g,
+        .input = g->in,
+    });
+    if (g->loop == NULL) {
+        fprintf(stderr, "rhythm: %s\n", tempo_get_error());
+        return 1;
+    }
+    tempo_loop_watch(g->loop, tempo_audio_handle(g->au), on_audio, g);
+    tempo_loop_watch(g->loop, g->show, on_show, g);
     g->start_ns = tempo_now_ns();
-    mark_ahead(g, MARK_AHEAD);
+    if (g->app.seconds > 0) {
+        tempo_timer_set(time_up, g->start_ns + (uint64_t)(g->app.seconds * 1e9), 0);
+        tempo_loop_watch(g->loop, time_up, on_time_up, NULL);
+    }
     tapper tap = {0};
     SDL_Thread *tap_thread = NULL;
     if (g->opt.autotap || g->app.headless) {
@@ -464,59 +615,9 @@ int main(int argc, char **argv)
         tap_thread = SDL_CreateThread(tapper_main, "rhythm-tapper", &tap);
     }
 
-    const uint64_t end_ns = g->app.seconds > 0 ? g->start_ns + (uint64_t)(g->app.seconds * 1e9) : TEMPO_INFINITE;
-    bool quit = false;
-    while (!quit) {
-        tempo_handle *set[3] = {tempo_audio_handle(g->au), g->show, g->anim};
-        uint64_t now = tempo_now_ns();
-        if (now >= end_ns)
-            break;
-        int r = tempo_wait(set, 3, end_ns == TEMPO_INFINITE ? TEMPO_INFINITE : end_ns - now, TEMPO_WAIT_MESSAGES);
-        if (r == TEMPO_ETIMEDOUT)
-            break;
-        if (r < 0) {
-            fprintf(stderr, "tempo_wait: %s (%s)\n", tempo_strerror(r), tempo_get_error());
-            break;
-        }
-        g->wakes++;
-        bool redraw = false;
-        if (r == 0) {
-            on_audio(g);
-        } else if (r == 1) {
-            on_show(g);
-            redraw = true;
-        } else if (r == 2) {
-            redraw = true;
-            if (tempo_now_ns() - g->flash_start_ns > FLASH_NS)
-                tempo_timer_cancel(g->anim); /* faded: stop animating */
-        } else {
-            uint64_t woke = tempo_now_ns();
-            SDL_Event e;
-            while (SDL_PollEvent(&e)) {
-                if (e.type == SDL_QUIT)
-                    quit = true;
-                else
-                    tempo_input_handle_sdl(in, &e, woke);
-            }
-            tempo_input_event ev;
-            while (tempo_input_poll(in, &ev) > 0) {
-                if (ev.type == TEMPO_INPUT_KEY && ev.u.key.scancode == SDL_SCANCODE_ESCAPE)
-                    quit = true;
-                else if ((ev.type == TEMPO_INPUT_KEY && ev.u.key.down && !ev.u.key.repeat) ||
-                         (ev.type == TEMPO_INPUT_MOUSE_BUTTON && ev.u.button.down) ||
-                         (ev.type == TEMPO_INPUT_PAD_BUTTON && ev.u.pad_button.down)) {
-                    on_tap(g, ev.time_ns);
-                    if (g->tap != NULL && ev.type == TEMPO_INPUT_KEY && ev.u.key.scancode == SDL_SCANCODE_SPACE)
-                        on_auto_tap(g, ev.time_ns);
-                    redraw = true;
-                }
-            }
-        }
-        if (redraw) {
-            draw(g);
-            SDL_RenderPresent(g->app.renderer);
-        }
-    }
+    int rc = tempo_loop_run(g->loop);
+    if (rc != 0)
+        fprintf(stderr, "rhythm: loop: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
     if (tap_thread != NULL) {
         tempo_event_set(tap.stop);
         SDL_WaitThread(tap_thread, NULL);
@@ -529,14 +630,15 @@ int main(int argc, char **argv)
         sample_screenshot(&g->app, g->app.screenshot);
     summary(g);
 
+    tempo_loop_destroy(g->loop);
     tempo_audio_close(g->au);
     Mix_FreeChunk(g->bar);
     free(g->bar_pcm);
-    tempo_input_destroy(in);
+    tempo_input_destroy(g->in);
     tempo_timer_destroy(g->show);
-    tempo_timer_destroy(g->anim);
+    tempo_timer_destroy(time_up);
     tempo_shutdown();
     sample_close(&g->app);
     free(g);
-    return 0;
+    return rc == 0 ? 0 : 1;
 }

@@ -68,6 +68,19 @@
  * not drawn, so alpha has nothing to interpolate: meant for editors, menus,
  * turn-based games, and idle screens.
  *
+ * Input: with desc.input set, the loop feeds every SDL event to that
+ * tempo_input (stamped with the time its wait returned) before the event
+ * callback, and update() reads the per-frame ring:
+ *
+ *   static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
+ *   {
+ *       game *g = user;
+ *       tempo_input_event ev;
+ *       while (tempo_input_poll(g->input, &ev) > 0)
+ *           game_input(g, &ev);            // ev.time_ns: when the loop woke for it
+ *       ...
+ *   }
+ *
  * Other sources (network queue, loader, audio markers, the game's own
  * handles) plug in with tempo_loop_watch(): the loop waits on their handles
  * together with its own and calls their callback on the loop thread.
@@ -81,6 +94,7 @@
 #include <SDL.h>
 
 #include "base.h"
+#include "input.h"
 #include "wait.h"
 
 #ifdef __cplusplus
@@ -152,6 +166,22 @@ typedef struct tempo_loop_desc {
      * NULL => window events of any window count. Not owned. */
     SDL_Window *window;
     tempo_loop_clock clock;    /* zero => the real clock and tempo_wait() */
+    /* Per-frame input buffering (tempo/input.h). When set, every SDL event
+     * the loop takes from the queue goes to
+     * tempo_input_handle_sdl(input, &event, wake_ns) first, then to the
+     * event callback, which still sees every event, input included.
+     * wake_ns is when the frame's wait returned, on the loop's clock (that
+     * is tempo_now_ns() unless `clock` replaces it): all events of a frame
+     * carry the time the loop woke for them, however long the frame then
+     * takes. The game reads the ring in update() with tempo_input_poll()
+     * or tempo_input_dispatch(), so its input arrives per update with
+     * timestamps, in order. While the loop is paused no update reads the
+     * ring and events keep queueing (past its capacity they are counted as
+     * dropped); empty it on resume if stale input must not count.
+     * Not owned: create it before the loop and destroy it after
+     * tempo_loop_destroy(). Like the loop, a tempo_input belongs to the
+     * loop thread. NULL => no buffering (the event callback alone). */
+    tempo_input *input;
 } tempo_loop_desc;
 
 /* Creates a loop. The schedule starts at the first tempo_loop_frame(), so
@@ -167,8 +197,9 @@ TEMPO_API tempo_loop *tempo_loop_create(const tempo_loop_desc *desc);
 TEMPO_API void tempo_loop_destroy(tempo_loop *loop);
 
 /* Runs one iteration ("frame"): waits until something is due or arrives,
- * then dispatches, in this order: SDL events, watched handles, due updates,
- * one render if due. For games that embed the loop in their own main loop,
+ * then dispatches, in this order: SDL events (each into desc.input first,
+ * if set, then to the event callback), watched handles, due updates, one
+ * render if due. For games that embed the loop in their own main loop,
  * and for tests on a fake clock.
  * Returns 0 (keep going), 1 once the loop was asked to quit (every later
  * call returns 1 at once), or a negative error: TEMPO_EINVAL (NULL),
@@ -194,7 +225,12 @@ TEMPO_API int tempo_loop_quit(tempo_loop *loop);
 TEMPO_API int tempo_loop_request_render(tempo_loop *loop);
 
 /* Pauses (true) or resumes (false) the loop on the game's behalf, in
- * addition to the window-driven pause. Returns 0 or TEMPO_EINVAL. */
+ * addition to the window-driven pause. From update() or render() a pause
+ * starts after the current frame (which still renders); from an event or
+ * watch callback it applies to the current frame. A game may pause itself
+ * while idle and resume from the event or watch callback that brings new
+ * work: the resume restarts the schedule (one update, no catch-up).
+ * Returns 0 or TEMPO_EINVAL. */
 TEMPO_API int tempo_loop_pause(tempo_loop *loop, bool paused);
 
 /* True while the loop is paused for any reason. false for NULL. */
