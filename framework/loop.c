@@ -277,7 +277,18 @@ int tempo_loop_watch(tempo_loop *L, tempo_handle *handle, tempo_loop_watch_fn fn
         return TEMPO_EBUSY;
     if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
         return TEMPO_ETOOMANY;
-    L->watches[L->nwatch++] = (tempo__watch){handle, fn, user, ++L->next_watch_id};
+    L->watches[L->nwatch++] = (tempo__watch){handle, fn, user, ++L->next_watch_id, false};
+    return 0;
+}
+
+int tempo_loop_snooze(tempo_loop *L, tempo_handle *handle)
+{
+    if (L == NULL || handle == NULL)
+        return TEMPO_EINVAL;
+    int i = find_watch(L, handle);
+    if (i < 0)
+        return TEMPO_EINVAL;
+    L->watches[i].snoozed = true;
     return 0;
 }
 
@@ -297,8 +308,16 @@ int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
 
 /* ---- Callbacks (timed) ---------------------------------------------------------- */
 
+/* An update or render ends every snooze (tempo_loop_snooze). */
+static void wake_snoozed(tempo_loop *L)
+{
+    for (int i = 0; i < L->nwatch; i++)
+        L->watches[i].snoozed = false;
+}
+
 static void call_update(tempo_loop *L, uint64_t dt_ns)
 {
+    wake_snoozed(L);
     if (L->update == NULL)
         return;
     uint64_t a = loop_now(L);
@@ -308,6 +327,7 @@ static void call_update(tempo_loop *L, uint64_t dt_ns)
 
 static void call_render(tempo_loop *L, float alpha)
 {
+    wake_snoozed(L);
     if (L->render == NULL)
         return;
     uint64_t a = loop_now(L);
@@ -642,8 +662,10 @@ int tempo_loop_frame(tempo_loop *L)
         L->dirty = true;
 
     frame_wait fw;
-    fw.nsnap = L->nwatch;
-    memcpy(fw.snap, L->watches, sizeof fw.snap[0] * (size_t)fw.nsnap);
+    fw.nsnap = 0;
+    for (int i = 0; i < L->nwatch; i++)
+        if (!L->watches[i].snoozed)
+            fw.snap[fw.nsnap++] = L->watches[i];
     memset(fw.fired, 0, sizeof fw.fired[0] * (size_t)fw.nsnap);
     fw.messages = false;
     bool paused_before = L->pause_mask != 0;

@@ -82,6 +82,7 @@ typedef struct tempo__watch {
     tempo_loop_watch_fn fn;
     void *user;
     uint64_t id; /* unique per watch() call: a re-watch is a new entry */
+    bool snoozed; /* left out of the wait until the next update or render */
 } tempo__watch;
 
 struct tempo_loop {

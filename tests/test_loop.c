@@ -1485,6 +1485,65 @@ static void next_due_is_the_next_tick_or_render(void)
     tempo_loop_destroy(loop);
 }
 
+/* A clock whose waits return after at most 1 ms, as when a watched handle
+ * that stays signalled keeps waking the loop. */
+static uint64_t step_now(void *user)
+{
+    return *(uint64_t *)user;
+}
+
+static void step_wait_until(void *user, uint64_t deadline)
+{
+    uint64_t *now = user;
+    if (deadline == TEMPO_INFINITE || deadline > *now + MS)
+        *now += MS;
+    else if (deadline > *now)
+        *now = deadline;
+}
+
+typedef struct snooze_probe {
+    int calls;
+    bool snooze;
+} snooze_probe;
+
+static void count_and_maybe_snooze(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    snooze_probe *p = user;
+    p->calls++;
+    if (p->snooze)
+        CHECK_EQ_INT(tempo_loop_snooze(loop, h), 0);
+}
+
+static void snoozed_watch_waits_for_the_next_update_or_render(void)
+{
+    uint64_t now = T0;
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 60, .max_render_hz = 60, .clock = {step_now, step_wait_until, &now}});
+    /* Two sources that always have work: manual-reset events left set. */
+    tempo_handle *busy = tempo_event_create(true, true);
+    tempo_handle *polite = tempo_event_create(true, true);
+    snooze_probe b = {0, false}, p = {0, true};
+    CHECK_EQ_INT(tempo_loop_watch(loop, busy, count_and_maybe_snooze, &b), 0);
+    CHECK_EQ_INT(tempo_loop_watch(loop, polite, count_and_maybe_snooze, &p), 0);
+    while (now < T0 + S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    tt_note("1 s: busy watch called %d times, snoozing one %d times, %llu updates",
+            b.calls, p.calls, (unsigned long long)st->total.updates);
+    /* The busy one runs every 1 ms wake-up; the snoozing one once per frame
+     * that updated or rendered (60 Hz, both on the same instants). */
+    CHECK_GE_INT(b.calls, 900);
+    CHECK_LE_INT(p.calls, 62);
+    CHECK_GE_INT(p.calls, 59);
+    /* Unwatched handles cannot be snoozed. */
+    CHECK_EQ_INT(tempo_loop_unwatch(loop, polite), 0);
+    CHECK_EQ_INT(tempo_loop_snooze(loop, polite), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_snooze(NULL, busy), TEMPO_EINVAL);
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(busy);
+    tempo_event_destroy(polite);
+}
+
 static const tt_case cases[] = {
     TT_CASE(sched_math_is_exact),
     TT_CASE(histogram_percentiles),
@@ -1512,6 +1571,7 @@ static const tt_case cases[] = {
     TT_CASE(no_input_field_means_no_buffering),
     TT_CASE(statistics_add_up),
     TT_CASE(next_due_is_the_next_tick_or_render),
+    TT_CASE(snoozed_watch_waits_for_the_next_update_or_render),
 };
 
 int main(int argc, char **argv)

@@ -72,7 +72,6 @@ typedef struct crowd {
     tempo_netq_policy policy;
     actor *actors;
     uint32_t alive;
-    bool watching;    /* the queue's handle is in the loop's wait set */
     uint64_t busy_ns; /* work since the last render: drains + updates + draw */
     uint64_t graph[GRAPH_N];
     uint64_t *busy_all;
@@ -147,9 +146,10 @@ static void on_message(const tempo_netq_msg *m, void *user)
         c->st.actors_peak = c->alive;
 }
 
-/* [loop watch] The queue's handle is signalled: drain once, then leave
- * the handle out of the wait until the frame is rendered (render() watches
- * it again), so one game frame gets one drain and one budget. */
+/* [loop watch] The queue's handle is signalled: drain once, then snooze
+ * the handle until the next update or render, so one game frame gets one
+ * drain and one budget (the handle stays signalled while a backlog remains,
+ * which would otherwise wake the loop again at once). */
 static void on_queue(tempo_loop *loop, tempo_handle *handle, void *user)
 {
     crowd *c = user;
@@ -159,14 +159,7 @@ static void on_queue(tempo_loop *loop, tempo_handle *handle, void *user)
     c->busy_ns += dt;
     if (dt > c->st.max_drain_ns)
         c->st.max_drain_ns = dt;
-    tempo_loop_unwatch(loop, handle);
-    c->watching = false;
-}
-
-static void watch_queue(crowd *c)
-{
-    if (!c->watching)
-        c->watching = tempo_loop_watch(c->loop, tempo_netq_handle(c->q), on_queue, c) == 0;
+    tempo_loop_snooze(loop, handle);
 }
 
 /* ---- The frame ------------------------------------------------------------ */
@@ -269,7 +262,6 @@ static void render(tempo_loop *loop, float alpha, void *user)
     c->busy_ns = 0;
     if (!c->app.headless || c->app.screenshot != NULL)
         SDL_RenderPresent(c->app.renderer);
-    watch_queue(c);
 }
 
 static void send_cmd(crowd *c, uint16_t type, uint32_t count)
@@ -349,7 +341,6 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
     c->alive = 0;
     c->busy_n = 0;
     c->busy_ns = 0;
-    c->watching = false;
     c->policy = policy;
     c->q = tempo_netq_create(&(tempo_netq_desc){.policy = policy});
     c->net = c->q ? tempo_net_connect(&(tempo_net_desc){.port = (uint16_t)port, .queue = c->q,
@@ -369,7 +360,7 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
         fprintf(stderr, "crowd: %s\n", tempo_get_error());
         return -1;
     }
-    watch_queue(c);
+    tempo_loop_watch(c->loop, tempo_netq_handle(c->q), on_queue, c);
     /* Headless: stop when the script is over and handled (update()), or at
      * a limit with room for drain-all's long frames. */
     if (c->app.seconds > 0) {

@@ -80,7 +80,6 @@ typedef struct app {
     uint64_t load_start_ns;
     tempo_loop_counts loop_at_start;
     uint64_t watch_calls, watch_idle;
-    bool loader_parked; /* the loader's handle is out of the wait set until the next frame */
     int next_sync;   /* sync mode: next asset */
     int sync_done;   /* sync mode: assets loaded */
     bool batch_due;  /* sync mode: a render happened since the last batch */
@@ -440,22 +439,11 @@ static void draw(app *a, double anim_s)
     tempo_debug_text(r, 16, a->s.height - 20, 1, "L: load with the loader   S: load on the loop thread   Esc: quit");
 }
 
-/* [loop thread] Puts the loader's handle back into the wait set (see
- * on_loader) once the update or render it made way for has run. */
-static void unpark_loader(app *a)
-{
-    if (!a->loader_parked)
-        return;
-    a->loader_parked = false;
-    tempo_loop_watch(a->loop, tempo_loader_handle(a->loader), on_loader, a);
-}
-
 /* [loop thread] One game step: the animation, the start of the first load,
  * the synchronous mode's loading work, and (headless) the next mode. */
 static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
 {
     app *a = user;
-    unpark_loader(a);
     a->anim_s += (double)dt_ns * 1e-9;
     /* The first load starts after a quarter second of animation, as a game
      * shows its loading screen first: the first frames pay one-off costs
@@ -486,7 +474,6 @@ static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
 static void render(tempo_loop *loop, float alpha, void *user)
 {
     app *a = user;
-    unpark_loader(a);
     uint64_t now = tempo_now_ns();
     if (a->last_render_ns) {
         uint64_t iv = now - a->last_render_ns;
@@ -509,7 +496,6 @@ static void render(tempo_loop *loop, float alpha, void *user)
 static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
 {
     app *a = user;
-    unpark_loader(a); /* the event may pause the loop: then no frame would */
     if (e->type != SDL_KEYDOWN || e->key.repeat)
         return;
     SDL_Keycode k = e->key.keysym.sym;
@@ -527,7 +513,7 @@ static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
  * results remain, so the loop calls this again in its next iteration, at
  * once. When there was no time for even one item, that would spin until
  * the frame is due (tens of thousands of empty wake-ups a second), so the
- * handle leaves the wait set until the next update or render has run. */
+ * handle is snoozed until the next update or render has run. */
 static void on_loader(tempo_loop *loop, tempo_handle *handle, void *user)
 {
     app *a = user;
@@ -536,8 +522,7 @@ static void on_loader(tempo_loop *loop, tempo_handle *handle, void *user)
     a->watch_calls++;
     if (n == 0 && due != TEMPO_INFINITE) {
         a->watch_idle++;
-        tempo_loop_unwatch(loop, handle);
-        a->loader_parked = true;
+        tempo_loop_snooze(loop, handle);
     }
     check_done(a);
 }

@@ -314,7 +314,8 @@ TEMPO_API int tempo_loader_process(tempo_loader *loader);
  *
  *   static void on_loader(tempo_loop *loop, tempo_handle *h, void *user) {
  *       tempo_loader *ld = user;
- *       tempo_loader_process_until(ld, tempo_loop_next_due_ns(loop));
+ *       if (tempo_loader_process_until(ld, tempo_loop_next_due_ns(loop)) == 0)
+ *           tempo_loop_snooze(loop, h);   // no time left before the frame
  *   }
  *   tempo_loop_watch(loop, tempo_loader_handle(ld), on_loader, ld);
  *
@@ -326,9 +327,9 @@ TEMPO_API int tempo_loader_process(tempo_loader *loader);
  *  - When the next frame is too close for one item, the call returns 0 and
  *    the still-signalled handle wakes the loop again at once, until the
  *    frame is due: samples/loading counted ~65000 such empty wake-ups in a
- *    1.3 s load. After a 0 return, tempo_loop_unwatch() the handle from the
- *    callback and watch it again from the next update or render callback,
- *    as samples/loading does.
+ *    1.3 s load. After a 0 return, tempo_loop_snooze() the handle (as
+ *    above): the loop leaves it out of its wait until the next update or
+ *    render has run.
  *  - Without a render cap (max_render_hz 0, vsync pacing) INTERPOLATED and
  *    VARIABLE render every frame, so the next due time is always now and
  *    nothing would be delivered: call tempo_loader_process(ld) instead (one

@@ -291,6 +291,19 @@ typedef void (*tempo_loop_watch_fn)(tempo_loop *loop, tempo_handle *handle, void
 TEMPO_API int tempo_loop_watch(tempo_loop *loop, tempo_handle *handle, tempo_loop_watch_fn fn,
                                void *user);
 
+/* Leaves a watched handle out of the loop's wait until the next update or
+ * render runs (while the loop is paused: until it resumes). For sources
+ * whose handle stays signalled while work remains but that want to work once
+ * per frame, or that found no time left before the next frame: without a
+ * snooze the loop would wake again at once, with nothing to do.
+ *   static void on_queue(tempo_loop *l, tempo_handle *h, void *q) {
+ *       tempo_netq_drain(q, on_message, game);    // one budget per frame
+ *       tempo_loop_snooze(l, h);
+ *   }
+ * Returns 0, or TEMPO_EINVAL if `handle` is not watched. Thread: loop
+ * thread (typically from the handle's own watch callback). */
+TEMPO_API int tempo_loop_snooze(tempo_loop *loop, tempo_handle *handle);
+
 /* Removes `handle` from the wait set; its callback is not called again,
  * not even later in the current frame. Safe from any loop callback,
  * including the handle's own. Returns 0, or TEMPO_EINVAL (NULL, or the
