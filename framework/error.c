@@ -8,6 +8,7 @@
 
 /* Big enough for any SDL_GetError() text (SDL keeps 1 KiB) plus a prefix. */
 static _Thread_local char detail[1280];
+static _Thread_local int detail_code; /* the code of the last tempo__set_error */
 
 const char *tempo_strerror(int code)
 {
@@ -50,11 +51,18 @@ int tempo__set_error(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
+    detail_code = code;
     SDL_LogWarn(SDL_LOG_CATEGORY_APPLICATION, "tempo: %s: %s", tempo_strerror(code), detail);
     return code;
 }
 
+int tempo__error_code(void)
+{
+    return detail_code;
+}
+
 void tempo__clear_error(void)
 {
+    detail_code = 0;
     detail[0] = '\0';
 }

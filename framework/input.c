@@ -1,6 +1,11 @@
 /* Input: SDL event translation, the per-frame ring, and controller
  * management with a bounded polling rate.
  *
+ * Native input (tempo_input_attach_window) is the backend's plat_input_*:
+ * DirectInput8 on win32, TEMPO_ENOTSUP on the sdl backend. While attached,
+ * the SDL events of the devices it covers are swallowed here so every key,
+ * click and pad report reaches the ring once.
+ *
  * Everything here runs on the loop thread; the ring needs no lock. The only
  * cross-thread piece is the poll interval handed to the backend
  * (plat_set_input_poll_interval_ns), which the backend reads atomically. */
@@ -31,7 +36,11 @@ struct tempo_input {
     bool controllers; /* we initialised SDL_INIT_GAMECONTROLLER and manage pads */
     pad *pads;
     uint32_t npads, pads_cap;
+    plat_input *native;    /* attached native devices, or NULL */
+    unsigned native_devs;  /* TEMPO_INPUT_NATIVE_* bits covered by `native` */
 };
+
+#define NATIVE_ALL (TEMPO_INPUT_NATIVE_KEYBOARD | TEMPO_INPUT_NATIVE_MOUSE | TEMPO_INPUT_NATIVE_PADS)
 
 const char *tempo_input_type_name(uint32_t type)
 {
@@ -159,8 +168,10 @@ int tempo_input_from_sdl(const SDL_Event *e, uint64_t now_ns, tempo_input_event 
 
 static void apply_poll_rate(const tempo_input *in)
 {
-    /* The backend applies it only while a joystick is open. */
-    plat_set_input_poll_interval_ns(in->controllers ? TEMPO_NS_PER_S / in->poll_hz : 0);
+    /* The backend applies it only while a joystick is open. Native pads
+     * are not SDL joysticks: they signal the native handle instead. */
+    bool sdl_pads = in->controllers && !(in->native_devs & TEMPO_INPUT_NATIVE_PADS);
+    plat_set_input_poll_interval_ns(sdl_pads ? TEMPO_NS_PER_S / in->poll_hz : 0);
 }
 
 tempo_input *tempo_input_create(const tempo_input_desc *desc)
@@ -204,6 +215,7 @@ void tempo_input_destroy(tempo_input *in)
 {
     if (in == NULL)
         return;
+    plat_input_close(in->native);
     for (uint32_t i = 0; i < in->npads; i++)
         SDL_GameControllerClose(in->pads[i].gc);
     free(in->pads);
@@ -311,10 +323,40 @@ static void close_pad(tempo_input *in, SDL_JoystickID id, char *name, size_t nam
     *p = in->pads[--in->npads];
 }
 
+/* True if `e` is input from a device the native path reads. */
+static bool native_covers(const tempo_input *in, const SDL_Event *e)
+{
+    if (in->native == NULL)
+        return false;
+    switch (e->type) {
+    case SDL_KEYDOWN:
+    case SDL_KEYUP:
+        return (in->native_devs & TEMPO_INPUT_NATIVE_KEYBOARD) != 0;
+    case SDL_MOUSEMOTION:
+    case SDL_MOUSEBUTTONDOWN:
+    case SDL_MOUSEBUTTONUP:
+    case SDL_MOUSEWHEEL:
+        /* SDL's touch-synthesised mouse is not the system mouse DirectInput reads. */
+        return (in->native_devs & TEMPO_INPUT_NATIVE_MOUSE) != 0 &&
+               e->button.which != SDL_TOUCH_MOUSEID; /* `which` is at the same offset in all four */
+    case SDL_CONTROLLERBUTTONDOWN:
+    case SDL_CONTROLLERBUTTONUP:
+    case SDL_CONTROLLERAXISMOTION:
+    case SDL_CONTROLLERDEVICEADDED:
+    case SDL_CONTROLLERDEVICEREMOVED:
+    case SDL_CONTROLLERDEVICEREMAPPED:
+        return (in->native_devs & TEMPO_INPUT_NATIVE_PADS) != 0;
+    default:
+        return false;
+    }
+}
+
 int tempo_input_handle_sdl(tempo_input *in, const SDL_Event *e, uint64_t now_ns)
 {
     if (in == NULL || e == NULL)
         return TEMPO_EINVAL;
+    if (native_covers(in, e))
+        return 1; /* input, but the native path delivers it */
     if (in->controllers && e->type == SDL_CONTROLLERDEVICEADDED)
         open_pad(in, e->cdevice.which);
     tempo_input_event ev;
@@ -325,6 +367,78 @@ int tempo_input_handle_sdl(tempo_input *in, const SDL_Event *e, uint64_t now_ns)
         close_pad(in, e->cdevice.which, ev.u.dev.name, sizeof ev.u.dev.name);
     tempo_input_push(in, &ev); /* a full ring is counted in stats.dropped */
     return 1;
+}
+
+/* ---- Native input ---------------------------------------------------------- */
+
+int tempo_input_attach_window(tempo_input *in, SDL_Window *window, unsigned devices)
+{
+    if (in == NULL || window == NULL || (devices & ~NATIVE_ALL) != 0)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_attach_window: bad arguments");
+    tempo_input_detach_window(in);
+    if (devices == 0)
+        devices = TEMPO_INPUT_NATIVE_KEYBOARD | TEMPO_INPUT_NATIVE_MOUSE;
+    unsigned plat = 0;
+    if (devices & TEMPO_INPUT_NATIVE_KEYBOARD)
+        plat |= PLAT_INPUT_KEYBOARD;
+    if (devices & TEMPO_INPUT_NATIVE_MOUSE)
+        plat |= PLAT_INPUT_MOUSE;
+    if (devices & TEMPO_INPUT_NATIVE_PADS)
+        plat |= PLAT_INPUT_PADS;
+    tempo__clear_error(); /* so the code read below is plat_input_open's */
+    plat_input *p = plat_input_open(window, plat);
+    if (p == NULL) {
+        int code = tempo__error_code();
+        return code < 0 ? code : TEMPO_EPLATFORM;
+    }
+    in->native = p;
+    in->native_devs = devices;
+    if (devices & TEMPO_INPUT_NATIVE_PADS) {
+        /* The native side opens (and reports) every controller itself:
+         * close SDL's handles so SDL stops polling them. */
+        for (uint32_t i = 0; i < in->npads; i++)
+            SDL_GameControllerClose(in->pads[i].gc);
+        in->npads = 0;
+        apply_poll_rate(in);
+    }
+    return 0;
+}
+
+void tempo_input_detach_window(tempo_input *in)
+{
+    if (in == NULL || in->native == NULL)
+        return;
+    bool pads = (in->native_devs & TEMPO_INPUT_NATIVE_PADS) != 0;
+    plat_input_close(in->native);
+    in->native = NULL;
+    in->native_devs = 0;
+    if (pads && in->controllers) {
+        /* SDL announced the attached controllers long ago: open them again
+         * without new DEVICE_ADDED events. */
+        for (int i = 0; i < SDL_NumJoysticks(); i++)
+            if (SDL_IsGameController(i))
+                open_pad(in, i);
+        apply_poll_rate(in);
+    }
+}
+
+tempo_handle *tempo_input_native_handle(const tempo_input *in)
+{
+    return in != NULL && in->native != NULL ? plat_input_handle(in->native) : NULL;
+}
+
+static void push_native(const tempo_input_event *ev, void *user)
+{
+    tempo_input_push(user, ev); /* a full ring is counted in stats.dropped */
+}
+
+int tempo_input_read_native(tempo_input *in, uint64_t now_ns)
+{
+    if (in == NULL)
+        return TEMPO_EINVAL;
+    if (in->native == NULL)
+        return 0;
+    return plat_input_read(in->native, now_ns, push_native, in);
 }
 
 int tempo_input_set_poll_hz(tempo_input *in, uint32_t hz)
@@ -349,5 +463,6 @@ int tempo_input_get_stats(const tempo_input *in, tempo_input_stats *out)
     out->pads_open = in->npads;
     out->poll_hz = in->poll_hz;
     out->polling = in->controllers && in->npads > 0;
+    out->native = in->native != NULL ? in->native_devs : 0;
     return 0;
 }

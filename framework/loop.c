@@ -409,6 +409,41 @@ static void dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns)
     }
 }
 
+/* ---- Native input --------------------------------------------------------------- */
+
+/* [loop thread] desc.input's native devices signalled: drain them into the
+ * ring with the time this frame's wait returned, like SDL's events. */
+static void native_input_ready(tempo_loop *L, tempo_handle *h, void *user)
+{
+    (void)h;
+    (void)user;
+    if (L->input != NULL)
+        tempo_input_read_native(L->input, L->wake_ns);
+}
+
+/* [loop thread] Keeps desc.input's native handle (tempo_input_attach_window)
+ * in the watch table, so a game attaches or detaches at any time and the
+ * loop follows at the next frame. Through the ordinary watch table on
+ * purpose: the handle then gets the same wait, once-per-frame and snooze
+ * rules as every other source. If the table is full the input is detached
+ * instead: it falls back to SDL events rather than going deaf. */
+static void sync_native_input(tempo_loop *L)
+{
+    tempo_handle *h = L->input != NULL ? tempo_input_native_handle(L->input) : NULL;
+    if (L->input_watch != NULL && L->input_watch != h) {
+        tempo_loop_unwatch(L, L->input_watch); /* detached: the handle may be gone */
+        L->input_watch = NULL;
+    }
+    if (h == NULL || find_watch(L, h) >= 0)
+        return;
+    if (tempo_loop_watch(L, h, native_input_ready, NULL) == 0) {
+        L->input_watch = h;
+    } else {
+        tempo__set_error(TEMPO_EFULL, "loop: no watch slot for native input, using SDL events");
+        tempo_input_detach_window(L->input);
+    }
+}
+
 /* ---- The wait ----------------------------------------------------------------- */
 
 typedef struct frame_wait {
@@ -661,6 +696,7 @@ int tempo_loop_frame(tempo_loop *L)
     if (atomic_exchange(&L->render_requested, false))
         L->dirty = true;
 
+    sync_native_input(L);
     frame_wait fw;
     fw.nsnap = 0;
     for (int i = 0; i < L->nwatch; i++)
@@ -698,6 +734,7 @@ int tempo_loop_frame(tempo_loop *L)
         fw.wake = TEMPO_LOOP_WAKE_MESSAGES;
 
     /* Events first (they may pause, resume or quit), then the watches. */
+    L->wake_ns = t1;
     dispatch_events(L, fw.messages, t1);
     for (int j = 0; j < fw.nsnap; j++) {
         if (!fw.fired[j])

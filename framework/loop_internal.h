@@ -103,6 +103,8 @@ struct tempo_loop {
     tempo_loop_clock clock;
     bool fake; /* clock.now is set */
     tempo_input *input; /* not owned; NULL: events go to the callback only */
+    tempo_handle *input_watch; /* input's native handle while the loop watches it */
+    uint64_t wake_ns;          /* when this frame's wait returned (stamps native input) */
 
     /* own handles: index 0 and 1 of every wait set */
     tempo_handle *wake;  /* auto-reset; set by quit/request_render */

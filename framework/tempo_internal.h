@@ -20,6 +20,11 @@
  * Thread: any. */
 int tempo__set_error(int code, const char *fmt, ...) TEMPO__PRINTF(2, 3);
 
+/* The code given to the calling thread's last tempo__set_error (0 after
+ * tempo__clear_error or if none): how a NULL-returning platform call says
+ * why it failed. */
+int tempo__error_code(void);
+
 /* Clears the calling thread's detail. */
 void tempo__clear_error(void);
 

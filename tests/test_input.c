@@ -3,6 +3,7 @@
  * Synthetic SDL events only, no SDL_Init: runs everywhere, also under
  * valgrind. */
 #include <stdio.h>
+#include <string.h>
 
 #include <SDL.h>
 
@@ -313,6 +314,64 @@ static void handle_sdl_pushes_input_and_leaves_the_rest(void)
     tempo_input_destroy(in);
 }
 
+/* The opt-in native path: arguments, the detached state, and on the sdl
+ * backend the TEMPO_ENOTSUP fallback that leaves every SDL event flowing.
+ * (The win32 backend's DirectInput side needs a real window and focus:
+ * tests/test_dinput.c.) */
+static void native_attach_reports_enotsup_on_sdl_and_events_still_flow(void)
+{
+    tempo_input *in = make(0);
+    /* Never dereferenced: argument checks come first, and the sdl backend
+     * has no native input to open on it. */
+    SDL_Window *fake = (SDL_Window *)(void *)&in;
+    CHECK_EQ_INT(tempo_input_attach_window(NULL, fake, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_input_attach_window(in, NULL, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_input_attach_window(in, fake, 1u << 7), TEMPO_EINVAL);
+    CHECK(tempo_input_native_handle(in) == NULL);
+    CHECK(tempo_input_native_handle(NULL) == NULL);
+    CHECK_EQ_INT(tempo_input_read_native(in, 5), 0);
+    CHECK_EQ_INT(tempo_input_read_native(NULL, 5), TEMPO_EINVAL);
+    tempo_input_detach_window(in); /* not attached: no-op */
+    tempo_input_detach_window(NULL);
+
+    if (strcmp(tempo_backend_name(), "sdl") == 0) {
+        CHECK_EQ_INT(tempo_input_attach_window(in, fake, 0), TEMPO_ENOTSUP);
+        CHECK_EQ_INT(tempo_input_attach_window(in, fake,
+                                               TEMPO_INPUT_NATIVE_KEYBOARD | TEMPO_INPUT_NATIVE_MOUSE |
+                                                   TEMPO_INPUT_NATIVE_PADS),
+                     TEMPO_ENOTSUP);
+        CHECK(strstr(tempo_get_error(), "sdl backend") != NULL);
+        CHECK(tempo_input_native_handle(in) == NULL);
+        CHECK_EQ_INT(tempo_input_read_native(in, 5), 0);
+        tempo_input_stats st;
+        CHECK_EQ_INT(tempo_input_get_stats(in, &st), 0);
+        CHECK_EQ_INT(st.native, 0);
+    } else {
+        tt_note("backend %s: native attach is tested by test_dinput", tempo_backend_name());
+    }
+
+    /* Keyboard and mouse still come from SDL events, once each. */
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_KEYDOWN;
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.scancode = SDL_SCANCODE_Q;
+    CHECK_EQ_INT(tempo_input_handle_sdl(in, &e, 7), 1);
+    SDL_zero(e);
+    e.type = SDL_MOUSEBUTTONDOWN;
+    e.button.state = SDL_PRESSED;
+    e.button.button = SDL_BUTTON_LEFT;
+    CHECK_EQ_INT(tempo_input_handle_sdl(in, &e, 8), 1);
+    tempo_input_event ev;
+    CHECK_EQ_INT(tempo_input_poll(in, &ev), 1);
+    CHECK_EQ_INT(ev.type, TEMPO_INPUT_KEY);
+    CHECK_EQ_INT(ev.u.key.scancode, SDL_SCANCODE_Q);
+    CHECK_EQ_INT(tempo_input_poll(in, &ev), 1);
+    CHECK_EQ_INT(ev.type, TEMPO_INPUT_MOUSE_BUTTON);
+    CHECK_EQ_INT(tempo_input_poll(in, &ev), 0);
+    tempo_input_destroy(in);
+}
+
 static void invalid_arguments(void)
 {
     tempo_input_event ev;
@@ -358,6 +417,7 @@ static const tt_case cases[] = {
     TT_CASE(times_never_decrease_along_the_ring),
     TT_CASE(dispatch_calls_back_oldest_first),
     TT_CASE(handle_sdl_pushes_input_and_leaves_the_rest),
+    TT_CASE(native_attach_reports_enotsup_on_sdl_and_events_still_flow),
     TT_CASE(invalid_arguments),
     TT_CASE(type_names),
 };

@@ -44,6 +44,7 @@
 #include <SDL.h>
 
 #include "base.h"
+#include "wait.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -196,6 +197,7 @@ typedef struct tempo_input_stats {
     uint32_t pads_open;    /* controllers open now */
     uint32_t poll_hz;      /* the configured controller polling rate */
     bool polling;          /* true while controllers force periodic wake-ups */
+    unsigned native;       /* TEMPO_INPUT_NATIVE_* devices attached now; 0: SDL events only */
 } tempo_input_stats;
 
 /* Creates an input buffer. `desc` may be NULL (all defaults). Unless
@@ -244,6 +246,56 @@ TEMPO_API int tempo_input_dispatch(tempo_input *in, tempo_input_fn fn, void *use
  * period while a controller is connected. Returns 0 or TEMPO_EINVAL.
  * Thread: loop thread. */
 TEMPO_API int tempo_input_set_poll_hz(tempo_input *in, uint32_t hz);
+
+/* ---- Native input (opt-in) ---------------------------------------------- */
+
+/* Devices for tempo_input_attach_window (bits; 0 = KEYBOARD | MOUSE). */
+enum {
+    TEMPO_INPUT_NATIVE_KEYBOARD = 1u << 0, /* the system keyboard */
+    TEMPO_INPUT_NATIVE_MOUSE = 1u << 1,    /* the system mouse */
+    TEMPO_INPUT_NATIVE_PADS = 1u << 2      /* every controller, as they come and go. Opt-in:
+                                              the native mapping is the XInput layout, while
+                                              SDL's path has the GameController database */
+};
+
+/* Reads `devices` of `window` through the backend's native input instead
+ * of SDL events: on win32, DirectInput8 devices (foreground, non-exclusive,
+ * buffered) with an event notification handle. While attached,
+ * tempo_input_handle_sdl ignores SDL's own events for those devices
+ * (keyboard: SDL_KEYDOWN/UP; mouse: motion, buttons, wheel; pads: every
+ * SDL_CONTROLLER* event, and the controllers it had opened are closed) and
+ * still returns 1 for them, so nothing arrives twice. The game (or a
+ * tempo_loop with desc.input = in, which does this by itself) waits on
+ * tempo_input_native_handle() and calls tempo_input_read_native() when it
+ * is signalled. Attaching again first detaches.
+ * Returns 0; TEMPO_ENOTSUP where the backend has no native input (the sdl
+ * backend: input stays on SDL events, nothing changed); TEMPO_EPLATFORM
+ * when the native API fails; TEMPO_EINVAL (NULL `in`/`window`, unknown
+ * bits, or a window of another video driver). On any error `in` is left
+ * detached and works on SDL events. Ownership: `window` is not owned and
+ * must outlive the attachment (detach, or destroy `in`, before destroying
+ * it). Thread: loop thread. */
+TEMPO_API int tempo_input_attach_window(tempo_input *in, SDL_Window *window, unsigned devices);
+
+/* Closes the native devices; SDL events carry all input again. Events
+ * already in the ring stay. NULL or not attached: no-op. Thread: loop
+ * thread. */
+TEMPO_API void tempo_input_detach_window(tempo_input *in);
+
+/* The native input's handle (auto-reset, owned by `in`, valid until detach
+ * or destroy): put it in the wait set and call tempo_input_read_native when
+ * it is returned. NULL when not attached (or `in` is NULL). Thread: loop
+ * thread. */
+TEMPO_API tempo_handle *tempo_input_native_handle(const tempo_input *in);
+
+/* Drains the native devices into the ring, every event stamped `now_ns`
+ * (normally when the wait returned for the handle). Also re-acquires
+ * devices after a focus change and reports controllers that came or went.
+ * Returns the number of events read (those refused by a full ring are
+ * counted in stats.dropped), 0 when not attached, or a negative TEMPO_E*
+ * (TEMPO_EINVAL for NULL, TEMPO_EPLATFORM from the native API).
+ * Thread: loop thread. */
+TEMPO_API int tempo_input_read_native(tempo_input *in, uint64_t now_ns);
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: loop thread. */
 TEMPO_API int tempo_input_get_stats(const tempo_input *in, tempo_input_stats *out);

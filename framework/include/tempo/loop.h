@@ -180,7 +180,17 @@ typedef struct tempo_loop_desc {
      * dropped); empty it on resume if stale input must not count.
      * Not owned: create it before the loop and destroy it after
      * tempo_loop_destroy(). Like the loop, a tempo_input belongs to the
-     * loop thread. NULL => no buffering (the event callback alone). */
+     * loop thread. NULL => no buffering (the event callback alone).
+     * Native input: if tempo_input_attach_window(input, ...) succeeded
+     * (win32 backend: DirectInput8), the loop watches
+     * tempo_input_native_handle(input) itself, through one entry of its
+     * watch table (checked at the start of every frame, so attaching or
+     * detaching later is followed), and reads it with
+     * tempo_input_read_native(input, wake_ns): the same ring, the same
+     * stamps. The event callback still sees SDL's own key/mouse events,
+     * but the ring gets each input once, from the native side. If no
+     * watch slot is free the input is detached back to SDL events
+     * (tempo_get_error() says why). */
     tempo_input *input;
 } tempo_loop_desc;
 
