@@ -44,6 +44,7 @@
 #include <X11/Xlib.h>
 #endif
 
+#include "plat_announce.h"
 #include "plat_sched.h"
 #include "platform.h"
 #include "sdl_waker.h"
@@ -84,16 +85,8 @@ static _Atomic(uint64_t) g_pad_poll_ns;
 static _Atomic(waiter *) g_msg_waiter;
 static _Atomic(SDL_threadID) g_msg_thread;
 
-/* SDL2 calls event watches *before* it appends the event to its queue, so a
- * waiter woken by the watch can look at the queue a moment too early. Each
- * announced push bumps g_announced; a message wait that finds the queue empty
- * while an announcement is unaccounted for re-checks a few times with growing
- * delays (RECHECK_NS) before it considers the push landed or filtered. The
- * cost is a handful of extra wake-ups per cross-thread SDL_PushEvent (Tempo
- * events, the recommended cross-thread signal, never take this path). */
-static atomic_uint g_announced;
-static unsigned g_announced_seen; /* [loop thread] */
-static const uint64_t RECHECK_NS[] = {50000, 1000000, 10000000};
+/* Cross-thread SDL_PushEvent announcements (see plat_announce.h). */
+static plat_announce g_announce;
 
 enum route { ROUTE_NONE, ROUTE_FD, ROUTE_SDL };
 
@@ -428,7 +421,7 @@ static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
     /* Events added by the waiting thread's own SDL_PumpEvents need no wake. */
     if (SDL_ThreadID() == atomic_load(&g_msg_thread))
         return 0;
-    atomic_fetch_add(&g_announced, 1);
+    plat_announce_push(&g_announce);
     waiter *w = atomic_load(&g_msg_waiter);
     if (w != NULL)
         sdl_waker_signal(w->waker);
@@ -518,7 +511,6 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
     }
 
     int r;
-    size_t rechecks = 0;
     uint64_t pumped_at = 0;
     /* The fd route pumps SDL on entry (the game may have left window-system
      * events in Xlib's queue while rendering), then only when the X fd was
@@ -527,7 +519,7 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
      * several recvmsg() calls on X11. */
     bool pump = true;
     for (;;) {
-        unsigned announced = atomic_load(&g_announced);
+        unsigned announced = plat_announce_snapshot(&g_announce);
         if (route == ROUTE_SDL) {
             /* Flush our wake-ups before looking: one pushed after this point
              * is still in the queue when SDL_WaitEventTimeout starts. */
@@ -541,21 +533,14 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
         SDL_LockMutex(lock);
         r = verdict(handles, n, route != ROUTE_NONE, plat_now_ns(), deadline);
         if (r == n && route == ROUTE_FD)
-            g_announced_seen = announced; /* pushes announced so far have landed */
+            plat_announce_landed(&g_announce, announced);
         if (r != -1)
             break;
         uint64_t wake_at = next_wake(handles, n, deadline);
         if (pad_poll_ns > 0 && pumped_at + pad_poll_ns < wake_at)
             wake_at = pumped_at + pad_poll_ns; /* next controller poll */
-        if (route == ROUTE_FD && announced != g_announced_seen) {
-            if (rechecks < sizeof RECHECK_NS / sizeof RECHECK_NS[0]) {
-                uint64_t at = plat_now_ns() + RECHECK_NS[rechecks++];
-                wake_at = at < wake_at ? at : wake_at;
-            } else {
-                g_announced_seen = announced; /* landed elsewhere or filtered out */
-                rechecks = 0;
-            }
-        }
+        if (route == ROUTE_FD)
+            wake_at = plat_announce_recheck(&g_announce, announced, plat_now_ns(), wake_at);
         if (route == ROUTE_SDL) {
             SDL_UnlockMutex(lock);
             SDL_WaitEventTimeout(NULL, sdl_timeout_ms(wake_at));

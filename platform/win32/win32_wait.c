@@ -48,6 +48,7 @@
 
 #include <SDL.h>
 
+#include "plat_announce.h"
 #include "plat_sched.h"
 #include "platform.h"
 #include "tempo_internal.h"
@@ -71,11 +72,9 @@ struct tempo_handle {
 static _Atomic(const char *) g_route = "none";
 
 /* Message waits and SDL_PushEvent (see the top comment). */
-static atomic_uint g_announced;       /* cross-thread SDL pushes so far */
-static unsigned g_announced_seen;     /* [loop thread] pushes known to have landed */
+static plat_announce g_announce;      /* cross-thread SDL pushes (plat_announce.h) */
 static atomic_ulong g_loop_thread;    /* thread id of the last message wait */
 static atomic_ulong g_waiting_thread; /* thread id blocked in a message wait, or 0 */
-static const uint64_t RECHECK_NS[] = {50000, 1000000, 10000000};
 static _Atomic(uint64_t) g_pad_poll_ns; /* controller poll interval; 0: none */
 
 const char *plat_backend_name(void)
@@ -307,7 +306,7 @@ static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
     /* Events the loop thread adds itself (its own SDL_PumpEvents) need no wake. */
     if (GetCurrentThreadId() == atomic_load(&g_loop_thread))
         return 0;
-    atomic_fetch_add(&g_announced, 1);
+    plat_announce_push(&g_announce);
     DWORD waiter = (DWORD)atomic_load(&g_waiting_thread);
     if (waiter != 0)
         PostThreadMessageW(waiter, WM_NULL, 0, 0); /* fails only if the queue is full: then it is awake */
@@ -407,11 +406,10 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
     const uint64_t pad_poll_ns = messages ? message_wait_begin() : 0;
 
     bool input = false; /* the Win32 queue had input when we last looked */
-    size_t rechecks = 0;
     uint64_t polled_at = 0;
     int r;
     for (;;) {
-        unsigned announced = atomic_load(&g_announced);
+        unsigned announced = plat_announce_snapshot(&g_announce);
         uint64_t now = plat_now_ns();
         if (pad_poll_ns > 0 && now - polled_at >= pad_poll_ns) {
             SDL_PumpEvents(); /* runs SDL_JoystickUpdate; events it adds end the wait below */
@@ -419,10 +417,8 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
         }
         int due = first_due_timer(handles, n, now);
         bool sdl_pending = messages && sdl_events_pending();
-        if (sdl_pending) {
-            g_announced_seen = announced; /* pushes announced so far have landed */
-            rechecks = 0;
-        }
+        if (sdl_pending)
+            plat_announce_landed(&g_announce, announced);
         /* Block only when nothing is known to be ready; otherwise poll the
          * kernel (timeout 0) for the handles below the due timer, so the
          * lowest signalled index still wins, then messages, then timeout. */
@@ -434,15 +430,8 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
             uint64_t wake_at = deadline;
             if (pad_poll_ns > 0 && polled_at + pad_poll_ns < wake_at)
                 wake_at = polled_at + pad_poll_ns; /* the next controller poll */
-            if (messages && announced != g_announced_seen) {
-                if (rechecks < sizeof RECHECK_NS / sizeof RECHECK_NS[0]) {
-                    uint64_t at = now + RECHECK_NS[rechecks++];
-                    wake_at = at < wake_at ? at : wake_at;
-                } else {
-                    g_announced_seen = announced; /* landed elsewhere or filtered out */
-                    rechecks = 0;
-                }
-            }
+            if (messages)
+                wake_at = plat_announce_recheck(&g_announce, announced, now, wake_at);
             ms = INFINITE;
             if (wake_at != UINT64_MAX) {
                 if (dl == NULL || !win32__timer_arm(dl->handle, wake_at, now))
