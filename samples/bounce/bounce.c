@@ -360,13 +360,6 @@ static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
     tempo_loop_request_render(loop);
 }
 
-static void on_time_up(tempo_loop *loop, tempo_handle *timer, void *user)
-{
-    (void)timer;
-    (void)user;
-    tempo_loop_quit(loop);
-}
-
 /* ---- Setup ---------------------------------------------------------------------- */
 
 typedef struct options {
@@ -469,7 +462,7 @@ int main(int argc, char **argv)
     if (b.app.seconds > 0) {
         time_up = tempo_timer_create(false);
         tempo_timer_set(time_up, tempo_now_ns() + (uint64_t)(b.app.seconds * 1e9), 0);
-        tempo_loop_watch(b.loop, time_up, on_time_up, NULL);
+        tempo_loop_watch(b.loop, time_up, sample_quit_loop, NULL);
     }
 
     tempo_usage u0 = {0}, u1 = {0};

@@ -99,6 +99,13 @@ fail:
     return -1;
 }
 
+void sample_quit_loop(tempo_loop *loop, tempo_handle *handle, void *user)
+{
+    (void)handle;
+    (void)user;
+    tempo_loop_quit(loop);
+}
+
 void sample_close(sample_app *app)
 {
     if (app->renderer)

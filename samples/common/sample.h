@@ -17,6 +17,8 @@
 
 #include <SDL.h>
 
+#include <tempo/loop.h>
+
 typedef struct sample_app {
     /* options */
     bool headless;
@@ -45,6 +47,10 @@ int sample_open(sample_app *app, const char *title, int width, int height);
  * SDL_RenderPresent (the back buffer is undefined after presenting).
  * Returns 0, or -1 after printing the error. */
 int sample_screenshot(sample_app *app, const char *path);
+
+/* A tempo_loop watch callback that quits the loop: watch the --seconds
+ * timer with it. */
+void sample_quit_loop(tempo_loop *loop, tempo_handle *handle, void *user);
 
 /* Destroys the window and renderer and quits SDL. */
 void sample_close(sample_app *app);

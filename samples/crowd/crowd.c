@@ -300,14 +300,6 @@ static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
     }
 }
 
-/* [loop watch] The run's time limit. */
-static void on_time_up(tempo_loop *loop, tempo_handle *timer, void *user)
-{
-    (void)timer;
-    (void)user;
-    tempo_loop_quit(loop);
-}
-
 /* ---- One run: server, connection, loop ---------------------------------- */
 
 static int cmp_u64(const void *a, const void *b)
@@ -366,7 +358,7 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
     if (c->app.seconds > 0) {
         uint64_t limit = tempo_now_ns() + (uint64_t)((c->app.seconds + (c->app.headless ? 10 : 0)) * 1e9);
         tempo_timer_set(time_up, limit, 0);
-        tempo_loop_watch(c->loop, time_up, on_time_up, NULL);
+        tempo_loop_watch(c->loop, time_up, sample_quit_loop, NULL);
     }
     int rc = tempo_loop_run(c->loop);
     if (rc != 0)

@@ -369,13 +369,6 @@ static void on_stats(tempo_loop *loop, tempo_handle *timer, void *user)
         tempo_loop_request_render(loop);
 }
 
-static void on_time_up(tempo_loop *loop, tempo_handle *timer, void *user)
-{
-    (void)timer;
-    (void)user;
-    tempo_loop_quit(loop);
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -433,7 +426,7 @@ int main(int argc, char **argv)
     tempo_loop_watch(v->loop, stats, on_stats, v);
     if (v->app.seconds > 0) {
         tempo_timer_set(time_up, v->start_ns + (uint64_t)(v->app.seconds * 1e9), 0);
-        tempo_loop_watch(v->loop, time_up, on_time_up, NULL);
+        tempo_loop_watch(v->loop, time_up, sample_quit_loop, NULL);
     }
     if (v->app.headless) {
         toggle_virtual_pad(v);

@@ -527,14 +527,6 @@ static void on_loader(tempo_loop *loop, tempo_handle *handle, void *user)
     check_done(a);
 }
 
-/* [loop thread] --seconds (window) or the headless safety net ran out. */
-static void on_time_up(tempo_loop *loop, tempo_handle *timer, void *user)
-{
-    (void)timer;
-    (void)user;
-    tempo_loop_quit(loop);
-}
-
 static int extra_option(const char *arg, const char *value, void *user)
 {
     app *a = user;
@@ -656,7 +648,7 @@ int main(int argc, char **argv)
     double seconds = a.s.headless ? 120 : a.s.seconds;
     if (seconds > 0) {
         tempo_timer_set(time_up, tempo_now_ns() + (uint64_t)(seconds * 1e9), 0);
-        tempo_loop_watch(a.loop, time_up, on_time_up, NULL);
+        tempo_loop_watch(a.loop, time_up, sample_quit_loop, NULL);
     }
     SDL_RendererInfo info;
     SDL_GetRendererInfo(a.s.renderer, &info);

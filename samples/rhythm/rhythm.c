@@ -460,13 +460,6 @@ static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
     resume(g);
 }
 
-static void on_time_up(tempo_loop *loop, tempo_handle *timer, void *user)
-{
-    (void)timer;
-    (void)user;
-    tempo_loop_quit(loop);
-}
-
 /* ---- Summary ---------------------------------------------------------------- */
 
 static int cmp_i64(const void *a, const void *b)
@@ -603,7 +596,7 @@ int main(int argc, char **argv)
     g->start_ns = tempo_now_ns();
     if (g->app.seconds > 0) {
         tempo_timer_set(time_up, g->start_ns + (uint64_t)(g->app.seconds * 1e9), 0);
-        tempo_loop_watch(g->loop, time_up, on_time_up, NULL);
+        tempo_loop_watch(g->loop, time_up, sample_quit_loop, NULL);
     }
     tapper tap = {0};
     SDL_Thread *tap_thread = NULL;
