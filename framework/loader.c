@@ -1107,6 +1107,7 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
     r->state = REQ_QUEUED;
 
     int err = 0;
+    uint64_t id = 0; /* r belongs to the loader once queued: never read it after unlocking */
     plat_mutex_lock(l->lock);
     group_rec *g = NULL;
     uint32_t pending = l->queue.count + l->running.count + l->finished.count;
@@ -1122,7 +1123,7 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
         g->p.items_total++;
         g->p.bytes_total += q->size_hint_bytes;
         r->counted_bytes = q->size_hint_bytes;
-        r->id = r->job.id = ++l->next_id;
+        r->id = r->job.id = id = ++l->next_id;
         r->submit_ns = tempo_now_ns();
         queue_insert(&l->queue, r);
         l->stats.submitted++;
@@ -1142,7 +1143,7 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
         return 0;
     }
     tempo_event_set(l->work_ev);
-    return r->id;
+    return id;
 }
 
 /* [under lock] Marks r cancelled; a queued request moves straight to
