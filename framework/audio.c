@@ -160,17 +160,26 @@ static void drop_mark(tempo_audio *au, uint32_t i)
 
 /* [device lock] Raises, in frame order, every pending mark of stream `ch`'s
  * current play that lies before frames_now. */
+/* [device lock] The pending position mark of stream `ch`'s current play with
+ * the lowest frame below `limit` (UINT64_MAX: any frame), or UINT32_MAX. */
+static uint32_t earliest_mark(const tempo_audio *au, int ch, uint64_t limit)
+{
+    const stream *s = &au->streams[ch];
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < au->nmarks; i++) {
+        const mark *m = &au->marks[i];
+        if (m->channel == ch && m->gen == s->gen && !m->end && (limit == UINT64_MAX || m->frame < limit) &&
+            (best == UINT32_MAX || m->frame < au->marks[best].frame))
+            best = i;
+    }
+    return best;
+}
+
 static void fire_passed(tempo_audio *au, int ch, uint64_t frames_now)
 {
     const stream *s = &au->streams[ch];
     for (;;) {
-        uint32_t best = UINT32_MAX;
-        for (uint32_t i = 0; i < au->nmarks; i++) {
-            const mark *m = &au->marks[i];
-            if (m->channel == ch && m->gen == s->gen && !m->end && m->frame < frames_now &&
-                (best == UINT32_MAX || m->frame < au->marks[best].frame))
-                best = i;
-        }
+        uint32_t best = earliest_mark(au, ch, frames_now);
         if (best == UINT32_MAX)
             return;
         mark m = au->marks[best];
@@ -189,13 +198,7 @@ static void finish_stream(tempo_audio *au, int ch)
     s->active = false;
     fire_passed(au, ch, s->frames); /* reached in a call that ended it */
     for (;;) {
-        uint32_t best = UINT32_MAX;
-        for (uint32_t i = 0; i < au->nmarks; i++) {
-            const mark *m = &au->marks[i];
-            if (m->channel == ch && m->gen == s->gen && !m->end &&
-                (best == UINT32_MAX || m->frame < au->marks[best].frame))
-                best = i;
-        }
+        uint32_t best = earliest_mark(au, ch, UINT64_MAX);
         if (best == UINT32_MAX)
             break;
         mark m = au->marks[best];
