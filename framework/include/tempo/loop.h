@@ -47,7 +47,10 @@
  * round(1e9 / update_hz). The same scripted input therefore gives the same
  * game state after N updates at any render rate.
  *
- * Catch-up and stalls: a frame runs at most max_frameskip due updates; when
+ * Catch-up and stalls: at most max_frameskip updates run between two renders
+ * (or the updates one render interval holds, when a render cap is below
+ * update_hz / max_frameskip), also when the render cap makes the render
+ * wait: the overdue updates wait for it; when
  * updates themselves are slower than real time the game slows down instead
  * of spiralling (capped_frames in the statistics). When the oldest pending
  * update is more than max_gap_ns late (suspend, debugger, a window drag, or
@@ -152,7 +155,7 @@ typedef struct tempo_loop_clock {
 /* Zero fields take the default written beside them. */
 typedef struct tempo_loop_desc {
     uint32_t update_hz;        /* updates per second; 0 => 60; at most 100000 */
-    uint32_t max_frameskip;    /* most updates one frame runs; 0 => 5 */
+    uint32_t max_frameskip;    /* most updates between two renders; 0 => 5 */
     uint64_t max_gap_ns;       /* stall clamp; 0 => 250 ms */
     uint32_t max_render_hz;    /* render cap; 0 => no cap (vsync paces); at most 100000 */
     tempo_loop_policy policy;  /* 0 => TEMPO_LOOP_INTERPOLATED */
