@@ -439,6 +439,7 @@ static uint64_t source_deadline(const tempo_loop *L, uint64_t now);
 static int dispatch_source(tempo_loop *L, int k)
 {
     tempo__source *src = &L->sources[k];
+    uint64_t id = src->id;
     uint64_t now = loop_now(L);
     tempo_source_call call = {
         .now_ns = now,
@@ -453,7 +454,9 @@ static int dispatch_source(tempo_loop *L, int k)
     L->dispatching = -1;
     uint64_t t = loop_now(L);
     L->frame_game_ns += t - now;
-    src = &L->sources[k]; /* (the array does not move during its own dispatch) */
+    /* The dispatch may have removed other sources (not itself): find it again. */
+    k = find_source_by_id(L, id);
+    src = &L->sources[k];
     bool overrun = t > call.deadline_ns;
     bool forced = now >= call.deadline_ns && call.items > 0;
     add_source_counts(&src->win, t - now, call.items, overrun, forced, call.oldest_age_ns);
