@@ -884,9 +884,12 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
 
 static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
 {
-    /* While paused there is no schedule: a paused frame is one step. */
-    if (L->pause_mask != 0)
-        return L->frame_seq_ns + L->step_ns;
+    /* While paused there is no schedule: a paused frame is one step (a
+     * source woken long after the last one gets a step from now). */
+    if (L->pause_mask != 0) {
+        uint64_t d = L->frame_seq_ns + L->step_ns;
+        return d > now ? d : now + L->step_ns;
+    }
     return next_deadline(L, now);
 }
 
