@@ -23,7 +23,8 @@
  *           synchronously on the loop thread when it is requested, the
  *           audio handle watched and polled.
  *
- * Reported per glue, over the whole run: render intervals over one 60 Hz
+ * A first run without the burst and the load shows the machine's own frame
+ * noise. Reported per glue, over the whole run: render intervals over one 60 Hz
  * refresh (16.7 ms; with 1 ms of slack for timer jitter) and the longest
  * one, the oldest message's age when handled, the time to load all 500
  * images, audio notices and key events handled, CPU (% of one core, all
@@ -124,6 +125,7 @@ typedef struct result {
 
 typedef struct game {
     bool naive;
+    bool quiet; /* baseline: no burst, no load (the machine's own frame noise) */
     SDL_Renderer *ren;
     tempo_loop *loop;
     tempo_netq *q;
@@ -234,7 +236,7 @@ static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
     g->x += (float)dt_ns * 1e-7f;
     if (g->x > 600)
         g->x = 0;
-    if (!g->load_started && tempo_now_ns() - g->start_ns >= START_NS)
+    if (!g->load_started && !g->quiet && tempo_now_ns() - g->start_ns >= START_NS)
         start_load(g);
 }
 
@@ -272,6 +274,7 @@ typedef struct script {
     tempo_netq *q;
     uint64_t start_ns;
     tempo_handle *stop;
+    int messages;
 } script;
 
 static int SDLCALL producer(void *p)
@@ -281,7 +284,7 @@ static int SDLCALL producer(void *p)
     if (now < s->start_ns + START_NS &&
         tempo_wait(&s->stop, 1, s->start_ns + START_NS - now, 0) == 0)
         return 0;
-    for (int i = 0; i < n_messages; i++)
+    for (int i = 0; i < s->messages; i++)
         if (tempo_netq_push_wait(s->q, 1, &i, sizeof i, s->stop, TEMPO_INFINITE) != 0)
             break;
     return 0;
@@ -311,9 +314,9 @@ static void quit_loop(tempo_loop *loop, tempo_handle *h, void *user)
 
 /* ---- One run -------------------------------------------------------------------- */
 
-static int run(bool naive, SDL_Window *win, SDL_Renderer *ren, result *out)
+static int run(bool naive, bool quiet, SDL_Window *win, SDL_Renderer *ren, result *out)
 {
-    game g = {.naive = naive, .ren = ren};
+    game g = {.naive = naive, .quiet = quiet, .ren = ren};
     g.tex = calloc((size_t)n_images, sizeof *g.tex);
     g.q = tempo_netq_create(naive ? &(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL} : NULL);
     g.ld = naive ? NULL : tempo_loader_create(&(tempo_loader_desc){.renderer = ren});
@@ -339,7 +342,7 @@ static int run(bool naive, SDL_Window *win, SDL_Renderer *ren, result *out)
         tempo_audio_attach(g.au, g.loop, on_notice, &g);
     }
     tempo_handle *end = tempo_timer_create(false);
-    script sc = {g.q, 0, tempo_event_create(true, false)};
+    script sc = {g.q, 0, tempo_event_create(true, false), quiet ? 0 : n_messages};
     SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
 
     tempo_usage u0, u1;
@@ -431,9 +434,10 @@ int main(int argc, char **argv)
         return 0;
     }
     generate();
-    result tempo_r, naive_r;
-    int fail = run(false, win, ren, &tempo_r);
-    fail |= run(true, win, ren, &naive_r);
+    result tempo_r, naive_r, quiet_r;
+    int fail = run(false, true, win, ren, &quiet_r);
+    fail |= run(false, false, win, ren, &tempo_r);
+    fail |= run(true, false, win, ren, &naive_r);
 
     printf("\nbench_game (%s backend, %s video, software renderer): 60 updates/s, renders capped at 60 Hz;\n"
            "at 0.5 s a %d-message burst (%.1f us each) and %d PNGs of %dx%d; audio marks every 100 ms;\n"
@@ -443,6 +447,7 @@ int main(int argc, char **argv)
     printf("| glue | renders | intervals > 16.7 ms | longest ms | oldest message ms | messages | load all | "
            "audio notices | keys | CPU | sleeps/s | switches/s |\n");
     printf("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+    print_row("baseline: no burst, no load", &quiet_r);
     print_row("tempo sources", &tempo_r);
     print_row("naive (drain-all, sync load)", &naive_r);
     printf("(60 Hz fake-vsync pacing: not measured here until the loop paces presents)\n");
