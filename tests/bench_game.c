@@ -371,6 +371,20 @@ static int run(bool naive, bool quiet, SDL_Window *win, SDL_Renderer *ren, resul
     g.r.switches_per_s = u1.has_switches ? (double)(u1.voluntary_switches - u0.voluntary_switches) * 1e9 / (double)wall
                                          : -1;
     *out = g.r;
+    if (!naive && !quiet) {
+        const tempo_loop_counts *t = &ls->total;
+        printf("tempo run: %llu frames, %llu updates, %llu renders; wait %.0f%%, game %.0f%%; capped %llu, stalls %llu\n",
+               (unsigned long long)t->frames, (unsigned long long)t->updates, (unsigned long long)t->renders,
+               100 * t->wait_share, 100 * t->game_share, (unsigned long long)t->capped_frames,
+               (unsigned long long)t->stalls);
+        for (int k = 0; k < ls->source_count; k++) {
+            const tempo_loop_source_counts *c = &ls->sources[k].total;
+            printf("  source %-7s %6llu calls %7llu items %8.1f ms busy %5llu overruns %5llu forced, oldest %.1f ms\n",
+                   ls->sources[k].name, (unsigned long long)c->calls, (unsigned long long)c->items,
+                   (double)c->busy_ns / 1e6, (unsigned long long)c->overruns, (unsigned long long)c->forced,
+                   (double)c->max_age_ns / 1e6);
+        }
+    }
 
     tempo_loop_destroy(g.loop); /* detaches the sources */
     tempo_loader_destroy(g.ld);
