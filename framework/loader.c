@@ -84,7 +84,6 @@ typedef struct req_list {
 
 typedef struct group_rec {
     uint32_t id;
-    bool notified; /* group_done was called for the current batch */
     tempo_load_progress p;
 } group_rec;
 
@@ -811,6 +810,8 @@ static void deliver(tempo_loader *l, req *r, bool destroying)
 
     plat_mutex_lock(l->lock);
     group_rec *g = find_group(l, r->group);
+    bool batch_done = false;
+    tempo_load_progress batch = {0};
     if (g) {
         g->p.items_done++;
         g->p.bytes_done += r->bytes;
@@ -818,6 +819,12 @@ static void deliver(tempo_loader *l, req *r, bool destroying)
             g->p.items_cancelled++;
         else if (r->error != 0)
             g->p.items_failed++;
+        /* This delivery completes the batch: a submit from the `done`
+         * below starts a new one (as for progress). */
+        if (g->p.items_done == g->p.items_total) {
+            batch_done = true;
+            batch = g->p;
+        }
     }
     l->stats.delivered++;
     if (r->error == TEMPO_ECANCELED)
@@ -854,22 +861,8 @@ static void deliver(tempo_loader *l, req *r, bool destroying)
     }
     uint32_t group = r->group;
     free_req(r);
-    if (l->group_done != NULL) {
-        /* After `done`: a done that submitted to the group extended the
-         * batch, and the notification waits for the new last request. */
-        tempo_load_progress p = {0};
-        bool batch_done = false;
-        plat_mutex_lock(l->lock);
-        g = find_group(l, group);
-        if (g && g->p.items_total > 0 && g->p.items_done == g->p.items_total && !g->notified) {
-            g->notified = true;
-            p = g->p;
-            batch_done = true;
-        }
-        plat_mutex_unlock(l->lock);
-        if (batch_done)
-            l->group_done(l, group, &p, l->group_done_user);
-    }
+    if (batch_done && l->group_done != NULL)
+        l->group_done(l, group, &batch, l->group_done_user);
 }
 
 /* The loop-thread half of process() and process_until(). `deadline`:
@@ -1003,10 +996,8 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
     else if ((g = get_group(l, q->group)) == NULL)
         err = TEMPO_ENOMEM;
     if (err == 0) {
-        if (g->p.items_done == g->p.items_total) { /* everything delivered: a new batch */
+        if (g->p.items_done == g->p.items_total) /* everything delivered: a new batch */
             memset(&g->p, 0, sizeof g->p);
-            g->notified = false;
-        }
         g->p.items_total++;
         g->p.bytes_total += q->size_hint_bytes;
         r->counted_bytes = q->size_hint_bytes;

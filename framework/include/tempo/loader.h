@@ -239,12 +239,13 @@ struct tempo_load_result {
 
 typedef struct tempo_load_progress tempo_load_progress; /* defined below */
 
-/* [loop thread] Optional (desc.group_done): the last request of a batch of
- * `group` (see tempo_load_progress) was delivered: called right after that
- * request's `done`, with the batch's final progress. A `done` that submits
- * to the same group extends the batch instead. Also called from
- * tempo_loader_destroy() for batches it ends by cancelling. It may call what
- * a `done` callback may. */
+/* [loop thread] Optional (desc.group_done): a batch of `group` (see
+ * tempo_load_progress) is complete: called right after the `done` of the
+ * delivery that made items_done reach items_total, with the batch's final
+ * progress, so a loading screen need not poll. A submit to the group from
+ * that `done` (or later) starts a new batch, which notifies again when it
+ * completes. tempo_loader_destroy() also notifies the batches it completes
+ * by cancelling them. It may call what a `done` callback may. */
 typedef void (*tempo_load_group_done_fn)(tempo_loader *loader, uint32_t group, const tempo_load_progress *progress,
                                          void *user);
 
