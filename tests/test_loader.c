@@ -1634,6 +1634,7 @@ static void group_done_fires_once_per_batch(void)
                                                  .done = on_done_then_submit, .user = (void *)1});
     tempo_event_set(h.release);
     drain(l, 1 + 3 + 2 + 1);
+    hold_free(&h);
     CHECK_EQ_INT(n_group_notes, 4); /* groups 0, 7, 8, and 8's second batch */
     for (int i = 0; i < n_group_notes; i++) {
         group_note *g = &group_notes[i];
@@ -1670,6 +1671,7 @@ static void group_done_fires_once_per_batch(void)
     submit_file(l, TEMPO_LOAD_BYTES, FX "k1.bin", 0, 9, NULL);
     tempo_event_set(h.release);
     tempo_loader_destroy(l);
+    hold_free(&h);
     CHECK_EQ_INT(n_group_notes, 7);
     bool saw9 = false;
     for (int i = 5; i < n_group_notes; i++)
