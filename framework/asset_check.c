@@ -325,6 +325,8 @@ static int tga_size(const unsigned char *b, size_t n, tempo__asset_info *info)
 
 static int webp_size(const unsigned char *b, size_t n, tempo__asset_info *info)
 {
+    if (n < 16) /* "VP8" matched at 12: the fourth byte may be missing */
+        return fail(info, TEMPO_EFORMAT, "WEBP cut short in its header (%zu bytes)", n);
     if (b[15] == ' ' && n >= 30 && b[23] == 0x9d && b[24] == 0x01 && b[25] == 0x2a) { /* VP8: lossy */
         info->w = le16(b + 26) & 0x3fff;
         info->h = le16(b + 28) & 0x3fff;
@@ -554,7 +556,9 @@ int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info
         }
         pos = body + len + (len & 1); /* chunks are padded to even sizes */
     }
-    (void)fmt_seen; /* SDL reports a missing format chunk itself */
+    if (!fmt_seen) /* SDL would refuse it too; one clear message for both */
+        return fail(info, TEMPO_EFORMAT, "%s without a complete %s chunk", wav ? "WAVE" : "AIFF",
+                    wav ? "\"fmt \"" : "COMM");
     return 0;
 }
 
