@@ -256,6 +256,45 @@ static int pnm_size(const unsigned char *b, size_t n, tempo__asset_info *info)
     return 0;
 }
 
+/* SDL_image 2.6.3 decodes a one-character-per-pixel XPM with at most 256
+ * colours through QUICK_COLORHASH, table[pixel]->color, unchecked: a pixel
+ * whose character names no colour dereferences NULL (found by
+ * fuzz_asset_load). Walk the file as its get_next_line() does: each colour
+ * line is the next quoted string, its first character the key; each pixel
+ * row starts after the next quote and is read as w + 3 raw bytes. */
+static int xpm_keys(const unsigned char *b, size_t n, size_t pos, uint32_t w, uint32_t h, uint32_t ncolors,
+                    tempo__asset_info *info)
+{
+    bool key[256] = {false};
+    for (uint32_t i = 0; i < ncolors; i++) {
+        while (pos < n && b[pos] != '"')
+            pos++;
+        size_t start = ++pos;
+        while (pos < n && b[pos] != '"')
+            pos++;
+        if (pos >= n)
+            return 0; /* SDL_image stops at the end of the data */
+        if (pos - start < 2)
+            return fail(info, TEMPO_EFORMAT, "XPM colour line %u is shorter than its key and a space", (unsigned)i);
+        key[b[start]] = true;
+        pos++;
+    }
+    for (uint32_t y = 0; y < h; y++) {
+        while (pos < n && b[pos] != '"')
+            pos++;
+        pos++;
+        if (pos > n || n - pos < (uint64_t)w + 3)
+            return 0; /* a short row: SDL_image reports the premature end */
+        for (uint32_t x = 0; x < w; x++)
+            if (!key[b[pos + x]])
+                return fail(info, TEMPO_EFORMAT, "XPM pixel (%u,%u) is '%c' (0x%02x), which names no colour",
+                            (unsigned)x, (unsigned)y, b[pos + x] >= 32 && b[pos + x] < 127 ? b[pos + x] : '?',
+                            b[pos + x]);
+        pos += (size_t)w + 3;
+    }
+    return 0;
+}
+
 /* XPM: SDL_image (IMG_xpm.c) reads "<w> <h> <ncolors> <cpp>" from the first
  * quoted string with sscanf("%d %d %d %d"), then allocates the surface, a
  * colour table of ncolors and a line of w * cpp. Every colour and every
@@ -300,6 +339,8 @@ static int xpm_size(const unsigned char *b, size_t n, tempo__asset_info *info)
     if (colours > n || pixels > n)
         return fail(info, TEMPO_EFORMAT, "XPM claims %ldx%ld with %ld colours; a file of %zu bytes cannot hold that",
                     v[0], v[1], v[2], n);
+    if (v[3] == 1 && v[2] <= 256)
+        return xpm_keys(b, n, end + 1, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], info);
     return 0;
 }
 

@@ -266,12 +266,15 @@ static void make_tga(const char *name, unsigned w, unsigned h)
 
 #define XPM_HUGE "/* XPM */\nstatic char *x[] = {\n\"30000 30000 2 1\",\n\"a c #000000\",\n\"b c #ffffff\",\n\"ab\"\n};\n"
 #define XPM_COLOURS "/* XPM */\nstatic char *x[] = {\n\"4 4 100000000 4\",\n\"aaaa c #000000\"\n};\n"
+/* One char per pixel, a pixel naming no colour: SDL_image 2.6.3 looks it up
+ * in its colour table unchecked and dereferences NULL (fuzz_asset_load). */
+#define XPM_NO_COLOUR "/* XPM */\nstatic char *x[] = {\n\"2 1 1 1\",\n\"a c #000000\",\n\"az\"\n};\n"
 #define SVG_HUGE "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40000\" height=\"40000\"><rect width=\"9\" height=\"9\"/></svg>\n"
 #define PPM_HUGE "P6\n60000 60000\n255\n\x01\x02\x03"
 
 static const char *const fixture_files[] = {
     FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
-    FX "huge.xpm", FX "huge_xpm.png", FX "colours.xpm", FX "huge.svg", FX "huge_svg.png", FX "huge.ppm",
+    FX "huge.xpm", FX "huge_xpm.png", FX "colours.xpm", FX "nocolour.xpm", FX "huge.svg", FX "huge_svg.png", FX "huge.ppm",
     FX "huge_ppm.png", FX "max.tga", FX "30000.tga", FX "30000_tga.png", FX "fifo",
 };
 
@@ -285,6 +288,7 @@ static void make_fixtures(void)
     make_text(FX "huge.xpm", XPM_HUGE);
     make_text(FX "huge_xpm.png", XPM_HUGE);
     make_text(FX "colours.xpm", XPM_COLOURS);
+    make_text(FX "nocolour.xpm", XPM_NO_COLOUR);
     make_text(FX "huge.svg", SVG_HUGE);
     make_text(FX "huge_svg.png", SVG_HUGE);
     write_file(FX "huge.ppm", PPM_HUGE, sizeof PPM_HUGE - 1);
@@ -395,6 +399,7 @@ REFUSED(music_smpl_claiming_2_28_loops, TEMPO_LOAD_MUSIC, "smpl.wav", TEMPO_EFOR
 REFUSED(image_xpm_30000x30000, TEMPO_LOAD_IMAGE, "huge.xpm", TEMPO_ERANGE, "30000x30000")
 REFUSED(image_xpm_30000x30000_named_png, TEMPO_LOAD_IMAGE, "huge_xpm.png", TEMPO_ERANGE, "30000x30000")
 REFUSED(image_xpm_10e8_colours, TEMPO_LOAD_IMAGE, "colours.xpm", TEMPO_EFORMAT, "colours")
+REFUSED(image_xpm_pixel_naming_no_colour, TEMPO_LOAD_IMAGE, "nocolour.xpm", TEMPO_EFORMAT, "names no colour")
 REFUSED(image_svg_40000x40000, TEMPO_LOAD_IMAGE, "huge.svg", TEMPO_ENOTSUP, "SVG")
 REFUSED(image_svg_40000x40000_named_png, TEMPO_LOAD_IMAGE, "huge_svg.png", TEMPO_ENOTSUP, "SVG")
 REFUSED(image_ppm_60000x60000, TEMPO_LOAD_IMAGE, "huge.ppm", TEMPO_ERANGE, "60000x60000")
@@ -530,6 +535,7 @@ static const tt_case cases[] = {
     TT_CASE(image_xpm_30000x30000),
     TT_CASE(image_xpm_30000x30000_named_png),
     TT_CASE(image_xpm_10e8_colours),
+    TT_CASE(image_xpm_pixel_naming_no_colour),
     TT_CASE(image_svg_40000x40000),
     TT_CASE(image_svg_40000x40000_named_png),
     TT_CASE(image_ppm_60000x60000),
