@@ -560,7 +560,7 @@ int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info
     if (!wav && n >= 12 && memcmp(b + 8, "AIFF", 4) != 0 && memcmp(b + 8, "AIFC", 4) != 0)
         return fail(info, TEMPO_EFORMAT, "FORM file of type \"%.4s\", not AIFF", (const char *)b + 8);
     bool fmt_seen = false;
-    uint64_t pos = 12;
+    uint64_t pos = 12, aiff_need = 0, aiff_frames = 0, ssnd_start = UINT64_MAX;
     while (pos + 8 <= n) {
         unsigned char *c = b + pos;
         uint64_t len = wav ? le32(c + 4) : be32(c + 4);
@@ -593,13 +593,24 @@ int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info
             if (need > n)
                 return fail(info, TEMPO_EFORMAT, "AIFF header claims %llu frames (%llu bytes) in a file of %zu bytes",
                             (unsigned long long)frames, (unsigned long long)need, n);
+            aiff_need = need;
+            aiff_frames = frames;
             fmt_seen = true;
+        } else if (!wav && memcmp(c, "SSND", 4) == 0 && body + 8 <= n) {
+            ssnd_start = body + 8 + be32(b + body); /* after the offset and block size fields */
         }
         pos = body + len + (len & 1); /* chunks are padded to even sizes */
     }
     if (!fmt_seen) /* SDL would refuse it too; one clear message for both */
         return fail(info, TEMPO_EFORMAT, "%s without a complete %s chunk", wav ? "WAVE" : "AIFF",
                     wav ? "\"fmt \"" : "COMM");
+    /* load_aiff.c reads all the claimed frames from the SSND data and, when
+     * they are not there, returns without freeing its buffer or its RWops
+     * (a leak per load, found by fuzz_asset_load). */
+    if (!wav && (ssnd_start > n || aiff_need > n - ssnd_start))
+        return fail(info, TEMPO_EFORMAT, "AIFF header claims %llu frames (%llu bytes); the sound data %s",
+                    (unsigned long long)aiff_frames, (unsigned long long)aiff_need,
+                    ssnd_start == UINT64_MAX ? "is missing (no SSND chunk)" : "ends before them");
     return 0;
 }
 

@@ -241,6 +241,39 @@ static void make_aiff_appl_nochan(const char *name)
     write_file(name, o.b, o.n);
 }
 
+/* AIFF whose COMM claims 64 frames (128 bytes) while its SSND holds 10
+ * bytes, behind a 200-byte APPL so the file itself is larger than the
+ * claim: SDL_mixer's AIFF sound loader fails the short read and leaks its
+ * buffer and RWops (LSan in the ASan build; found by fuzz_asset_load). */
+static void make_aiff_short_ssnd(const char *name)
+{
+    static buf o;
+    o.n = 0;
+    puts_(&o, "FORM");
+    be32(&o, 0);
+    puts_(&o, "AIFF");
+    puts_(&o, "COMM");
+    be32(&o, 18);
+    be16(&o, 1);
+    be32(&o, 64);
+    be16(&o, 16);
+    be16(&o, 16383 + 14);
+    be32(&o, 22050u << 17);
+    be32(&o, 0);
+    puts_(&o, "APPL");
+    be32(&o, 200);
+    zeros(&o, 200);
+    puts_(&o, "SSND");
+    be32(&o, 8 + 10);
+    zeros(&o, 8 + 10);
+    uint32_t len = (uint32_t)o.n - 8;
+    o.b[4] = (unsigned char)(len >> 24);
+    o.b[5] = (unsigned char)(len >> 16);
+    o.b[6] = (unsigned char)(len >> 8);
+    o.b[7] = (unsigned char)len;
+    write_file(name, o.b, o.n);
+}
+
 static void make_text(const char *name, const char *text)
 {
     write_file(name, text, strlen(text));
@@ -273,7 +306,7 @@ static void make_tga(const char *name, unsigned w, unsigned h)
 #define PPM_HUGE "P6\n60000 60000\n255\n\x01\x02\x03"
 
 static const char *const fixture_files[] = {
-    FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
+    FX "short_ssnd.aiff", FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
     FX "huge.xpm", FX "huge_xpm.png", FX "colours.xpm", FX "nocolour.xpm", FX "huge.svg", FX "huge_svg.png", FX "huge.ppm",
     FX "huge_ppm.png", FX "max.tga", FX "30000.tga", FX "30000_tga.png", FX "fifo",
 };
@@ -285,6 +318,7 @@ static void make_fixtures(void)
     make_wav_odd_junk(FX "odd_junk.wav");
     make_wav_smpl(FX "smpl.wav");
     make_aiff_appl_nochan(FX "appl_nochan.aiff");
+    make_aiff_short_ssnd(FX "short_ssnd.aiff");
     make_text(FX "huge.xpm", XPM_HUGE);
     make_text(FX "huge_xpm.png", XPM_HUGE);
     make_text(FX "colours.xpm", XPM_COLOURS);
@@ -409,6 +443,8 @@ REFUSED(image_tga_30000x30000, TEMPO_LOAD_IMAGE, "30000.tga", TEMPO_ERANGE, "300
 /* No magic and not named .tga: not an image anyone can identify. */
 REFUSED(image_tga_30000x30000_named_png, TEMPO_LOAD_IMAGE, "30000_tga.png", TEMPO_EFORMAT, NULL)
 
+REFUSED(sound_aiff_frames_past_its_ssnd_data, TEMPO_LOAD_SOUND, "short_ssnd.aiff", TEMPO_EFORMAT, "ends before them")
+
 /* As sounds, the hostile music files were safe and must stay so. */
 static void the_same_files_as_sounds_stay_safe(void)
 {
@@ -532,6 +568,7 @@ static const tt_case cases[] = {
     TT_CASE(music_odd_length_junk_read_without_pad),
     TT_CASE(music_smpl_claiming_2_28_loops),
     TT_CASE(the_same_files_as_sounds_stay_safe),
+    TT_CASE(sound_aiff_frames_past_its_ssnd_data),
     TT_CASE(image_xpm_30000x30000),
     TT_CASE(image_xpm_30000x30000_named_png),
     TT_CASE(image_xpm_10e8_colours),
