@@ -555,10 +555,14 @@ static int load_sound(tempo_loader *l, req *r, scratch *sc)
         return req_fail(r, TEMPO_ENOMEM, "%s", sdl_text("SDL_RWFromConstMem failed"));
     plat_mutex_lock(mix_lock);
     SDL_ClearError();
-    Mix_Chunk *c = Mix_LoadWAV_RW(rw, 1);
+    /* freesrc 0: SDL_mixer 2.6.2 does not close a source it was told to
+     * close on every failure path (Mix_LoadMusic_RW returns early for data
+     * it cannot identify; found by fuzz_asset_load), so Tempo closes it. */
+    Mix_Chunk *c = Mix_LoadWAV_RW(rw, 0);
     if (c == NULL)
         req_fail(r, TEMPO_EFORMAT, "%s: %s", r->path, sdl_text("SDL_mixer could not decode it"));
     plat_mutex_unlock(mix_lock);
+    SDL_RWclose(rw);
     r->chunk = c;
     return c ? 0 : r->error;
 }

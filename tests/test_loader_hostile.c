@@ -306,7 +306,7 @@ static void make_tga(const char *name, unsigned w, unsigned h)
 #define PPM_HUGE "P6\n60000 60000\n255\n\x01\x02\x03"
 
 static const char *const fixture_files[] = {
-    FX "short_ssnd.aiff", FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
+    FX "short_ssnd.aiff", FX "short.flac", FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
     FX "huge.xpm", FX "huge_xpm.png", FX "colours.xpm", FX "nocolour.xpm", FX "huge.svg", FX "huge_svg.png", FX "huge.ppm",
     FX "huge_ppm.png", FX "max.tga", FX "30000.tga", FX "30000_tga.png", FX "fifo",
 };
@@ -319,6 +319,7 @@ static void make_fixtures(void)
     make_wav_smpl(FX "smpl.wav");
     make_aiff_appl_nochan(FX "appl_nochan.aiff");
     make_aiff_short_ssnd(FX "short_ssnd.aiff");
+    write_file(FX "short.flac", "fLaC\xff", 5);
     make_text(FX "huge.xpm", XPM_HUGE);
     make_text(FX "huge_xpm.png", XPM_HUGE);
     make_text(FX "colours.xpm", XPM_COLOURS);
@@ -445,6 +446,10 @@ REFUSED(image_tga_30000x30000_named_png, TEMPO_LOAD_IMAGE, "30000_tga.png", TEMP
 
 REFUSED(sound_aiff_frames_past_its_ssnd_data, TEMPO_LOAD_SOUND, "short_ssnd.aiff", TEMPO_EFORMAT, "ends before them")
 
+/* 5 bytes: SDL_mixer's sound path gives up before its 12-byte probe and
+ * leaks the source it was told to close (LSan in the ASan build). */
+REFUSED(sound_5_byte_flac_leaks_nothing, TEMPO_LOAD_SOUND, "short.flac", TEMPO_EFORMAT, NULL)
+
 /* As sounds, the hostile music files were safe and must stay so. */
 static void the_same_files_as_sounds_stay_safe(void)
 {
@@ -569,6 +574,7 @@ static const tt_case cases[] = {
     TT_CASE(music_smpl_claiming_2_28_loops),
     TT_CASE(the_same_files_as_sounds_stay_safe),
     TT_CASE(sound_aiff_frames_past_its_ssnd_data),
+    TT_CASE(sound_5_byte_flac_leaks_nothing),
     TT_CASE(image_xpm_30000x30000),
     TT_CASE(image_xpm_30000x30000_named_png),
     TT_CASE(image_xpm_10e8_colours),
