@@ -9,26 +9,26 @@
 #include "asset_seeds.h"
 
 static const asset_seed seeds[] = {
-    {"seed.png", TEMPO_LOAD_IMAGE, false, 8, 4, false},
-    {"seed.jpg", TEMPO_LOAD_IMAGE, false, 8, 4, false},
-    {"seed.bmp", TEMPO_LOAD_IMAGE, false, 8, 4, false},
-    {"seed.gif", TEMPO_LOAD_IMAGE, false, 1, 1, false},
-    {"seed.qoi", TEMPO_LOAD_IMAGE, false, 2, 2, false},
-    {"seed.tga", TEMPO_LOAD_IMAGE, false, 2, 2, false},
-    {"seed_p1.pbm", TEMPO_LOAD_IMAGE, false, 2, 2, false},
-    {"seed_p2.pgm", TEMPO_LOAD_IMAGE, false, 2, 2, false},
-    {"seed_p3.ppm", TEMPO_LOAD_IMAGE, false, 2, 2, false},
-    {"seed_p4.pbm", TEMPO_LOAD_IMAGE, false, 2, 2, false},
-    {"seed_p5.pgm", TEMPO_LOAD_IMAGE, false, 2, 2, false},
-    {"seed_p6.ppm", TEMPO_LOAD_IMAGE, false, 2, 2, false},
-    {"seed.xpm", TEMPO_LOAD_IMAGE, false, 2, 2, false},
-    {"seed.webp", TEMPO_LOAD_IMAGE, false, 1, 1, false},
-    {"seed.wav", TEMPO_LOAD_SOUND, true, 0, 0, false},
-    {"seed_list.wav", TEMPO_LOAD_SOUND, true, 0, 0, false},
-    {"seed.aiff", TEMPO_LOAD_SOUND, true, 0, 0, false},
-    {"seed.flac", TEMPO_LOAD_MUSIC, false, 0, 0, true},
-    {"seed.mp3", TEMPO_LOAD_MUSIC, false, 0, 0, true},
-    {"seed.mid", TEMPO_LOAD_MUSIC, false, 0, 0, true},
+    {"seed.png", TEMPO_LOAD_IMAGE, false, 8, 4, false, IMG_INIT_PNG},
+    {"seed.jpg", TEMPO_LOAD_IMAGE, false, 8, 4, false, IMG_INIT_JPG},
+    {"seed.bmp", TEMPO_LOAD_IMAGE, false, 8, 4, false, 0},
+    {"seed.gif", TEMPO_LOAD_IMAGE, false, 1, 1, false, 0},
+    {"seed.qoi", TEMPO_LOAD_IMAGE, false, 2, 2, false, 0},
+    {"seed.tga", TEMPO_LOAD_IMAGE, false, 2, 2, false, 0},
+    {"seed_p1.pbm", TEMPO_LOAD_IMAGE, false, 2, 2, false, 0},
+    {"seed_p2.pgm", TEMPO_LOAD_IMAGE, false, 2, 2, false, 0},
+    {"seed_p3.ppm", TEMPO_LOAD_IMAGE, false, 2, 2, false, 0},
+    {"seed_p4.pbm", TEMPO_LOAD_IMAGE, false, 2, 2, false, 0},
+    {"seed_p5.pgm", TEMPO_LOAD_IMAGE, false, 2, 2, false, 0},
+    {"seed_p6.ppm", TEMPO_LOAD_IMAGE, false, 2, 2, false, 0},
+    {"seed.xpm", TEMPO_LOAD_IMAGE, false, 2, 2, false, 0},
+    {"seed.webp", TEMPO_LOAD_IMAGE, false, 1, 1, false, IMG_INIT_WEBP},
+    {"seed.wav", TEMPO_LOAD_SOUND, true, 0, 0, false, 0},
+    {"seed_list.wav", TEMPO_LOAD_SOUND, true, 0, 0, false, 0},
+    {"seed.aiff", TEMPO_LOAD_SOUND, true, 0, 0, false, 0},
+    {"seed.flac", TEMPO_LOAD_MUSIC, false, 0, 0, true, 0},
+    {"seed.mp3", TEMPO_LOAD_MUSIC, false, 0, 0, true, 0},
+    {"seed.mid", TEMPO_LOAD_MUSIC, false, 0, 0, true, 0},
 };
 
 typedef struct out {
@@ -194,7 +194,8 @@ const asset_seed *asset_seeds_write(const char *dir, int *n)
     snprintf(path, sizeof path, "%s/seed.png", dir);
     ok &= IMG_SavePNG(s, path) == 0;
     snprintf(path, sizeof path, "%s/seed.jpg", dir);
-    ok &= IMG_SaveJPG(s, path, 80) == 0;
+    if (IMG_SaveJPG(s, path, 80) != 0 && (IMG_Init(IMG_INIT_JPG) & IMG_INIT_JPG))
+        ok = false; /* it can decode JPEG but not save one: unexpected */
     snprintf(path, sizeof path, "%s/seed.bmp", dir);
     ok &= SDL_SaveBMP(s, path) == 0;
     SDL_FreeSurface(s);

@@ -1500,6 +1500,10 @@ static void every_accepted_format_loads(void)
         const asset_seed *sd = &seeds[i];
         if (sd->type != TEMPO_LOAD_IMAGE && !audio_ok)
             continue;
+        if (sd->img_init && !(IMG_Init(sd->img_init) & sd->img_init)) {
+            tt_note("%-14s skipped: this SDL_image has no decoder for it", sd->name);
+            continue;
+        }
         for (int pass = 0; pass < (sd->also_music ? 2 : 1); pass++) {
             tempo_load_type type = pass ? TEMPO_LOAD_MUSIC : sd->type;
             rec *e = load_one(l, type, sd->name);

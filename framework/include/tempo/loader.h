@@ -87,7 +87,10 @@
  *    with TEMPO_EIO at once (a FIFO would block open() forever).
  * The default image limit is TEMPO_LOADER_DEFAULT_MAX_PIXELS (8192 x 8192 =
  * 64 Mpx): such an image costs 256 MiB as a 32-bit surface, and up to twice
- * that while the loader converts it to the texture format.
+ * that while the loader converts it to the texture format. Measured without
+ * a renderer (SDL_image 2.6.3, libpng): an 8192x8192 PNG took 1.2 s on the
+ * loader thread and 270 MB peak RSS; a 16000x16000 one is refused in 10 ms
+ * by default, and with max_image_pixels raised took 3.5 s and 1.0 GB.
  *
  * Expected failures are in the result (and logged at TEMPO_LOG_DEBUG only,
  * see tempo_log_set_level): a game loading untrusted files is not flooded.
