@@ -539,6 +539,66 @@ static tempo__asset_format detect_audio(const unsigned char *b, size_t n)
     return TEMPO__ASSET_UNKNOWN;
 }
 
+/* Big-endian fields read the way SDL_ReadBE16/32 do near the end of the
+ * data: bytes past it read as zero. */
+static uint32_t be_at(const unsigned char *b, size_t n, uint64_t off, int bytes)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v = v << 8 | (off + (uint64_t)i < n ? b[off + i] : 0);
+    return v;
+}
+
+/* An AIFF sound, walked as SDL_mixer's Mix_LoadAIFF_RW (load_aiff.c) does:
+ * chunks padded to even sizes, the walk ending at a chunk of length 0 or as
+ * soon as both a COMM and an SSND were seen; COMM fields are read whatever
+ * the chunk's length. It then mallocs frames * channels * bytes and reads
+ * them from the SSND data: when they are not all there it returns without
+ * freeing that buffer or its RWops (a leak per load; found by
+ * fuzz_asset_load), so the data must hold every claimed frame. */
+static int sound_aiff(const unsigned char *b, size_t n, tempo__asset_info *info)
+{
+    if (n < 12 || memcmp(b + 8, "AIFF", 4) != 0)
+        return fail(info, TEMPO_EFORMAT, "FORM file of type \"%.4s\": SDL_mixer's sound loader reads AIFF only here",
+                    n >= 12 ? (const char *)b + 8 : "?");
+    bool comm = false, ssnd = false;
+    uint32_t channels = 0, bits = 0, rate = 0;
+    uint64_t frames = 0, start = 0, pos = 12;
+    while (!(comm && ssnd)) {
+        if (pos + 8 > n)
+            break; /* a partial header: refused below, whatever SDL_mixer would make of it */
+        uint32_t len = be_at(b, n, pos + 4, 4);
+        uint64_t body = pos + 8;
+        if (len == 0)
+            break;
+        if (memcmp(b + pos, "SSND", 4) == 0) {
+            ssnd = true;
+            start = body + 8 + be_at(b, n, body, 4); /* after the offset and block size fields */
+        } else if (memcmp(b + pos, "COMM", 4) == 0) {
+            comm = true;
+            channels = be_at(b, n, body, 2);
+            frames = be_at(b, n, body + 2, 4);
+            bits = be_at(b, n, body + 6, 2);
+            unsigned char sane[10];
+            for (int i = 0; i < 10; i++)
+                sane[i] = (unsigned char)be_at(b, n, body + 8 + (uint64_t)i, 1);
+            rate = sane_rate(sane);
+        }
+        pos = body + len + (len & 1);
+    }
+    if (!comm || !ssnd)
+        return fail(info, TEMPO_EFORMAT, "AIFF without %s chunk", comm ? "an SSND" : "a COMM");
+    int rc = check_format_values(info, "AIFF", channels, rate);
+    if (rc < 0)
+        return rc;
+    uint64_t need = frames * channels * (bits / 8);
+    if (start > n || need > n - start)
+        return fail(info, TEMPO_EFORMAT, "AIFF header claims %llu frames (%llu bytes); the sound data %s",
+                    (unsigned long long)frames, (unsigned long long)need,
+                    start > n ? "starts past the end of the file" : "ends before them");
+    return 0;
+}
+
 /* Sounds go to SDL's own WAV loader (SDL_LoadWAV_RW) and SDL_mixer's AIFF
  * loader (load_aiff.c), which both honour pad bytes. */
 int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info)
@@ -554,13 +614,13 @@ int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info
         return fail(info, TEMPO_ENOTSUP, "no audio signature Tempo recognises (SDL_mixer would try it as a MOD "
                     "module; see tempo_loader_desc.allow_unchecked_formats)");
     }
-    bool wav = f == TEMPO__ASSET_WAV;
-    if (!wav && f != TEMPO__ASSET_AIFF)
+    if (f == TEMPO__ASSET_AIFF)
+        return sound_aiff(b, n, info);
+    if (f != TEMPO__ASSET_WAV)
         return 0;
-    if (!wav && n >= 12 && memcmp(b + 8, "AIFF", 4) != 0 && memcmp(b + 8, "AIFC", 4) != 0)
-        return fail(info, TEMPO_EFORMAT, "FORM file of type \"%.4s\", not AIFF", (const char *)b + 8);
+    const bool wav = true;
     bool fmt_seen = false;
-    uint64_t pos = 12, aiff_need = 0, aiff_frames = 0, ssnd_start = UINT64_MAX;
+    uint64_t pos = 12;
     while (pos + 8 <= n) {
         unsigned char *c = b + pos;
         uint64_t len = wav ? le32(c + 4) : be32(c + 4);
@@ -581,36 +641,12 @@ int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info
             c[6] = (unsigned char)(have >> 16);
             c[7] = (unsigned char)(have >> 24);
             len = have;
-        } else if (!wav && memcmp(c, "COMM", 4) == 0 && len >= 18 && body + 18 <= n) {
-            uint32_t channels = be16(b + body);
-            uint64_t frames = be32(b + body + 2);
-            uint32_t bits = be16(b + body + 6);
-            int rc = check_format_values(info, "AIFF", channels, sane_rate(b + body + 8));
-            if (rc < 0)
-                return rc;
-            /* load_aiff.c mallocs frames * channels * bytes before reading. */
-            uint64_t need = frames * channels * ((bits + 7) / 8);
-            if (need > n)
-                return fail(info, TEMPO_EFORMAT, "AIFF header claims %llu frames (%llu bytes) in a file of %zu bytes",
-                            (unsigned long long)frames, (unsigned long long)need, n);
-            aiff_need = need;
-            aiff_frames = frames;
-            fmt_seen = true;
-        } else if (!wav && memcmp(c, "SSND", 4) == 0 && body + 8 <= n) {
-            ssnd_start = body + 8 + be32(b + body); /* after the offset and block size fields */
         }
         pos = body + len + (len & 1); /* chunks are padded to even sizes */
     }
     if (!fmt_seen) /* SDL would refuse it too; one clear message for both */
-        return fail(info, TEMPO_EFORMAT, "%s without a complete %s chunk", wav ? "WAVE" : "AIFF",
-                    wav ? "\"fmt \"" : "COMM");
-    /* load_aiff.c reads all the claimed frames from the SSND data and, when
-     * they are not there, returns without freeing its buffer or its RWops
-     * (a leak per load, found by fuzz_asset_load). */
-    if (!wav && (ssnd_start > n || aiff_need > n - ssnd_start))
-        return fail(info, TEMPO_EFORMAT, "AIFF header claims %llu frames (%llu bytes); the sound data %s",
-                    (unsigned long long)aiff_frames, (unsigned long long)aiff_need,
-                    ssnd_start == UINT64_MAX ? "is missing (no SSND chunk)" : "ends before them");
+        return fail(info, TEMPO_EFORMAT, "WAVE without a complete \"fmt \" chunk");
+    (void)wav;
     return 0;
 }
 

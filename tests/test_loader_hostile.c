@@ -245,7 +245,7 @@ static void make_aiff_appl_nochan(const char *name)
  * bytes, behind a 200-byte APPL so the file itself is larger than the
  * claim: SDL_mixer's AIFF sound loader fails the short read and leaks its
  * buffer and RWops (LSan in the ASan build; found by fuzz_asset_load). */
-static void make_aiff_short_ssnd(const char *name)
+static void make_aiff_short_ssnd(const char *name, bool full_ssnd_after)
 {
     static buf o;
     o.n = 0;
@@ -265,7 +265,13 @@ static void make_aiff_short_ssnd(const char *name)
     zeros(&o, 200);
     puts_(&o, "SSND");
     be32(&o, 8 + 10);
-    zeros(&o, 8 + 10);
+    be32(&o, full_ssnd_after ? 0x10000 : 0); /* data offset: past the end of the file */
+    zeros(&o, 4 + 10);
+    if (full_ssnd_after) { /* SDL_mixer stops at the first SSND: this one is never read */
+        puts_(&o, "SSND");
+        be32(&o, 8 + 128);
+        zeros(&o, 8 + 128);
+    }
     uint32_t len = (uint32_t)o.n - 8;
     o.b[4] = (unsigned char)(len >> 24);
     o.b[5] = (unsigned char)(len >> 16);
@@ -306,7 +312,7 @@ static void make_tga(const char *name, unsigned w, unsigned h)
 #define PPM_HUGE "P6\n60000 60000\n255\n\x01\x02\x03"
 
 static const char *const fixture_files[] = {
-    FX "short_ssnd.aiff", FX "short.flac", FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
+    FX "short_ssnd.aiff", FX "two_ssnd.aiff", FX "short.flac", FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
     FX "huge.xpm", FX "huge_xpm.png", FX "colours.xpm", FX "nocolour.xpm", FX "huge.svg", FX "huge_svg.png", FX "huge.ppm",
     FX "huge_ppm.png", FX "max.tga", FX "30000.tga", FX "30000_tga.png", FX "fifo",
 };
@@ -318,7 +324,8 @@ static void make_fixtures(void)
     make_wav_odd_junk(FX "odd_junk.wav");
     make_wav_smpl(FX "smpl.wav");
     make_aiff_appl_nochan(FX "appl_nochan.aiff");
-    make_aiff_short_ssnd(FX "short_ssnd.aiff");
+    make_aiff_short_ssnd(FX "short_ssnd.aiff", false);
+    make_aiff_short_ssnd(FX "two_ssnd.aiff", true);
     write_file(FX "short.flac", "fLaC\xff", 5);
     make_text(FX "huge.xpm", XPM_HUGE);
     make_text(FX "huge_xpm.png", XPM_HUGE);
@@ -445,6 +452,9 @@ REFUSED(image_tga_30000x30000, TEMPO_LOAD_IMAGE, "30000.tga", TEMPO_ERANGE, "300
 REFUSED(image_tga_30000x30000_named_png, TEMPO_LOAD_IMAGE, "30000_tga.png", TEMPO_EFORMAT, NULL)
 
 REFUSED(sound_aiff_frames_past_its_ssnd_data, TEMPO_LOAD_SOUND, "short_ssnd.aiff", TEMPO_EFORMAT, "ends before them")
+/* The same leak through an SSND whose data offset points past the end,
+ * followed by a good SSND that SDL_mixer never reaches (fuzz_asset_load). */
+REFUSED(sound_aiff_first_ssnd_offset_past_the_end, TEMPO_LOAD_SOUND, "two_ssnd.aiff", TEMPO_EFORMAT, "past the end")
 
 /* 5 bytes: SDL_mixer's sound path gives up before its 12-byte probe and
  * leaks the source it was told to close (LSan in the ASan build). */
@@ -574,6 +584,7 @@ static const tt_case cases[] = {
     TT_CASE(music_smpl_claiming_2_28_loops),
     TT_CASE(the_same_files_as_sounds_stay_safe),
     TT_CASE(sound_aiff_frames_past_its_ssnd_data),
+    TT_CASE(sound_aiff_first_ssnd_offset_past_the_end),
     TT_CASE(sound_5_byte_flac_leaks_nothing),
     TT_CASE(image_xpm_30000x30000),
     TT_CASE(image_xpm_30000x30000_named_png),
