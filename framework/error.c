@@ -1,5 +1,6 @@
 /* Error codes and the per-thread native detail. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include <SDL.h>
@@ -45,14 +46,74 @@ const char *tempo_get_error(void)
     return detail;
 }
 
+/* Relaxed is enough: a level change need not order anything else. */
+static atomic_int log_level = TEMPO_LOG_WARN;
+
+int tempo_log_set_level(tempo_log_level level)
+{
+    if (level < TEMPO_LOG_DEBUG || level > TEMPO_LOG_NONE)
+        return TEMPO_EINVAL;
+    atomic_store_explicit(&log_level, (int)level, memory_order_relaxed);
+    return 0;
+}
+
+tempo_log_level tempo_log_get_level(void)
+{
+    return (tempo_log_level)atomic_load_explicit(&log_level, memory_order_relaxed);
+}
+
+bool tempo__log_enabled(tempo_log_level level)
+{
+    return (int)level >= atomic_load_explicit(&log_level, memory_order_relaxed) && level < TEMPO_LOG_NONE;
+}
+
+static SDL_LogPriority sdl_priority(tempo_log_level level)
+{
+    switch (level) {
+    case TEMPO_LOG_DEBUG: return SDL_LOG_PRIORITY_DEBUG;
+    case TEMPO_LOG_INFO: return SDL_LOG_PRIORITY_INFO;
+    case TEMPO_LOG_WARN: return SDL_LOG_PRIORITY_WARN;
+    default: return SDL_LOG_PRIORITY_ERROR;
+    }
+}
+
+void tempo__log(tempo_log_level level, const char *fmt, ...)
+{
+    if (!tempo__log_enabled(level))
+        return;
+    char line[1400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    SDL_LogMessage(SDL_LOG_CATEGORY_APPLICATION, sdl_priority(level), "%s", line);
+}
+
+static int set_error_v(tempo_log_level level, int code, const char *fmt, va_list ap)
+{
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    detail_code = code;
+    if (tempo__log_enabled(level))
+        SDL_LogMessage(SDL_LOG_CATEGORY_APPLICATION, sdl_priority(level), "tempo: %s: %s", tempo_strerror(code),
+                       detail);
+    return code;
+}
+
 int tempo__set_error(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
+    set_error_v(TEMPO_LOG_WARN, code, fmt, ap);
     va_end(ap);
-    detail_code = code;
-    SDL_LogWarn(SDL_LOG_CATEGORY_APPLICATION, "tempo: %s: %s", tempo_strerror(code), detail);
+    return code;
+}
+
+int tempo__set_error_at(tempo_log_level level, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_error_v(level, code, fmt, ap);
+    va_end(ap);
     return code;
 }
 

@@ -30,6 +30,7 @@
 #include <SDL_image.h>
 #include <SDL_mixer.h>
 
+#include "asset_check.h"
 #include "platform.h"
 #include "tempo/loader.h"
 #include "tempo_internal.h"
@@ -92,6 +93,10 @@ struct tempo_loader {
     uint32_t tex_formats[16];
     int n_tex_formats;
     int max_tex_w, max_tex_h; /* images larger fail with TEMPO_ERANGE */
+    uint64_t max_pixels;      /* images with more pixels fail with TEMPO_ERANGE */
+    bool allow_unchecked;     /* desc.allow_unchecked_formats */
+    tempo_load_group_done_fn group_done;
+    void *group_done_user;
     uint64_t budget_ns;
     uint32_t max_pending;
     uint64_t (*now_ns)(void *);
@@ -300,24 +305,29 @@ static int errno_code(int e)
 
 /* ---- Loader thread: reading and decoding --------------------------------- */
 
-/* Opens r->path for reading and measures it. Directories open fine with
- * fopen on POSIX and only fail on read (EISDIR), and their "size" can be
- * anything, so one byte is read before the size is trusted.
- * [loader thread] */
+/* Opens r->path for reading and measures it. Only regular files are
+ * opened (plat_file_open_read): a FIFO would block open() forever, and a
+ * directory's "size" can be anything. [loader thread] */
 static int open_checked(tempo_loader *l, req *r, SDL_RWops **out, uint64_t *size)
 {
     *out = NULL;
     errno = 0;
     SDL_ClearError();
-    SDL_RWops *rw = SDL_RWFromFile(r->path, "rb");
+    bool not_regular = false;
+    SDL_RWops *rw = plat_file_open_read(r->path, &not_regular);
+    if (rw == NULL && not_regular)
+        return req_fail(r, TEMPO_EIO, "%s is not a regular file (a directory, FIFO, device or socket)", r->path);
     if (rw == NULL) {
-        /* SDL says "Couldn't open X" without the reason. On POSIX it used
-         * fopen, so errno has it; elsewhere (Win32 CreateFile) ask the C
-         * library the same question. */
+        /* SDL says "Couldn't open X" without the reason. On POSIX errno has
+         * it; elsewhere (Win32 CreateFile) ask the C library the same
+         * question. */
         char sdl_msg[1100];
-        snprintf(sdl_msg, sizeof sdl_msg, "%s", sdl_text("cannot open file"));
         int e = errno;
+        snprintf(sdl_msg, sizeof sdl_msg, "cannot open %s", r->path);
         if (e == 0) {
+            const char *t = SDL_GetError();
+            if (t && t[0])
+                snprintf(sdl_msg, sizeof sdl_msg, "%s", t);
             FILE *f = fopen(r->path, "rb");
             if (f)
                 fclose(f);
@@ -331,21 +341,10 @@ static int open_checked(tempo_loader *l, req *r, SDL_RWops **out, uint64_t *size
             return req_fail(r, errno_code(e), "%s: errno %d", sdl_msg, e);
         return req_fail(r, TEMPO_EIO, "%s", sdl_msg);
     }
-    errno = 0;
     Sint64 n = SDL_RWsize(rw);
-    unsigned char probe;
-    size_t got = SDL_RWread(rw, &probe, 1, 1);
-    if (got == 0 && n != 0) {
-        int e = errno;
-        const char *why = errno_text(e);
+    if (n < 0) {
         SDL_RWclose(rw);
-        if (why)
-            return req_fail(r, errno_code(e), "cannot read %s: %s", r->path, why);
-        return req_fail(r, TEMPO_EIO, "cannot read %s: %s", r->path, sdl_text("read failed"));
-    }
-    if (n < 0 || SDL_RWseek(rw, 0, RW_SEEK_SET) != 0) {
-        SDL_RWclose(rw);
-        return req_fail(r, TEMPO_EIO, "cannot size or seek %s: %s", r->path, sdl_text("not a regular file"));
+        return req_fail(r, TEMPO_EIO, "cannot size %s: %s", r->path, sdl_text("not a regular file"));
     }
     *size = (uint64_t)n;
     plat_mutex_lock(l->lock);
@@ -418,124 +417,47 @@ static int read_all(tempo_loader *l, req *r, scratch *s, unsigned char **buf, si
     return 0;
 }
 
-static uint32_t be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static uint16_t be16(const unsigned char *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint16_t le16(const unsigned char *p)
-{
-    return (uint16_t)(p[1] << 8 | p[0]);
-}
-
-/* The size an image file claims in its header, for the formats whose
- * decoders allocate the whole surface from it before reading any pixel
- * data: a 200-byte PNG claiming 60000x60000 makes SDL_image allocate and
- * clear 14 GB (measured: 2 minutes and 14 GB resident on our test machine).
- * Returns false when the format is not recognised or the header is cut
- * short; the decoder then judges, and the size is checked after decoding.
- * [loader thread] */
-static bool peek_image_size(const unsigned char *b, size_t n, uint32_t *w, uint32_t *h)
-{
-    static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (n >= 24 && memcmp(b, png_sig, 8) == 0 && memcmp(b + 12, "IHDR", 4) == 0) {
-        *w = be32(b + 16);
-        *h = be32(b + 20);
-        return true;
-    }
-    if (n >= 10 && (memcmp(b, "GIF87a", 6) == 0 || memcmp(b, "GIF89a", 6) == 0)) {
-        *w = le16(b + 6);
-        *h = le16(b + 8);
-        return true;
-    }
-    if (n >= 14 && memcmp(b, "qoif", 4) == 0) {
-        *w = be32(b + 4);
-        *h = be32(b + 8);
-        return true;
-    }
-    if (n >= 26 && b[0] == 'B' && b[1] == 'M') {
-        uint32_t hdr = le32(b + 14);
-        if (hdr == 12) { /* OS/2 BITMAPCOREHEADER: 16-bit sizes */
-            *w = le16(b + 18);
-            *h = le16(b + 20);
-        } else {
-            int32_t sw = (int32_t)le32(b + 18), sh = (int32_t)le32(b + 22); /* negative height: top-down */
-            *w = sw < 0 ? 0u - (uint32_t)sw : (uint32_t)sw;
-            *h = sh < 0 ? 0u - (uint32_t)sh : (uint32_t)sh;
-        }
-        return true;
-    }
-    if (n >= 4 && b[0] == 0xFF && b[1] == 0xD8) { /* JPEG: find the start-of-frame segment */
-        size_t pos = 2;
-        while (pos + 9 <= n) {
-            if (b[pos] != 0xFF) {
-                pos++; /* not at a marker: resync */
-                continue;
-            }
-            unsigned m = b[pos + 1];
-            if (m == 0xFF || m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
-                pos += m == 0xFF ? 1 : 2; /* fill byte or a marker without a length */
-                continue;
-            }
-            if (m == 0xDA || m == 0xD9)
-                return false; /* scan data or the end before any frame header */
-            if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
-                *h = be16(b + pos + 5);
-                *w = be16(b + pos + 7);
-                return true;
-            }
-            pos += 2 + be16(b + pos + 2);
-        }
-    }
-    return false;
-}
-
-/* A PNG cut short. SDL_image 2.6's read callback (IMG_png.c png_read_data)
- * ignores short reads, so at the end of the file libpng goes on with an
- * uninitialised buffer (valgrind flags it) until a CRC or zlib check happens
- * to fail. A chunk running past the end of the file, or no image data at
- * all, is certain truncation: refuse it here with a clear message. (A file
- * cut exactly between chunks after some image data still goes to libpng,
- * which then fails; SDL_image does not require IEND, so a missing IEND
- * alone is not an error.) Returns 0 or an error. [loader thread] */
-static int check_png_chunks(req *r, const unsigned char *b, size_t n)
-{
-    static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (n < 8 || memcmp(b, png_sig, 8) != 0)
-        return 0;
-    uint64_t pos = 8;
-    bool idat = false;
-    while (pos + 8 <= n) {
-        uint64_t len = be32(b + pos);
-        if (pos + 12 + len > n)
-            return req_fail(r, TEMPO_EFORMAT, "%s: truncated PNG: the %.4s chunk at byte %llu needs %llu bytes, "
-                            "the file ends after %llu", r->path, (const char *)b + pos + 4, (unsigned long long)pos,
-                            (unsigned long long)(12 + len), (unsigned long long)(n - pos));
-        if (memcmp(b + pos + 4, "IDAT", 4) == 0)
-            idat = true;
-        if (memcmp(b + pos + 4, "IEND", 4) == 0)
-            return 0;
-        pos += 12 + len;
-    }
-    if (!idat)
-        return req_fail(r, TEMPO_EFORMAT, "%s: truncated PNG: no image data (IDAT) in %llu bytes", r->path,
-                        (unsigned long long)n);
-    return 0;
-}
-
 static bool too_large(const tempo_loader *l, uint32_t w, uint32_t h)
 {
-    return w > (uint32_t)l->max_tex_w || h > (uint32_t)l->max_tex_h;
+    return w > (uint32_t)l->max_tex_w || h > (uint32_t)l->max_tex_h || (uint64_t)w * h > l->max_pixels;
+}
+
+static tempo__asset_limits limits_of(const tempo_loader *l)
+{
+    return (tempo__asset_limits){
+        .max_w = (uint32_t)l->max_tex_w, .max_h = (uint32_t)l->max_tex_h, .max_pixels = l->max_pixels};
+}
+
+/* Records a refused check as the request's error. [loader thread] */
+static int check_fail(req *r, int code, const tempo__asset_info *info)
+{
+    return req_fail(r, code, "%s: %s", r->path, info->why);
+}
+
+/* The decoder of the format the check identified, so SDL_image's own
+ * detection (and the file name's TGA hint) cannot pick another one. NULL for
+ * the unchecked formats: those go to IMG_Load_RW (only when allowed), whose
+ * detection order the check mirrors. */
+static SDL_Surface *(*image_decoder(tempo__asset_format f))(SDL_RWops *)
+{
+    switch (f) {
+    case TEMPO__ASSET_PNG: return IMG_LoadPNG_RW;
+    case TEMPO__ASSET_JPEG: return IMG_LoadJPG_RW;
+    case TEMPO__ASSET_GIF: return IMG_LoadGIF_RW;
+    case TEMPO__ASSET_BMP: return IMG_LoadBMP_RW;
+    case TEMPO__ASSET_QOI: return IMG_LoadQOI_RW;
+    case TEMPO__ASSET_TGA: return IMG_LoadTGA_RW;
+    case TEMPO__ASSET_PNM: return IMG_LoadPNM_RW;
+    case TEMPO__ASSET_XPM: return IMG_LoadXPM_RW;
+    case TEMPO__ASSET_WEBP: return IMG_LoadWEBP_RW;
+    default: return NULL;
+    }
+}
+
+static bool named_tga(const char *path)
+{
+    const char *ext = strrchr(path, '.');
+    return ext && SDL_strcasecmp(ext, ".tga") == 0;
 }
 
 /* The texture format SDL_CreateTextureFromSurface (SDL 2.26) would pick for
@@ -568,28 +490,26 @@ static int load_image(tempo_loader *l, req *r, scratch *sc)
         return rc;
     if (len == 0)
         return req_fail(r, TEMPO_EFORMAT, "%s is an empty file", r->path);
-    /* Refuse an oversized image before the decoder allocates width * height
-     * * 4 bytes for it on the word of its header. */
-    uint32_t claim_w, claim_h;
-    if (peek_image_size(buf, len, &claim_w, &claim_h) && too_large(l, claim_w, claim_h)) {
-        return req_fail(r, TEMPO_ERANGE, "%s claims %ux%u, larger than the image limit %dx%d", r->path,
-                        (unsigned)claim_w, (unsigned)claim_h, l->max_tex_w, l->max_tex_h);
-    }
-    if (check_png_chunks(r, buf, len) < 0)
-        return r->error;
+    /* Identify the format by its bytes and refuse an oversized or lying
+     * header before the decoder allocates width * height * 4 bytes on its
+     * word. */
+    tempo__asset_limits lim = limits_of(l);
+    tempo__asset_info info;
+    rc = tempo__asset_check_image(buf, len, named_tga(r->path), &lim, &info);
+    if (rc < 0 && !(rc == TEMPO_ENOTSUP && l->allow_unchecked))
+        return check_fail(r, rc, &info);
     SDL_RWops *rw = SDL_RWFromConstMem(buf, (int)len);
     if (rw == NULL)
         return req_fail(r, TEMPO_ENOMEM, "%s", sdl_text("SDL_RWFromConstMem failed"));
-    /* The extension is only a hint for formats without a signature (TGA),
-     * exactly as IMG_Load(file) uses it. */
-    const char *ext = strrchr(r->path, '.');
+    SDL_Surface *(*decode)(SDL_RWops *) = image_decoder(info.format);
     SDL_ClearError();
-    SDL_Surface *s = IMG_LoadTyped_RW(rw, 1, ext ? ext + 1 : NULL);
+    SDL_Surface *s = decode ? decode(rw) : IMG_Load_RW(rw, 0);
+    SDL_RWclose(rw);
     if (s == NULL)
         return req_fail(r, TEMPO_EFORMAT, "%s: %s", r->path, sdl_text("SDL_image could not decode it"));
     if (too_large(l, (uint32_t)s->w, (uint32_t)s->h)) {
-        req_fail(r, TEMPO_ERANGE, "%s is %dx%d, larger than the image limit %dx%d", r->path, s->w, s->h,
-                 l->max_tex_w, l->max_tex_h);
+        req_fail(r, TEMPO_ERANGE, "%s is %dx%d, larger than the image limit %dx%d, %llu pixels", r->path, s->w,
+                 s->h, l->max_tex_w, l->max_tex_h, (unsigned long long)l->max_pixels);
         SDL_FreeSurface(s);
         return r->error;
     }
@@ -610,78 +530,6 @@ static int load_image(tempo_loader *l, req *r, scratch *sc)
     return 0;
 }
 
-/* An AIFF sample rate: an 80-bit IEEE 754 extended float. 0 if it is not a
- * positive number that fits in 32 bits. */
-static uint32_t aiff_rate(const unsigned char *p)
-{
-    int exponent = ((p[0] & 0x7f) << 8 | p[1]) - 16383;
-    uint64_t mantissa = (uint64_t)be32(p + 2) << 32 | be32(p + 6);
-    if ((p[0] & 0x80) || exponent < 0 || exponent > 31)
-        return 0;
-    return (uint32_t)(mantissa >> (63 - exponent));
-}
-
-/* Checks (and, for WAV sounds, repairs) RIFF/WAVE and FORM/AIFF headers
- * before any Mix_Load* sees them, because lies in them cost more than a
- * failed load (checked with SDL_mixer 2.6.2 / SDL 2.26.5):
- *  - 0 channels: SDL_mixer's WAV/AIFF music reader (codecs/music_wav.c,
- *    ParseFMT/ParseCOMM) takes the count unchecked and SDL's audio stream
- *    divides by zero: SIGFPE, the whole process dies. We require 1-8
- *    channels (what SDL 2's converter handles) and a non-zero rate (SDL
- *    rejects 0 Hz itself; one clear message for both is better).
- *  - A WAV "data" chunk longer than the file: SDL_LoadWAV_RW mallocs the
- *    claimed length (up to 4 GiB) before reading what is there, and by
- *    default (SDL_HINT_WAVE_TRUNCATION unset) then decodes the truncated
- *    data. With the whole file in memory (`whole`), the length is clamped to
- *    the bytes present: the same outcome without the giant allocation.
- *  - An AIFF COMM frame count beyond the file: SDL_mixer's AIFF sound loader
- *    mallocs frames * channels * bytes and then fails the short read, so the
- *    request fails here instead.
- * `b` holds the first `n` bytes of the file (all of it if `whole`). Chunks
- * beyond them and other formats are left to SDL_mixer. [loader thread] */
-static int check_audio_header(req *r, unsigned char *b, size_t n, bool whole)
-{
-    bool wav = n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WAVE", 4) == 0;
-    bool aiff = n >= 12 && memcmp(b, "FORM", 4) == 0 && (memcmp(b + 8, "AIFF", 4) == 0 || memcmp(b + 8, "AIFC", 4) == 0);
-    if (!wav && !aiff)
-        return 0;
-    uint64_t pos = 12;
-    while (pos + 8 <= n) {
-        unsigned char *c = b + pos;
-        uint64_t len = wav ? le32(c + 4) : be32(c + 4);
-        uint64_t body = pos + 8;
-        if (wav && memcmp(c, "fmt ", 4) == 0 && len >= 16 && body + 16 <= n) {
-            unsigned channels = (unsigned)(b[body + 2] | b[body + 3] << 8);
-            uint32_t rate = le32(b + body + 4);
-            if (channels < 1 || channels > 8 || rate == 0)
-                return req_fail(r, TEMPO_EFORMAT, "%s: WAVE header claims %u channels at %u Hz (1-8 channels, "
-                                "non-zero rate)", r->path, channels, (unsigned)rate);
-        } else if (wav && memcmp(c, "data", 4) == 0 && whole && len > n - body) {
-            uint32_t have = (uint32_t)(n - body);
-            c[4] = (unsigned char)have;
-            c[5] = (unsigned char)(have >> 8);
-            c[6] = (unsigned char)(have >> 16);
-            c[7] = (unsigned char)(have >> 24);
-            len = have;
-        } else if (aiff && memcmp(c, "COMM", 4) == 0 && len >= 18 && body + 18 <= n) {
-            unsigned channels = (unsigned)(b[body] << 8 | b[body + 1]);
-            uint64_t frames = be32(b + body + 2);
-            unsigned bits = (unsigned)(b[body + 6] << 8 | b[body + 7]);
-            uint32_t rate = aiff_rate(b + body + 8);
-            if (channels < 1 || channels > 8 || rate == 0)
-                return req_fail(r, TEMPO_EFORMAT, "%s: AIFF header claims %u channels at %u Hz (1-8 channels, "
-                                "non-zero rate)", r->path, channels, (unsigned)rate);
-            uint64_t need = frames * channels * ((bits + 7) / 8);
-            if (whole && need > n)
-                return req_fail(r, TEMPO_EFORMAT, "%s: AIFF header claims %llu frames (%llu bytes) in a file of "
-                                "%llu bytes", r->path, (unsigned long long)frames, (unsigned long long)need,
-                                (unsigned long long)n);
-        }
-        pos = body + len + (len & 1); /* chunks are padded to even sizes */
-    }
-    return 0;
-}
-
 static int require_audio(req *r)
 {
     if (!Mix_QuerySpec(NULL, NULL, NULL))
@@ -698,42 +546,58 @@ static int load_sound(tempo_loader *l, req *r, scratch *sc)
     size_t len;
     if (rc < 0 || (rc = read_all(l, r, sc, &buf, &len)) < 0)
         return rc;
-    if (len == 0)
-        return req_fail(r, TEMPO_EFORMAT, "%s is an empty file", r->path);
-    if (check_audio_header(r, buf, len, true) < 0)
-        return r->error;
+    tempo__asset_info info;
+    rc = tempo__asset_check_sound(buf, len, &info);
+    if (rc < 0 && !(rc == TEMPO_ENOTSUP && l->allow_unchecked))
+        return check_fail(r, rc, &info);
     SDL_RWops *rw = SDL_RWFromConstMem(buf, (int)len);
     if (rw == NULL)
         return req_fail(r, TEMPO_ENOMEM, "%s", sdl_text("SDL_RWFromConstMem failed"));
     plat_mutex_lock(mix_lock);
     SDL_ClearError();
-    Mix_Chunk *c = Mix_LoadWAV_RW(rw, 1);
+    /* freesrc 0: SDL_mixer 2.6.2 does not close a source it was told to
+     * close on every failure path (Mix_LoadMusic_RW returns early for data
+     * it cannot identify; found by fuzz_asset_load), so Tempo closes it. */
+    Mix_Chunk *c = Mix_LoadWAV_RW(rw, 0);
     if (c == NULL)
         req_fail(r, TEMPO_EFORMAT, "%s: %s", r->path, sdl_text("SDL_mixer could not decode it"));
     plat_mutex_unlock(mix_lock);
+    SDL_RWclose(rw);
     r->chunk = c;
     return c ? 0 : r->error;
 }
 
-static Mix_MusicType music_type_for(const char *path)
+/* The decoder for the format the check identified (never the file name's:
+ * a ".wav" name would send any bytes to the WAV reader). MUS_NONE lets
+ * SDL_mixer detect it (only for allowed unchecked data: its MOD fallback). */
+static Mix_MusicType music_type_for(tempo__asset_format f)
 {
-    const char *ext = strrchr(path, '.');
-    if (ext == NULL)
-        return MUS_NONE;
-    ext++;
-    if (SDL_strcasecmp(ext, "wav") == 0)
-        return MUS_WAV;
-    if (SDL_strcasecmp(ext, "ogg") == 0)
-        return MUS_OGG;
-    if (SDL_strcasecmp(ext, "opus") == 0)
-        return MUS_OPUS;
-    if (SDL_strcasecmp(ext, "flac") == 0)
-        return MUS_FLAC;
-    if (SDL_strcasecmp(ext, "mp3") == 0)
-        return MUS_MP3;
-    if (SDL_strcasecmp(ext, "mid") == 0 || SDL_strcasecmp(ext, "midi") == 0)
-        return MUS_MID;
-    return MUS_NONE; /* SDL_mixer sniffs the data (and falls back to MOD) */
+    switch (f) {
+    case TEMPO__ASSET_WAV:
+    case TEMPO__ASSET_AIFF: return MUS_WAV; /* one reader for both (codecs/music_wav.c) */
+    case TEMPO__ASSET_OGG: return MUS_OGG;
+    case TEMPO__ASSET_OPUS: return MUS_OPUS;
+    case TEMPO__ASSET_FLAC: return MUS_FLAC;
+    case TEMPO__ASSET_MP3: return MUS_MP3;
+    case TEMPO__ASSET_MIDI: return MUS_MID;
+    default: return MUS_NONE;
+    }
+}
+
+/* The music check reads the file where its chunks are. [loader thread] */
+static size_t rw_read_at(void *ctx, uint64_t off, void *buf, size_t len)
+{
+    SDL_RWops *rw = ctx;
+    if (off > INT64_MAX || SDL_RWseek(rw, (Sint64)off, RW_SEEK_SET) < 0)
+        return 0;
+    size_t got = 0;
+    while (got < len) {
+        size_t k = SDL_RWread(rw, (char *)buf + got, 1, len - got);
+        if (k == 0)
+            break;
+        got += k;
+    }
+    return got;
 }
 
 /* [loader thread] */
@@ -749,17 +613,22 @@ static int load_music(tempo_loader *l, req *r)
         SDL_RWclose(rw);
         return req_fail(r, TEMPO_EFORMAT, "%s is an empty file", r->path);
     }
-    /* The header check needs the chunks before the audio data; 4 KiB holds
-     * them in any ordinary file (music streams, so the rest is not read). */
-    unsigned char head[4096];
-    size_t got = SDL_RWread(rw, head, 1, sizeof head);
-    if (SDL_RWseek(rw, 0, RW_SEEK_SET) != 0 || check_audio_header(r, head, got, false) < 0) {
+    /* Music streams, so the file is not read whole: the check seeks to
+     * every chunk header SDL_mixer's reader will visit, wherever it is. */
+    tempo__asset_reader rd = {.size = n, .read = rw_read_at, .ctx = rw};
+    tempo__asset_info info;
+    rc = tempo__asset_check_music(&rd, &info);
+    if (rc < 0 && !(rc == TEMPO_ENOTSUP && l->allow_unchecked)) {
         SDL_RWclose(rw);
-        return r->error ? r->error : req_fail(r, TEMPO_EIO, "cannot seek %s: %s", r->path, sdl_text("seek failed"));
+        return check_fail(r, rc, &info);
+    }
+    if (SDL_RWseek(rw, 0, RW_SEEK_SET) != 0) {
+        SDL_RWclose(rw);
+        return req_fail(r, TEMPO_EIO, "cannot seek %s: %s", r->path, sdl_text("seek failed"));
     }
     plat_mutex_lock(mix_lock);
     SDL_ClearError();
-    Mix_Music *m = Mix_LoadMUSType_RW(rw, music_type_for(r->path), 1); /* closes rw on failure */
+    Mix_Music *m = Mix_LoadMUSType_RW(rw, music_type_for(info.format), 1); /* closes rw on failure */
     if (m == NULL)
         req_fail(r, TEMPO_EFORMAT, "%s: %s", r->path, sdl_text("SDL_mixer could not decode it"));
     plat_mutex_unlock(mix_lock);
@@ -936,13 +805,17 @@ static void deliver(tempo_loader *l, req *r, bool destroying)
                  r->cancelled ? "cancelled (tempo_loader_cancel)" : "loader destroyed before delivery");
     } else if (r->error != 0) {
         free_objects(r); /* e.g. a custom result left next to an error */
-        SDL_LogWarn(SDL_LOG_CATEGORY_APPLICATION, "tempo loader: request %llu (%s) failed: %s: %s",
-                    (unsigned long long)r->id, r->type == TEMPO_LOAD_CUSTOM ? "custom job" : r->path,
-                    tempo_errname(r->error), r->error_text ? r->error_text : "");
+        /* Expected: the result carries it. A game loading untrusted files
+         * must not be flooded (or slowed) by one log line per refusal. */
+        tempo__log(TEMPO_LOG_DEBUG, "tempo loader: request %llu (%s) failed: %s: %s", (unsigned long long)r->id,
+                   r->type == TEMPO_LOAD_CUSTOM ? "custom job" : r->path, tempo_errname(r->error),
+                   r->error_text ? r->error_text : "");
     }
 
     plat_mutex_lock(l->lock);
     group_rec *g = find_group(l, r->group);
+    bool batch_done = false;
+    tempo_load_progress batch = {0};
     if (g) {
         g->p.items_done++;
         g->p.bytes_done += r->bytes;
@@ -950,6 +823,12 @@ static void deliver(tempo_loader *l, req *r, bool destroying)
             g->p.items_cancelled++;
         else if (r->error != 0)
             g->p.items_failed++;
+        /* This delivery completes the batch: a submit from the `done`
+         * below starts a new one (as for progress). */
+        if (g->p.items_done == g->p.items_total) {
+            batch_done = true;
+            batch = g->p;
+        }
     }
     l->stats.delivered++;
     if (r->error == TEMPO_ECANCELED)
@@ -984,7 +863,10 @@ static void deliver(tempo_loader *l, req *r, bool destroying)
     } else {
         free_objects(r); /* nobody to hand it to */
     }
+    uint32_t group = r->group;
     free_req(r);
+    if (batch_done && l->group_done != NULL)
+        l->group_done(l, group, &batch, l->group_done_user);
 }
 
 /* The loop-thread half of process() and process_until(). `deadline`:
@@ -1132,10 +1014,13 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
     plat_mutex_unlock(l->lock);
 
     if (err != 0) {
+        /* A full queue is expected back-pressure, reported by the return
+         * value: debug level, or a producer retrying floods the log. */
         if (err == TEMPO_EFULL)
-            tempo__set_error(err, "tempo_loader_submit: %u requests pending (desc.max_pending)", (unsigned)pending);
+            tempo__set_error_at(TEMPO_LOG_DEBUG, err, "tempo_loader_submit: %u requests pending (desc.max_pending)",
+                                (unsigned)pending);
         else if (err == TEMPO_ESHUTDOWN)
-            tempo__set_error(err, "tempo_loader_submit: the loader is being destroyed");
+            tempo__set_error_at(TEMPO_LOG_DEBUG, err, "tempo_loader_submit: the loader is being destroyed");
         else
             tempo__set_error(err, "tempo_loader_submit: no memory for progress group %u", (unsigned)q->group);
         free(args);
@@ -1289,9 +1174,19 @@ static void free_loader(tempo_loader *l)
 tempo_loader *tempo_loader_create(const tempo_loader_desc *desc)
 {
     tempo_loader_desc d = desc ? *desc : (tempo_loader_desc){0};
-    if (d.threads < 0 || d.threads > MAX_THREADS || d.max_pending < 0 || d.max_texture_size < 0) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_loader_create: threads %d (0..%d), max_pending %d, max_texture_size %d",
-                         d.threads, MAX_THREADS, d.max_pending, d.max_texture_size);
+    /* One message per wrong field, naming it and its range. */
+    if (d.threads < 0 || d.threads > MAX_THREADS) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_loader_create: desc.threads is %d, outside 0..%d", d.threads,
+                         MAX_THREADS);
+        return NULL;
+    }
+    if (d.max_pending < 0) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_loader_create: desc.max_pending is %d, must be >= 0", d.max_pending);
+        return NULL;
+    }
+    if (d.max_texture_size < 0) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_loader_create: desc.max_texture_size is %d, must be >= 0",
+                         d.max_texture_size);
         return NULL;
     }
     tempo_loader *l = calloc(1, sizeof *l);
@@ -1309,6 +1204,10 @@ tempo_loader *tempo_loader_create(const tempo_loader_desc *desc)
     l->max_pending = d.max_pending ? (uint32_t)d.max_pending : DEFAULT_MAX_PENDING;
     l->now_ns = d.now_ns ? d.now_ns : default_now;
     l->now_user = d.now_user;
+    l->max_pixels = d.max_image_pixels ? d.max_image_pixels : TEMPO_LOADER_DEFAULT_MAX_PIXELS;
+    l->allow_unchecked = d.allow_unchecked_formats;
+    l->group_done = d.group_done;
+    l->group_done_user = d.group_done_user;
     if (d.renderer != NULL) {
         SDL_RendererInfo info;
         if (SDL_GetRendererInfo(d.renderer, &info) != 0) {

@@ -91,6 +91,20 @@ plat_thread *plat_thread_create(int (*fn)(void *arg), const char *name, void *ar
 /* Waits for the thread to finish, frees it, and returns fn's result. */
 int plat_thread_join(plat_thread *t);
 
+/* ---- Files ------------------------------------------------------------- */
+
+struct SDL_RWops;
+
+/* Opens `path` (UTF-8) for reading if, and only if, it is a regular file,
+ * without ever blocking: a FIFO without a writer would block open() (and a
+ * pipe or device a read) forever. The type is judged on the opened file,
+ * not the path, so it cannot be swapped in between. Returns an SDL_RWops
+ * owned by the caller, or NULL: then *not_regular is true if the path
+ * exists but is not a regular file (directory, FIFO, device, socket, pipe),
+ * else errno holds the OS reason (0 if unknown; SDL_GetError() may say
+ * more). */
+struct SDL_RWops *plat_file_open_read(const char *path, bool *not_regular);
+
 /* Mutexes are not recursive (win32: SRW locks): never lock one twice on
  * the same thread. */
 plat_mutex *plat_mutex_create(void);

@@ -18,6 +18,7 @@
 #include <SDL_image.h>
 #include <SDL_mixer.h>
 
+#include "asset_seeds.h"
 #include "harness.h"
 #include "tempo/loader.h"
 #include "tempo/wait.h"
@@ -998,7 +999,7 @@ static void image_too_large_for_the_renderer(void)
     tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.renderer = ren, .max_texture_size = 256});
     expect_error(l, TEMPO_LOAD_IMAGE, FX "wide.png", TEMPO_ERANGE, "claims 300x40"); /* from the PNG header */
     expect_error(l, TEMPO_LOAD_IMAGE, FX "wide.bmp", TEMPO_ERANGE, "claims 300x40"); /* BMP header, too */
-    expect_error(l, TEMPO_LOAD_IMAGE, FX "wide.tga", TEMPO_ERANGE, "is 300x40"); /* after decoding */
+    expect_error(l, TEMPO_LOAD_IMAGE, FX "wide.tga", TEMPO_ERANGE, "claims 300x40"); /* the TGA header too */
     rec *e = load_one(l, TEMPO_LOAD_IMAGE, FX "b.png");
     CHECK_EQ_INT(e->error, 0);
     tempo_loader_destroy(l);
@@ -1016,7 +1017,7 @@ static void bad_sound_input(void)
     expect_error(l, TEMPO_LOAD_SOUND, FX "nochan.wav", TEMPO_EFORMAT, "channels");
     expect_error(l, TEMPO_LOAD_SOUND, FX "badtag.wav", TEMPO_EFORMAT, "0x1234");
     expect_error(l, TEMPO_LOAD_SOUND, FX "fmtpast.wav", TEMPO_EFORMAT, NULL);
-    expect_error(l, TEMPO_LOAD_SOUND, FX "noise.png", TEMPO_EFORMAT, NULL);
+    expect_error(l, TEMPO_LOAD_SOUND, FX "noise.png", TEMPO_ENOTSUP, "no audio signature"); /* SDL_mixer: MOD? */
     expect_error(l, TEMPO_LOAD_SOUND, ".", TEMPO_EIO, NULL);
     expect_error(l, TEMPO_LOAD_MUSIC, FX "missing.ogg", TEMPO_ENOENT, NULL);
     expect_error(l, TEMPO_LOAD_MUSIC, FX "empty.wav", TEMPO_EFORMAT, "empty");
@@ -1484,6 +1485,259 @@ static void many_threads_submit_cancel_and_deliver(void)
     tempo_loader_destroy(s.l);
 }
 
+/* ---- Cases: formats, limits, notifications, the log (issues 10 and 14) ------------ */
+
+/* Every format the loader accepts still loads after the checks. */
+static void every_accepted_format_loads(void)
+{
+    int n = 0;
+    const asset_seed *seeds = asset_seeds_write(".", &n);
+    CHECK(seeds != NULL);
+    if (seeds == NULL)
+        return;
+    tempo_loader *l = tempo_loader_create(NULL);
+    for (int i = 0; i < n; i++) {
+        const asset_seed *sd = &seeds[i];
+        if (sd->type != TEMPO_LOAD_IMAGE && !audio_ok)
+            continue;
+        if (sd->img_init && !(IMG_Init(sd->img_init) & sd->img_init)) {
+            tt_note("%-14s skipped: this SDL_image has no decoder for it", sd->name);
+            continue;
+        }
+        for (int pass = 0; pass < (sd->also_music ? 2 : 1); pass++) {
+            tempo_load_type type = pass ? TEMPO_LOAD_MUSIC : sd->type;
+            rec *e = load_one(l, type, sd->name);
+            tt_note("%-14s %-5s %-14s %dx%d %s", sd->name, type == TEMPO_LOAD_IMAGE ? "image"
+                    : type == TEMPO_LOAD_SOUND ? "sound" : "music", tempo_errname(e->error), e->w, e->h, e->text);
+            if (sd->decoder_optional && e->error == TEMPO_EFORMAT)
+                continue; /* no decoder or sound font here: not ours to judge */
+            if (e->error != 0)
+                tt_fail(__FILE__, __LINE__, "%s: %s (%s)", sd->name, tempo_errname(e->error), e->text);
+            if (type == TEMPO_LOAD_IMAGE) {
+                CHECK_EQ_INT(e->w, sd->w);
+                CHECK_EQ_INT(e->h, sd->h);
+            }
+        }
+    }
+    tempo_loader_destroy(l);
+    for (int i = 0; i < n; i++)
+        remove(seeds[i].name);
+}
+
+/* The decoder follows the bytes, not the name: a PNG named .tga went to
+ * SDL_image's TGA reader (first in its table for a "tga" hint) and failed. */
+static void the_format_follows_the_bytes_not_the_name(void)
+{
+    size_t n;
+    unsigned char *png = read_whole(FX "b.png", &n);
+    write_file(FX "png_named.tga", png, n);
+    free(png);
+    tempo_loader *l = tempo_loader_create(NULL);
+    rec *e = load_one(l, TEMPO_LOAD_IMAGE, FX "png_named.tga");
+    CHECK_EQ_INT(e->error, 0);
+    CHECK_EQ_INT(e->w, 32);
+    /* A .wav name does not send other bytes to the WAV music reader. */
+    if (audio_ok) {
+        e = load_one(l, TEMPO_LOAD_MUSIC, FX "text.txt");
+        CHECK_EQ_INT(e->error, TEMPO_ENOTSUP);
+    }
+    tempo_loader_destroy(l);
+    remove(FX "png_named.tga");
+}
+
+static void pixel_limit_and_unchecked_formats(void)
+{
+    /* 300x40 = 12000 pixels: within the sides, over a 10000-pixel limit. */
+    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.max_image_pixels = 10000});
+    expect_error(l, TEMPO_LOAD_IMAGE, FX "wide.png", TEMPO_ERANGE, "claims 300x40");
+    expect_error(l, TEMPO_LOAD_IMAGE, FX "wide.tga", TEMPO_ERANGE, "10000 pixels");
+    rec *e = load_one(l, TEMPO_LOAD_IMAGE, FX "b.png"); /* 1024 pixels */
+    CHECK_EQ_INT(e->error, 0);
+    tempo_loader_destroy(l);
+
+    /* An SVG cannot be sized before decoding: refused unless the game opts
+     * in, and then still held to the limits after decoding. */
+    static const char svg[] = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"20\" height=\"10\">"
+                              "<rect width=\"20\" height=\"10\" fill=\"red\"/></svg>\n";
+    write_file(FX "small.svg", svg, sizeof svg - 1);
+    l = tempo_loader_create(NULL);
+    expect_error(l, TEMPO_LOAD_IMAGE, FX "small.svg", TEMPO_ENOTSUP, "SVG");
+    tempo_loader_destroy(l);
+    l = tempo_loader_create(&(tempo_loader_desc){.allow_unchecked_formats = true});
+    e = load_one(l, TEMPO_LOAD_IMAGE, FX "small.svg");
+    CHECK_EQ_INT(e->error, 0);
+    CHECK_EQ_INT(e->w, 20);
+    CHECK_EQ_INT(e->h, 10);
+    tempo_loader_destroy(l);
+    l = tempo_loader_create(&(tempo_loader_desc){.allow_unchecked_formats = true, .max_image_pixels = 100});
+    expect_error(l, TEMPO_LOAD_IMAGE, FX "small.svg", TEMPO_ERANGE, "is 20x10");
+    tempo_loader_destroy(l);
+    remove(FX "small.svg");
+}
+
+static void create_errors_name_the_field(void)
+{
+    static const struct {
+        tempo_loader_desc d;
+        const char *field, *other;
+    } bad[] = {
+        {{.threads = -1}, "desc.threads is -1", "max_pending"},
+        {{.threads = 17}, "desc.threads is 17", "max_pending"},
+        {{.max_pending = -5}, "desc.max_pending is -5", "threads"},
+        {{.max_texture_size = -2}, "desc.max_texture_size is -2", "threads"},
+    };
+    for (size_t i = 0; i < SDL_arraysize(bad); i++) {
+        CHECK(tempo_loader_create(&bad[i].d) == NULL);
+        const char *t = tempo_get_error();
+        tt_note("%s", t);
+        if (strstr(t, bad[i].field) == NULL || strstr(t, bad[i].other) != NULL)
+            tt_fail(__FILE__, __LINE__, "\"%s\": want \"%s\" and no \"%s\"", t, bad[i].field, bad[i].other);
+    }
+}
+
+typedef struct group_note {
+    uint32_t group;
+    tempo_load_progress p;
+    int recs_before; /* deliveries recorded when it arrived */
+} group_note;
+
+static group_note group_notes[16];
+static int n_group_notes;
+
+static void on_group_done(tempo_loader *l, uint32_t group, const tempo_load_progress *p, void *user)
+{
+    (void)l;
+    CHECK(user == (void *)group_notes);
+    if (n_group_notes < 16)
+        group_notes[n_group_notes++] = (group_note){group, *p, nrecs};
+}
+
+/* A done callback that extends its own batch once. */
+static void on_done_then_submit(tempo_loader *l, const tempo_load_result *r, void *user)
+{
+    on_done(l, r, user);
+    if (user == (void *)1)
+        tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_BYTES, .path = FX "k2.bin", .group = r->group,
+                                                     .done = on_done});
+}
+
+static void group_done_fires_once_per_batch(void)
+{
+    reset_recs();
+    n_group_notes = 0;
+    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.group_done = on_group_done,
+                                                                .group_done_user = group_notes});
+    hold h;
+    hold_init(&h);
+    submit_hold(l, &h, 0); /* group 0, held: nothing of group 7 or 8 can finish before all are queued */
+    wait_started(&h);
+    for (int i = 0; i < 3; i++)
+        submit_file(l, TEMPO_LOAD_BYTES, FX "k1.bin", 0, 7, NULL);
+    submit_file(l, TEMPO_LOAD_BYTES, FX "missing.bin", 0, 8, NULL); /* failures count too */
+    tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_BYTES, .path = FX "k3.bin", .group = 8,
+                                                 .done = on_done_then_submit, .user = (void *)1});
+    tempo_event_set(h.release);
+    drain(l, 1 + 3 + 2 + 1);
+    hold_free(&h);
+    CHECK_EQ_INT(n_group_notes, 4); /* groups 0, 7, 8, and 8's second batch */
+    for (int i = 0; i < n_group_notes; i++) {
+        group_note *g = &group_notes[i];
+        tt_note("group %u done after %d deliveries: %u/%u items, %u failed, %llu bytes", (unsigned)g->group,
+                g->recs_before, (unsigned)g->p.items_done, (unsigned)g->p.items_total, (unsigned)g->p.items_failed,
+                (unsigned long long)g->p.bytes_done);
+        CHECK_EQ_INT(g->p.items_done, g->p.items_total);
+        if (g->group == 7) {
+            CHECK_EQ_INT(g->p.items_total, 3);
+            CHECK_EQ_U64(g->p.bytes_done, 3000);
+        } else if (g->group == 8 && i == 2) {
+            /* Right after the done of its last request, failures counted. */
+            CHECK_EQ_INT(g->p.items_total, 2);
+            CHECK_EQ_INT(g->p.items_failed, 1);
+            CHECK_EQ_INT(g->recs_before, 6);
+        } else if (g->group == 8) {
+            /* The submit from that done started a new batch. */
+            CHECK_EQ_INT(i, 3);
+            CHECK_EQ_INT(g->p.items_total, 1);
+            CHECK_EQ_U64(g->p.bytes_done, 2000);
+            CHECK_EQ_INT(g->recs_before, 7);
+        }
+    }
+    /* A new batch notifies again. */
+    submit_file(l, TEMPO_LOAD_BYTES, FX "k1.bin", 0, 7, NULL);
+    drain(l, 8);
+    CHECK_EQ_INT(n_group_notes, 5);
+    CHECK_EQ_INT(group_notes[4].group, 7);
+    CHECK_EQ_INT(group_notes[4].p.items_total, 1);
+    /* Destroy ends a batch by cancelling it: notified, counted cancelled. */
+    hold_init(&h);
+    submit_hold(l, &h, 0);
+    wait_started(&h);
+    submit_file(l, TEMPO_LOAD_BYTES, FX "k1.bin", 0, 9, NULL);
+    tempo_event_set(h.release);
+    tempo_loader_destroy(l);
+    hold_free(&h);
+    CHECK_EQ_INT(n_group_notes, 7);
+    bool saw9 = false;
+    for (int i = 5; i < n_group_notes; i++)
+        if (group_notes[i].group == 9) {
+            saw9 = true;
+            CHECK_EQ_INT(group_notes[i].p.items_cancelled, 1);
+        }
+    CHECK(saw9);
+}
+
+/* The log: loader failures are DEBUG lines, shown only when asked for. */
+static atomic_int debug_lines, warn_lines;
+
+static void count_log(void *user, int category, SDL_LogPriority priority, const char *message)
+{
+    (void)user;
+    (void)category;
+    if (strstr(message, "tempo") == NULL)
+        return;
+    if (priority == SDL_LOG_PRIORITY_DEBUG)
+        atomic_fetch_add(&debug_lines, 1);
+    else if (priority >= SDL_LOG_PRIORITY_WARN)
+        atomic_fetch_add(&warn_lines, 1);
+}
+
+static void log_level_gates_loader_messages(void)
+{
+    SDL_LogOutputFunction prev;
+    void *prev_user;
+    SDL_LogGetOutputFunction(&prev, &prev_user);
+    SDL_LogSetOutputFunction(count_log, NULL);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_VERBOSE);
+    CHECK_EQ_INT(tempo_log_get_level(), TEMPO_LOG_WARN);
+    CHECK_EQ_INT(tempo_log_set_level((tempo_log_level)0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_log_set_level((tempo_log_level)6), TEMPO_EINVAL);
+    tempo_loader *l = tempo_loader_create(NULL);
+    struct { tempo_log_level level; int debug, warn; } want[] = {
+        {TEMPO_LOG_WARN, 0, 0}, {TEMPO_LOG_DEBUG, 1, 0}, {TEMPO_LOG_NONE, 0, 0}};
+    for (size_t i = 0; i < SDL_arraysize(want); i++) {
+        CHECK_EQ_INT(tempo_log_set_level(want[i].level), 0);
+        atomic_store(&debug_lines, 0);
+        atomic_store(&warn_lines, 0);
+        rec *e = load_one(l, TEMPO_LOAD_BYTES, FX "missing.bin");
+        CHECK_EQ_INT(e->error, TEMPO_ENOENT);
+        CHECK_EQ_INT(atomic_load(&debug_lines), want[i].debug);
+        CHECK_EQ_INT(atomic_load(&warn_lines), want[i].warn);
+    }
+    /* Misuse still warns at the default level; NONE silences even that. */
+    tempo_log_set_level(TEMPO_LOG_WARN);
+    atomic_store(&warn_lines, 0);
+    CHECK_EQ_INT(tempo_loader_submit(l, NULL), 0);
+    CHECK_EQ_INT(atomic_load(&warn_lines), 1);
+    tempo_log_set_level(TEMPO_LOG_NONE);
+    CHECK_EQ_INT(tempo_loader_submit(l, NULL), 0);
+    CHECK_EQ_INT(atomic_load(&warn_lines), 1);
+    CHECK(strstr(tempo_get_error(), "request is NULL") != NULL); /* the detail is kept regardless */
+    tempo_log_set_level(TEMPO_LOG_WARN);
+    tempo_loader_destroy(l);
+    SDL_LogSetOutputFunction(prev, prev_user);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_ERROR);
+}
+
 static const tt_case cases[] = {
     TT_CASE(create_and_destroy),
     TT_CASE(submit_rejects_bad_requests),
@@ -1517,6 +1771,12 @@ static const tt_case cases[] = {
     TT_CASE(destroy_with_work_queued_and_in_flight),
     TT_CASE(submit_during_destroy_is_refused),
     TT_CASE(many_threads_submit_cancel_and_deliver),
+    TT_CASE(every_accepted_format_loads),
+    TT_CASE(the_format_follows_the_bytes_not_the_name),
+    TT_CASE(pixel_limit_and_unchecked_formats),
+    TT_CASE(create_errors_name_the_field),
+    TT_CASE(group_done_fires_once_per_batch),
+    TT_CASE(log_level_gates_loader_messages),
 };
 
 int main(int argc, char **argv)

@@ -4,8 +4,10 @@
  *  - Functions returning `int` return 0 (or a non-negative count/index) on
  *    success and a negative TEMPO_E* code on failure; tempo_strerror() names it.
  *  - When a failure comes from the OS or SDL, the native text is logged
- *    (SDL_LogWarn, category APPLICATION) and kept for the calling thread:
- *    tempo_get_error() returns it.
+ *    (through SDL_Log, category APPLICATION, at or above tempo_log_set_level)
+ *    and kept for the calling thread: tempo_get_error() returns it.
+ *    Expected per-request outcomes (a file the loader refuses, a submit to a
+ *    full queue) are reported in their result and logged at DEBUG only.
  *  - Creation functions return NULL on failure and set that text.
  *  - Time is uint64_t nanoseconds on the clock of tempo_now_ns().
  *  - Unless a function says "Thread: any", call it from the loop thread
@@ -70,6 +72,27 @@ TEMPO_API const char *tempo_errname(int code);
  * Tempo and stays valid until the next Tempo call on this thread.
  * Thread: any (each thread has its own). */
 TEMPO_API const char *tempo_get_error(void);
+
+/* Log levels of Tempo's own messages, lowest first. */
+typedef enum tempo_log_level {
+    TEMPO_LOG_DEBUG = 1, /* expected per-request failures (refused files, full queues) */
+    TEMPO_LOG_INFO = 2,
+    TEMPO_LOG_WARN = 3,  /* failures of the OS, SDL or a misuse of the API: the default level */
+    TEMPO_LOG_ERROR = 4,
+    TEMPO_LOG_NONE = 5   /* nothing */
+} tempo_log_level;
+
+/* Tempo logs only messages at or above `level` (default TEMPO_LOG_WARN);
+ * they go to SDL_LogMessage (category APPLICATION), so SDL's own priority
+ * for that category filters them too: for DEBUG lines also call
+ * SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_DEBUG).
+ * A message below the level costs no formatting for the log (the detail
+ * for tempo_get_error() is still kept). Returns 0, or TEMPO_EINVAL for a
+ * level outside the enum. Thread: any (an atomic store). */
+TEMPO_API int tempo_log_set_level(tempo_log_level level);
+
+/* The current level. Thread: any. */
+TEMPO_API tempo_log_level tempo_log_get_level(void);
 
 /* Nanoseconds on a monotonic clock that never goes backwards and does not
  * jump with wall-clock changes. The epoch is unspecified (compare times, do

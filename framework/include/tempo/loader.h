@@ -58,14 +58,42 @@
  *    * Music streams from its file during playback: the Mix_Music keeps the
  *      file open until Mix_FreeMusic().
  *
- * Hostile files: every bad file becomes that request's error, never a crash
- * or a giant allocation. Before a decoder sees the data the loader checks
- * the image size a PNG/JPEG/BMP/GIF/QOI header claims (desc.max_texture_size),
- * PNG chunks running past the end of the file, WAV/AIFF headers claiming 0
- * or more than 8 channels or 0 Hz (SDL_mixer 2.6.2 dies with SIGFPE on
- * 0-channel music), WAV data lengths past the end of the file (clamped:
- * SDL would malloc the claimed size, up to 4 GiB) and AIFF frame counts
- * past it (refused).
+ * Hostile files: every bad file becomes that request's error, never a
+ * crash, a giant allocation or a hang. Before a decoder sees the data the
+ * loader identifies the format by its first bytes (never by the file name),
+ * checks what its header claims, and then calls that format's decoder
+ * itself, so SDL_image's or SDL_mixer's own detection cannot pick another:
+ *  - images: the size a PNG, JPEG, GIF (its first image block), BMP, QOI,
+ *    WEBP, PNM, XPM or TGA header claims against desc.max_texture_size and
+ *    desc.max_image_pixels; PNM and XPM must also hold the pixels they claim,
+ *    PNG chunks must not run past the end. TGA has no magic bytes: like
+ *    SDL_image, the loader takes a file for TGA only when it is named
+ *    ".tga" (or carries the TGA 2.0 footer), and checks its header too.
+ *    SVG, TIFF, ICO/CUR, PCX, LBM, XCF, XV, AVIF and JPEG XL cannot be
+ *    checked before decoding (an 80-byte SVG can claim 40000x40000):
+ *    refused with TEMPO_ENOTSUP unless desc.allow_unchecked_formats.
+ *  - sound and music: WAV and AIFF headers must claim 1-8 channels at
+ *    1000-768000 Hz, wherever in the file the chunk is. Music is checked
+ *    the way SDL_mixer 2.6's music reader walks the file (no pad bytes in
+ *    WAV, every "fmt " chunk, smpl loop counts, LIST/ID3 lengths), so a
+ *    file read differently by the two cannot slip through (SDL_mixer 2.6.2
+ *    dies with SIGFPE on 0-channel music and reads past its buffer on a
+ *    lying smpl chunk). A file starting "WAVE" instead of "RIFF" is refused.
+ *    A WAV sound's data length past the end of the file is clamped (SDL
+ *    would malloc the claimed size, up to 4 GiB); an AIFF frame count past
+ *    it is refused. Data without an audio signature (SDL_mixer's MOD
+ *    fallback) is refused with TEMPO_ENOTSUP unless allow_unchecked_formats.
+ *  - files: only regular files are opened; a FIFO, device or socket fails
+ *    with TEMPO_EIO at once (a FIFO would block open() forever).
+ * The default image limit is TEMPO_LOADER_DEFAULT_MAX_PIXELS (8192 x 8192 =
+ * 64 Mpx): such an image costs 256 MiB as a 32-bit surface, and up to twice
+ * that while the loader converts it to the texture format. Measured without
+ * a renderer (SDL_image 2.6.3, libpng): an 8192x8192 PNG took 1.2 s on the
+ * loader thread and 270 MB peak RSS; a 16000x16000 one is refused in 10 ms
+ * by default, and with max_image_pixels raised took 3.5 s and 1.0 GB.
+ *
+ * Expected failures are in the result (and logged at TEMPO_LOG_DEBUG only,
+ * see tempo_log_set_level): a game loading untrusted files is not flooded.
  *
  * Threads: create, destroy and process on the loop thread (the renderer's
  * thread); submit, cancel, progress, stats and wait_idle from any thread.
@@ -197,15 +225,35 @@ struct tempo_load_result {
 /* Per-request errors:
  *   TEMPO_ENOENT    the file does not exist
  *   TEMPO_ERANGE    path too long for the OS; image (or what its header
- *                   claims) larger than desc.max_texture_size; file over 2 GiB
- *   TEMPO_EIO       the file cannot be opened or read (a directory, no permission)
- *   TEMPO_EFORMAT   empty file, or the decoder rejected the data (truncated,
- *                   not that format, lying header); SDL's text says why
+ *                   claims) larger than desc.max_texture_size or
+ *                   desc.max_image_pixels; file over 2 GiB
+ *   TEMPO_EIO       the file cannot be opened or read (no permission), or it is
+ *                   not a regular file (a directory, FIFO, device, socket)
+ *   TEMPO_EFORMAT   empty file, not a format the loader recognises by its first
+ *                   bytes, a header that lies (see "Hostile files"), or the
+ *                   decoder rejected the data; the text says why
+ *   TEMPO_ENOTSUP   a format that cannot be checked before decoding, without
+ *                   desc.allow_unchecked_formats
  *   TEMPO_EINVAL    sound/music without Mix_OpenAudio()
  *   TEMPO_ENOMEM    out of memory
  *   TEMPO_EPLATFORM texture creation failed (SDL text)
  *   TEMPO_ECANCELED cancelled, or the loader was destroyed first
  *   custom jobs: whatever work/finalize returned */
+
+typedef struct tempo_load_progress tempo_load_progress; /* defined below */
+
+/* [loop thread] Optional (desc.group_done): a batch of `group` (see
+ * tempo_load_progress) is complete: called right after the `done` of the
+ * delivery that made items_done reach items_total, with the batch's final
+ * progress, so a loading screen need not poll. A submit to the group from
+ * that `done` (or later) starts a new batch, which notifies again when it
+ * completes. tempo_loader_destroy() also notifies the batches it completes
+ * by cancelling them. It may call what a `done` callback may. */
+typedef void (*tempo_load_group_done_fn)(tempo_loader *loader, uint32_t group, const tempo_load_progress *progress,
+                                         void *user);
+
+/* 8192 x 8192: 256 MiB as a 32-bit surface (see "Hostile files"). */
+#define TEMPO_LOADER_DEFAULT_MAX_PIXELS (UINT64_C(8192) * 8192)
 
 typedef struct tempo_loader_desc {
     int threads;                 /* loader threads; 0 => 1 (max 16) */
@@ -217,12 +265,13 @@ typedef struct tempo_loader_desc {
     int max_pending;             /* requests accepted but not yet delivered; 0 => 8192;
                                     submit past it fails with TEMPO_EFULL */
     int max_texture_size;        /* images wider or taller fail with TEMPO_ERANGE, checked
-                                    against the size a PNG/JPEG/BMP/GIF/QOI header claims before
-                                    decoding (so a lying header cannot make the decoder allocate
-                                    gigabytes) and against the decoded surface. 0 => the
-                                    renderer's limit (SDL_GetRendererInfo), or 16384 without a
-                                    renderer or when it reports none (the software renderer).
-                                    Non-zero replaces it: for tests, or to keep textures small. */
+                                    against the size the header claims before decoding (see
+                                    "Hostile files": a lying header cannot make the decoder
+                                    allocate gigabytes) and against the decoded surface.
+                                    0 => the renderer's limit (SDL_GetRendererInfo), or 16384
+                                    without a renderer or when it reports none (the software
+                                    renderer). Non-zero replaces it: for tests, or to keep
+                                    textures small. */
     bool low_priority;           /* false => loader threads keep the priority they are created
                                     with (the OS already favours the mostly sleeping loop thread
                                     when it wakes). true => they lower it to
@@ -233,11 +282,21 @@ typedef struct tempo_loader_desc {
     uint64_t (*now_ns)(void *now_user); /* clock of the finalize budget; NULL => tempo_now_ns.
                                            A fake clock makes budget tests exact. */
     void *now_user;
+    uint64_t max_image_pixels;   /* images claiming or decoding to more pixels (w * h) fail with
+                                    TEMPO_ERANGE; 0 => TEMPO_LOADER_DEFAULT_MAX_PIXELS (8192^2,
+                                    256 MiB as a 32-bit surface) */
+    bool allow_unchecked_formats; /* false => formats whose claims cannot be checked before
+                                     decoding (SVG, TIFF, ICO, PCX, ...; audio without a known
+                                     signature) fail with TEMPO_ENOTSUP. true => they are decoded
+                                     anyway (and sized after decoding): only for trusted files */
+    tempo_load_group_done_fn group_done; /* NULL => no batch notification */
+    void *group_done_user;               /* passed to group_done */
 } tempo_loader_desc;
 
 /* Creates a loader and starts its threads. `desc` may be NULL (defaults).
- * Returns the loader, owned by the caller, or NULL (invalid desc, out of
- * memory, thread creation failed; detail in tempo_get_error()).
+ * Returns the loader, owned by the caller, or NULL (invalid desc: the
+ * detail names the field and its allowed range; out of memory; thread
+ * creation failed; detail in tempo_get_error()).
  * Thread: loop thread (the renderer's, if one is given). */
 TEMPO_API tempo_loader *tempo_loader_create(const tempo_loader_desc *desc);
 
@@ -326,7 +385,7 @@ TEMPO_API int tempo_loader_wait_idle(tempo_loader *loader, uint64_t timeout_ns);
 /* Progress of one request group, for loading screens. A batch is everything
  * submitted to the group until all of it has been delivered: the next submit
  * after that starts a new batch from zero. */
-typedef struct tempo_load_progress {
+struct tempo_load_progress {
     uint32_t items_total;     /* submitted in this batch */
     uint32_t items_done;      /* delivered: loaded + failed + cancelled */
     uint32_t items_failed;    /* delivered with an error other than TEMPO_ECANCELED */
@@ -335,7 +394,7 @@ typedef struct tempo_load_progress {
                                  the file, else the request's size_hint_bytes. Grows while
                                  unhinted files are still queued. */
     uint64_t bytes_done;      /* bytes read by the delivered items */
-} tempo_load_progress;
+};
 
 /* Fills *out for `group` (all zero for a group never used). Returns 0 or
  * TEMPO_EINVAL. Thread: any. */
