@@ -56,6 +56,7 @@ static long minor_faults(void)
 #include <SDL.h>
 #include <SDL_image.h>
 
+#include "bench_common.h"
 #include "tempo/loader.h"
 #include "tempo/wait.h"
 
@@ -222,12 +223,6 @@ static void frame(state *st, uint64_t now)
     SDL_RenderPresent(ren);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void run_mode(run *rn)
 {
     state *st = calloc(1, sizeof *st);
@@ -303,10 +298,9 @@ static void run_mode(run *rn)
     uint64_t *iv = malloc(sizeof *iv * (size_t)(rn->frames > 0 ? rn->frames : 1));
     for (int i = 0; i < rn->frames; i++)
         iv[i] = st->frame_start[i + 1] - st->frame_start[i];
-    qsort(iv, (size_t)rn->frames, sizeof *iv, cmp_u64);
+    qsort(iv, (size_t)rn->frames, sizeof *iv, bench_cmp_u64);
     rn->longest_ns = rn->frames ? iv[rn->frames - 1] : 0;
-    int p99 = (int)((rn->frames * 99 + 99) / 100) - 1; /* nearest rank */
-    rn->p99_ns = rn->frames ? iv[p99 < 0 ? 0 : p99] : 0;
+    rn->p99_ns = bench_pct_u64(iv, (size_t)rn->frames, 99);
     free(iv);
 
     if (st->loader) {

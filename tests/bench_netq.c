@@ -21,6 +21,7 @@
 
 #include <SDL.h>
 
+#include "bench_common.h"
 #include "tempo/netq.h"
 #include "tempo/wait.h"
 
@@ -126,12 +127,6 @@ typedef struct result {
     uint64_t overflows, frames, slow_frames;
 } result;
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static result simulate(const scenario *sc, tempo_netq_policy policy)
 {
     sim s = {.now = 0, .sc = sc};
@@ -173,8 +168,8 @@ static result simulate(const scenario *sc, tempo_netq_policy policy)
         if (frames[i] > TICK_NS)
             r.slow_frames++;
     }
-    qsort(frames, n, sizeof *frames, cmp_u64);
-    r.p99_frame = frames[(n * 99) / 100];
+    qsort(frames, n, sizeof *frames, bench_cmp_u64);
+    r.p99_frame = bench_pct_u64(frames, n, 99);
     r.frames = n;
     r.max_age = st.max_age_ns;
     r.peak = st.peak_backlog;
@@ -356,12 +351,6 @@ static double tp_once(bool baseline, int producers, uint32_t total)
     return (double)want / ((double)dt / 1e9);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Best of 5, alternating with the other contender would be fairer still;
  * best-of is the least disturbed run on a shared machine. */
 static double tp_best(bool baseline, int producers, uint32_t total)
@@ -369,7 +358,7 @@ static double tp_best(bool baseline, int producers, uint32_t total)
     double r[5];
     for (int i = 0; i < 5; i++)
         r[i] = tp_once(baseline, producers, total);
-    qsort(r, 5, sizeof r[0], cmp_dbl);
+    qsort(r, 5, sizeof r[0], bench_cmp_dbl);
     return r[4];
 }
 
