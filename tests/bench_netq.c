@@ -135,6 +135,15 @@ static result simulate(const scenario *sc, tempo_netq_policy policy)
     size_t cap = 1 << 16, n = 0;
     uint64_t *frames = malloc(cap * sizeof *frames);
     uint64_t tick = 0, limit = 300 * TEMPO_NS_PER_S;
+    /* Plot data (./dev bench): the burst's frame times, one file per policy. */
+    FILE *data = NULL;
+    if (strcmp(sc->name, "burst") == 0) {
+        char name[64];
+        snprintf(name, sizeof name, "netq-burst-%s.dat", tempo_netq_policy_name(policy));
+        data = bench_data_open(name);
+        if (data != NULL)
+            fprintf(data, "# burst, %s: frame start s (fake clock), frame ms\n", tempo_netq_policy_name(policy));
+    }
     result r = {0};
     tempo_netq_stats st;
     for (;;) {
@@ -147,6 +156,8 @@ static result simulate(const scenario *sc, tempo_netq_policy policy)
         if (n == cap)
             frames = realloc(frames, (cap *= 2) * sizeof *frames);
         frames[n++] = s.now - start;
+        if (data != NULL)
+            fprintf(data, "%.4f %.3f\n", start / 1e9, (s.now - start) / 1e6);
         tempo_netq_get_stats(s.q, &st);
         if (r.done_at == 0 && s.next == sc->count && st.backlog == 0)
             r.done_at = s.now;
@@ -175,6 +186,8 @@ static result simulate(const scenario *sc, tempo_netq_policy policy)
     r.peak = st.peak_backlog;
     r.overflows = st.overflows;
     free(frames);
+    if (data != NULL)
+        fclose(data);
     tempo_netq_destroy(s.q);
     return r;
 }

@@ -547,6 +547,18 @@ static int child_main(const char *name, double seconds)
         return 1;
     }
 
+    /* Plot data (./dev bench): the idle phase's tick lateness, sorted, as a
+     * cumulative distribution. */
+    char dname[64];
+    snprintf(dname, sizeof dname, "wait-late-%s.dat", name);
+    FILE *data = bench_data_open(dname);
+    if (data != NULL) {
+        fprintf(data, "# %s: tick lateness ms, fraction of ticks at most that late\n", name);
+        for (size_t i = 0; i < idle.late.n; i++)
+            fprintf(data, "%.4f %.5f\n", (double)idle.late.v[i] / 1e6, (double)(i + 1) / (double)idle.late.n);
+        fclose(data);
+    }
+
     const char *route = m->sig == SIG_TEMPO_EVENT ? tempo_wait_route() : "-";
     if (strcmp(name, "tempo-sdl-route") == 0 && strcmp(route, "sdl-events") != 0) {
         fprintf(stderr, "bench_wait: TEMPO_SDL_WAIT_ROUTE=sdl was ignored (route %s)\n", route);
