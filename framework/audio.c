@@ -521,6 +521,42 @@ int tempo_audio_mark(tempo_audio *au, int channel, uint64_t frame, tempo_handle 
     return add_mark(au, channel, frame, false, signal, tag);
 }
 
+int tempo_audio_frame_at_ms(const tempo_audio *au, uint64_t ms, uint64_t *frame)
+{
+    if (au == NULL || frame == NULL)
+        return TEMPO_EINVAL;
+    uint64_t rate = (uint64_t)au->spec.frequency;
+    /* Split ms into whole seconds and the rest so that ms * rate cannot
+     * overflow for any rate SDL accepts: (ms / 1000) * rate is checked, the
+     * remainder part is below 1000 * rate. */
+    uint64_t secs = ms / 1000, rest = ms % 1000;
+    if (rate != 0 && secs > UINT64_MAX / rate)
+        return TEMPO_ERANGE;
+    uint64_t whole = secs * rate;
+    uint64_t part = (rest * rate + 999) / 1000; /* ceil: never before `ms` */
+    if (whole > UINT64_MAX - part)
+        return TEMPO_ERANGE;
+    *frame = whole + part;
+    return 0;
+}
+
+uint64_t tempo_audio_ms_at_frame(const tempo_audio *au, uint64_t frame)
+{
+    if (au == NULL || au->spec.frequency <= 0)
+        return 0;
+    uint64_t rate = (uint64_t)au->spec.frequency;
+    return frame / rate * 1000 + frame % rate * 1000 / rate;
+}
+
+int tempo_audio_mark_ms(tempo_audio *au, int channel, uint64_t ms, tempo_handle *signal, uint64_t tag)
+{
+    uint64_t frame;
+    int r = tempo_audio_frame_at_ms(au, ms, &frame);
+    if (r != 0)
+        return r;
+    return add_mark(au, channel, frame, false, signal, tag);
+}
+
 int tempo_audio_mark_end(tempo_audio *au, int channel, tempo_handle *signal, uint64_t tag)
 {
     return add_mark(au, channel, 0, true, signal, tag);

@@ -4,15 +4,8 @@
 
 #include "tempo/base.h"
 
-#if defined(__MINGW32__)
-/* On mingw GCC's "printf" archetype is msvcrt's dialect (no %zu, %llu);
- * Tempo builds with __USE_MINGW_ANSI_STDIO, whose vsnprintf is C99's. */
-#define TEMPO__PRINTF(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
-#elif defined(__GNUC__)
-#define TEMPO__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define TEMPO__PRINTF(fmt, args)
-#endif
+/* The internal name of base.h's TEMPO_PRINTF (the one definition). */
+#define TEMPO__PRINTF(fmt, args) TEMPO_PRINTF(fmt, args)
 
 /* Records the native detail of a failure for tempo_get_error() on the
  * calling thread and logs it once at TEMPO_LOG_WARN. Returns `code` so call

@@ -56,6 +56,7 @@ static long minor_faults(void)
 #include <SDL.h>
 #include <SDL_image.h>
 
+#include "bench_common.h"
 #include "tempo/loader.h"
 #include "tempo/wait.h"
 
@@ -69,6 +70,7 @@ typedef enum mode { IDLE, SYNC_ALL, SYNC_BUDGET, LOADER } mode;
 
 typedef struct run {
     const char *name;
+    const char *data; /* plot data file for ./dev bench, NULL = none */
     mode mode;
     int threads;
     bool low_priority;
@@ -222,12 +224,6 @@ static void frame(state *st, uint64_t now)
     SDL_RenderPresent(ren);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void run_mode(run *rn)
 {
     state *st = calloc(1, sizeof *st);
@@ -303,10 +299,17 @@ static void run_mode(run *rn)
     uint64_t *iv = malloc(sizeof *iv * (size_t)(rn->frames > 0 ? rn->frames : 1));
     for (int i = 0; i < rn->frames; i++)
         iv[i] = st->frame_start[i + 1] - st->frame_start[i];
-    qsort(iv, (size_t)rn->frames, sizeof *iv, cmp_u64);
+    /* Plot data: each frame interval at the time the frame ended. */
+    FILE *data = rn->data ? bench_data_open(rn->data) : NULL;
+    if (data != NULL) {
+        fprintf(data, "# %s: seconds since the load started, frame interval ms\n", rn->name);
+        for (int i = 0; i < rn->frames; i++)
+            fprintf(data, "%.4f %.3f\n", (double)(st->frame_start[i + 1] - st->start_ns) / 1e9, (double)iv[i] / 1e6);
+        fclose(data);
+    }
+    qsort(iv, (size_t)rn->frames, sizeof *iv, bench_cmp_u64);
     rn->longest_ns = rn->frames ? iv[rn->frames - 1] : 0;
-    int p99 = (int)((rn->frames * 99 + 99) / 100) - 1; /* nearest rank */
-    rn->p99_ns = rn->frames ? iv[p99 < 0 ? 0 : p99] : 0;
+    rn->p99_ns = bench_pct_u64(iv, (size_t)rn->frames, 99);
     free(iv);
 
     if (st->loader) {
@@ -371,11 +374,11 @@ int main(int argc, char **argv)
            SDL_GetCurrentVideoDriver(), info.name, tempo_backend_name());
 
     run runs[] = {
-        {.name = "no loading (baseline)", .mode = IDLE},
-        {.name = "sync, all at once", .mode = SYNC_ALL},
-        {.name = "sync, 2 ms/frame", .mode = SYNC_BUDGET},
-        {.name = "tempo loader, 1 thread", .mode = LOADER, .threads = 1},
-        {.name = "tempo loader, 2 threads", .mode = LOADER, .threads = 2},
+        {.name = "no loading (baseline)", .data = "loader-idle.dat", .mode = IDLE},
+        {.name = "sync, all at once", .data = "loader-sync-all.dat", .mode = SYNC_ALL},
+        {.name = "sync, 2 ms/frame", .data = "loader-sync-budget.dat", .mode = SYNC_BUDGET},
+        {.name = "tempo loader, 1 thread", .data = "loader-loader-1.dat", .mode = LOADER, .threads = 1},
+        {.name = "tempo loader, 2 threads", .data = "loader-loader-2.dat", .mode = LOADER, .threads = 2},
         {.name = "loader, once per frame", .mode = LOADER, .threads = 1, .once_per_frame = true},
         {.name = "loader 1 thr, low prio", .mode = LOADER, .threads = 1, .low_priority = true},
     };

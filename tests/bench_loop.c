@@ -40,19 +40,11 @@
 
 #include <SDL.h>
 
+#include "bench_common.h"
 #include "tempo/tempo.h"
 
-#if !defined(_WIN32)
-#include <sys/wait.h>
-#endif
-
-#if defined(_WIN32)
-#define popen _popen
-#define pclose _pclose
-#endif
-
 #define HZ 60u
-#define EXIT_SKIP 77
+#define EXIT_SKIP BENCH_EXIT_SKIP
 #define MAX_SAMPLES (HZ * 700)
 
 typedef struct result {
@@ -73,18 +65,9 @@ static uint64_t tick_at(uint64_t start, uint64_t k)
     return start + (k / HZ) * TEMPO_NS_PER_S + (k % HZ) * TEMPO_NS_PER_S / HZ;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static double pct_us(const uint64_t *v, size_t n, double p) /* sorted */
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static double pct_us(uint64_t *v, size_t n, double p) /* sorted */
-{
-    if (n == 0)
-        return 0;
-    size_t rank = (size_t)(p / 100.0 * (double)n + 0.999999);
-    return (double)v[rank == 0 ? 0 : rank - 1] / 1e3;
+    return (double)bench_pct_u64(v, n, p) / 1e3;
 }
 
 static SDL_Window *open_window(void)
@@ -169,7 +152,7 @@ static int run_tempo(double seconds, result *res)
 static int finish(result *res, uint64_t *late, size_t nlate, uint64_t wall, uint64_t frames, uint64_t updates,
                   uint64_t own_ns, const tempo_usage *u0, const tempo_usage *u1)
 {
-    qsort(late, nlate, sizeof *late, cmp_u64);
+    qsort(late, nlate, sizeof *late, bench_cmp_u64);
     double s = (double)wall / 1e9;
     res->wall_s = s;
     res->cpu_pct = 100.0 * (double)(u1->cpu_ns - u0->cpu_ns) / (double)wall;
@@ -311,32 +294,32 @@ static int child(const char *method, double seconds)
     return 0;
 }
 
+typedef struct spawned {
+    result *r;
+    int found;
+} spawned;
+
+static void on_child_line(const char *line, void *user)
+{
+    spawned *sp = user;
+    result *r = sp->r;
+    if (strncmp(line, "RESULT ", 7) == 0 &&
+        sscanf(line + 7, "wall=%lf cpu=%lf wakes=%lf ups=%lf fps=%lf p50=%lf p99=%lf max=%lf own=%lf cpf=%lf "
+                         "route=%47s",
+               &r->wall_s, &r->cpu_pct, &r->wakes_per_s, &r->updates_per_s, &r->frames_per_s, &r->late_p50_us,
+               &r->late_p99_us, &r->late_max_us, &r->own_us, &r->cpu_per_frame_us, r->route) == 11)
+        sp->found = 1;
+}
+
 static int spawn(const char *self, const char *method, double seconds, result *r)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "\"%s\" --only %s --seconds %g", self, method, seconds);
-    FILE *p = popen(cmd, "r");
-    if (p == NULL)
-        return -1;
-    char line[512];
-    int found = 0;
-    while (fgets(line, sizeof line, p) != NULL) {
-        if (strncmp(line, "RESULT ", 7) == 0 &&
-            sscanf(line + 7, "wall=%lf cpu=%lf wakes=%lf ups=%lf fps=%lf p50=%lf p99=%lf max=%lf own=%lf cpf=%lf "
-                             "route=%47s",
-                   &r->wall_s, &r->cpu_pct, &r->wakes_per_s, &r->updates_per_s, &r->frames_per_s, &r->late_p50_us,
-                   &r->late_p99_us, &r->late_max_us, &r->own_us, &r->cpu_per_frame_us, r->route) == 11)
-            found = 1;
-    }
-    int status = pclose(p);
-#if !defined(_WIN32)
-    if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SKIP)
-        return EXIT_SKIP;
-#else
+    char args[256];
+    snprintf(args, sizeof args, "--only %s --seconds %g", method, seconds);
+    spawned sp = {r, 0};
+    int status = bench_run_child(self, args, on_child_line, &sp);
     if (status == EXIT_SKIP)
         return EXIT_SKIP;
-#endif
-    return found ? 0 : -1;
+    return sp.found && status == 0 ? 0 : -1;
 }
 
 static double ratio(double a, double b)

@@ -21,6 +21,7 @@
 
 #include <SDL.h>
 
+#include "bench_common.h"
 #include "tempo/netq.h"
 #include "tempo/wait.h"
 
@@ -126,12 +127,6 @@ typedef struct result {
     uint64_t overflows, frames, slow_frames;
 } result;
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static result simulate(const scenario *sc, tempo_netq_policy policy)
 {
     sim s = {.now = 0, .sc = sc};
@@ -140,6 +135,15 @@ static result simulate(const scenario *sc, tempo_netq_policy policy)
     size_t cap = 1 << 16, n = 0;
     uint64_t *frames = malloc(cap * sizeof *frames);
     uint64_t tick = 0, limit = 300 * TEMPO_NS_PER_S;
+    /* Plot data (./dev bench): the burst's frame times, one file per policy. */
+    FILE *data = NULL;
+    if (strcmp(sc->name, "burst") == 0) {
+        char name[64];
+        snprintf(name, sizeof name, "netq-burst-%s.dat", tempo_netq_policy_name(policy));
+        data = bench_data_open(name);
+        if (data != NULL)
+            fprintf(data, "# burst, %s: frame start s (fake clock), frame ms\n", tempo_netq_policy_name(policy));
+    }
     result r = {0};
     tempo_netq_stats st;
     for (;;) {
@@ -152,6 +156,8 @@ static result simulate(const scenario *sc, tempo_netq_policy policy)
         if (n == cap)
             frames = realloc(frames, (cap *= 2) * sizeof *frames);
         frames[n++] = s.now - start;
+        if (data != NULL)
+            fprintf(data, "%.4f %.3f\n", start / 1e9, (s.now - start) / 1e6);
         tempo_netq_get_stats(s.q, &st);
         if (r.done_at == 0 && s.next == sc->count && st.backlog == 0)
             r.done_at = s.now;
@@ -173,13 +179,15 @@ static result simulate(const scenario *sc, tempo_netq_policy policy)
         if (frames[i] > TICK_NS)
             r.slow_frames++;
     }
-    qsort(frames, n, sizeof *frames, cmp_u64);
-    r.p99_frame = frames[(n * 99) / 100];
+    qsort(frames, n, sizeof *frames, bench_cmp_u64);
+    r.p99_frame = bench_pct_u64(frames, n, 99);
     r.frames = n;
     r.max_age = st.max_age_ns;
     r.peak = st.peak_backlog;
     r.overflows = st.overflows;
     free(frames);
+    if (data != NULL)
+        fclose(data);
     tempo_netq_destroy(s.q);
     return r;
 }
@@ -356,12 +364,6 @@ static double tp_once(bool baseline, int producers, uint32_t total)
     return (double)want / ((double)dt / 1e9);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Best of 5, alternating with the other contender would be fairer still;
  * best-of is the least disturbed run on a shared machine. */
 static double tp_best(bool baseline, int producers, uint32_t total)
@@ -369,7 +371,7 @@ static double tp_best(bool baseline, int producers, uint32_t total)
     double r[5];
     for (int i = 0; i < 5; i++)
         r[i] = tp_once(baseline, producers, total);
-    qsort(r, 5, sizeof r[0], cmp_dbl);
+    qsort(r, 5, sizeof r[0], bench_cmp_dbl);
     return r[4];
 }
 

@@ -43,10 +43,11 @@
  * Exit: 0 (targets are reported, not enforced), 77 when no real window can
  * be opened (meson's "skipped"), 1 when a method failed to run.
  *
- * Only SDL, Tempo and the C library are used (plus popen, which mingw spells
- * _popen), so the file also builds for Windows; the floor row is Linux-only. */
+ * Only SDL, Tempo and the C library are used (children run through
+ * bench_common's popen wrapper), so the file also builds for Windows; the
+ * floor row is Linux-only. */
 #if !defined(_WIN32)
-#define _POSIX_C_SOURCE 200809L /* popen, pclose, clock_gettime under -std=c11 */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #endif
 #include <stdatomic.h>
 #include <stdio.h>
@@ -55,14 +56,8 @@
 
 #include <SDL.h>
 
+#include "bench_common.h"
 #include "tempo/tempo.h"
-
-#if defined(_WIN32)
-#define popen _popen
-#define pclose _pclose
-#else
-#include <sys/wait.h>
-#endif
 
 #if defined(__linux__)
 #define BENCH_FLOOR_ROW 1 /* (SDL_config.h already defines HAVE_FLOOR, for floor()) */
@@ -77,7 +72,7 @@
 #endif
 
 #define PERIOD_NS UINT64_C(16666667) /* 60 Hz */
-#define EXIT_SKIP 77
+#define EXIT_SKIP BENCH_EXIT_SKIP
 
 /* ---- Samples ------------------------------------------------------------- */
 
@@ -101,19 +96,10 @@ static void series_push(series *s, int64_t x)
     s->v[s->n++] = x;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Nearest-rank percentile of a sorted series; 0 when empty. */
 static int64_t pct(const series *s, double p)
 {
-    if (s->n == 0)
-        return 0;
-    size_t rank = (size_t)(p / 100.0 * (double)s->n + 0.999999);
-    return s->v[rank == 0 ? 0 : rank - 1];
+    return bench_pct_i64(s->v, s->n, p);
 }
 
 /* Median of v[0..n) (n > 0), leaving v as it was. Medians, not means, so one
@@ -124,7 +110,7 @@ static int64_t median_of(const int64_t *v, size_t n)
     if (copy == NULL)
         return 0;
     memcpy(copy, v, n * sizeof *copy);
-    qsort(copy, n, sizeof *copy, cmp_i64);
+    qsort(copy, n, sizeof *copy, bench_cmp_i64);
     int64_t m = copy[n / 2];
     free(copy);
     return m;
@@ -482,9 +468,9 @@ static int run_phase(const method *m, phase *ph, double seconds, bool signalling
     if (q > 0)
         ph->drift_ns = median_of(ph->late.v + ph->late.n - q, q) - median_of(ph->late.v, q);
     if (ph->late.n > 0)
-        qsort(ph->late.v, ph->late.n, sizeof ph->late.v[0], cmp_i64);
+        qsort(ph->late.v, ph->late.n, sizeof ph->late.v[0], bench_cmp_i64);
     if (ph->xwake.n > 0)
-        qsort(ph->xwake.v, ph->xwake.n, sizeof ph->xwake.v[0], cmp_i64);
+        qsort(ph->xwake.v, ph->xwake.n, sizeof ph->xwake.v[0], bench_cmp_i64);
     return rc;
 }
 
@@ -559,6 +545,18 @@ static int child_main(const char *name, double seconds)
     if (rc != 0) {
         fprintf(stderr, "bench_wait: method %s failed\n", name);
         return 1;
+    }
+
+    /* Plot data (./dev bench): the idle phase's tick lateness, sorted, as a
+     * cumulative distribution. */
+    char dname[64];
+    snprintf(dname, sizeof dname, "wait-late-%s.dat", name);
+    FILE *data = bench_data_open(dname);
+    if (data != NULL) {
+        fprintf(data, "# %s: tick lateness ms, fraction of ticks at most that late\n", name);
+        for (size_t i = 0; i < idle.late.n; i++)
+            fprintf(data, "%.4f %.5f\n", (double)idle.late.v[i] / 1e6, (double)(i + 1) / (double)idle.late.n);
+        fclose(data);
     }
 
     const char *route = m->sig == SIG_TEMPO_EVENT ? tempo_wait_route() : "-";
@@ -638,52 +636,25 @@ static void parse_result(char *line, result *r)
     r->ok = found == (int)(sizeof nums / sizeof nums[0]) && r->wall_ns > 0;
 }
 
+static void on_child_line(const char *line, void *user)
+{
+    if (strncmp(line, "RESULT ", 7) == 0) {
+        char copy[4096]; /* parse_result tokenises in place */
+        snprintf(copy, sizeof copy, "%s", line + 7);
+        parse_result(copy, user);
+    }
+    else
+        fputs(line, stderr);
+}
+
 /* Runs `self --only name` and collects its RESULT line; its other output is
  * passed through to stderr. Fills r->exit_code. */
 static void run_child(const char *self, const char *name, double seconds, result *r)
 {
-    char cmd[4096], quoted[2048];
-    size_t j = 0;
-#if defined(_WIN32)
-    /* cmd.exe /c strips the outermost quotes: wrap the whole line once more. */
-    snprintf(cmd, sizeof cmd, "\"\"%s\" --only %s --seconds %.9g\"", self, name, seconds);
-    (void)quoted;
-    (void)j;
-#else
-    /* Single-quote for /bin/sh: ' becomes '\''. */
-    for (const char *c = self; *c != '\0' && j + 5 < sizeof quoted; c++) {
-        if (*c == '\'') {
-            memcpy(quoted + j, "'\\''", 4);
-            j += 4;
-        } else {
-            quoted[j++] = *c;
-        }
-    }
-    quoted[j] = '\0';
-    snprintf(cmd, sizeof cmd, "'%s' --only %s --seconds %.9g", quoted, name, seconds);
-#endif
+    char args[256];
+    snprintf(args, sizeof args, "--only %s --seconds %.9g", name, seconds);
     memset(r, 0, sizeof *r);
-    fflush(stdout);
-    fflush(stderr);
-    FILE *p = popen(cmd, "r");
-    if (p == NULL) {
-        fprintf(stderr, "bench_wait: cannot run %s\n", cmd);
-        r->exit_code = -1;
-        return;
-    }
-    char line[4096];
-    while (fgets(line, sizeof line, p) != NULL) {
-        if (strncmp(line, "RESULT ", 7) == 0)
-            parse_result(line + 7, r);
-        else
-            fputs(line, stderr);
-    }
-    int status = pclose(p);
-#if defined(_WIN32)
-    r->exit_code = status;
-#else
-    r->exit_code = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-#endif
+    r->exit_code = bench_run_child(self, args, on_child_line, r);
 }
 
 static void fmt_ms(char *buf, size_t size, double ns)

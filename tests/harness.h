@@ -22,15 +22,9 @@
 #include <stdint.h>
 #include <string.h>
 
-/* mingw: GCC's "printf" archetype is msvcrt's dialect (no %zu); Windows
- * builds use __USE_MINGW_ANSI_STDIO's C99 printf, so check against that. */
-#if defined(__MINGW32__)
-#define TT_PRINTF_(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
-#elif defined(__GNUC__)
-#define TT_PRINTF_(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define TT_PRINTF_(fmt, args)
-#endif
+#include "tempo/base.h" /* TEMPO_PRINTF */
+
+#define TT_PRINTF_(fmt, args) TEMPO_PRINTF(fmt, args)
 
 typedef struct tt_case {
     const char *name;

@@ -106,6 +106,22 @@ void sample_quit_loop(tempo_loop *loop, tempo_handle *handle, void *user)
     tempo_loop_quit(loop);
 }
 
+char *sample_temp_path(char *buf, size_t size, const char *name)
+{
+    static const char *const vars[] = {"TMPDIR", "TEMP", "TMP"};
+    char dir[400] = "/tmp";
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        /* SDL_getenv shares one buffer on Windows: copy before the next call. */
+        const char *v = SDL_getenv(vars[i]);
+        if (v != NULL && v[0] != '\0') {
+            snprintf(dir, sizeof dir, "%s", v);
+            break;
+        }
+    }
+    snprintf(buf, size, "%s/%s", dir, name);
+    return buf;
+}
+
 void sample_close(sample_app *app)
 {
     if (app->renderer)

@@ -13,6 +13,7 @@
 #define TEMPO_SAMPLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <SDL.h>
@@ -51,6 +52,11 @@ int sample_screenshot(sample_app *app, const char *path);
 /* A tempo_loop watch callback that quits the loop: watch the --seconds
  * timer with it. */
 void sample_quit_loop(tempo_loop *loop, tempo_handle *handle, void *user);
+
+/* Writes "<temporary directory>/<name>" into buf (TMPDIR, else TEMP or TMP,
+ * else /tmp): where a sample puts files it generates, so that running one
+ * never writes into the current (source) directory. Returns buf. */
+char *sample_temp_path(char *buf, size_t size, const char *name);
 
 /* Destroys the window and renderer and quits SDL. */
 void sample_close(sample_app *app);

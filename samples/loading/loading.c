@@ -17,7 +17,8 @@
  * of its wait until the next frame once its time is used.
  *
  * Assets (200 PNGs of 256x256, 60 short WAVs) are generated on the first run
- * into --assets DIR (default ./tempo-loading-assets) and reused afterwards.
+ * into --assets DIR (default: tempo-loading-assets in the temporary directory,
+ * never the current one) and reused afterwards.
  * Headless (--headless, or no display) it runs both modes one after the other
  * and prints their statistics, the loop's included. Keys: L loader,
  * S synchronous, Esc quit. */
@@ -574,7 +575,7 @@ static void print_summary(const app *a, const SDL_RendererInfo *info)
 int main(int argc, char **argv)
 {
     static app a; /* large: keep it off the stack */
-    snprintf(a.assets, sizeof a.assets, "tempo-loading-assets");
+    sample_temp_path(a.assets, sizeof a.assets, "tempo-loading-assets");
     a.sync_batch = 8;
     if (sample_parse(&a.s, argc, argv, "[--assets DIR] [--sync-batch N (default 8)]", extra_option, &a) != 0)
         return 1;

@@ -10,7 +10,8 @@
  *
  *   tempo_audio *au = tempo_audio_open(NULL);
  *   int ch = tempo_audio_play(au, -1, click, 0);
- *   tempo_audio_mark(au, ch, 24000, beat_event, 1);   // half a second in
+ *   tempo_audio_mark(au, ch, 24000, beat_event, 1);   // frame 24000: 0.5 s at 48 kHz
+ *   tempo_audio_mark_ms(au, ch, 750, beat_event, 3);  // or in time: 750 ms in
  *   tempo_audio_mark_end(au, ch, NULL, 2);
  *   ...  // the loop waits on tempo_audio_handle(au) (and beat_event)
  *   tempo_audio_notice n;
@@ -172,6 +173,25 @@ TEMPO_API int tempo_audio_stop_music(tempo_audio *au);
  * event). */
 TEMPO_API int tempo_audio_mark(tempo_audio *au, int channel, uint64_t frame, tempo_handle *signal,
                                uint64_t tag);
+
+/* The first device frame at or after `ms` milliseconds into a play:
+ * ceil(ms * frequency / 1000), so a mark placed with it is never raised for
+ * a frame before that time (at 44.1 kHz, 1 ms is frame 45, not 44). Writes
+ * *frame and returns 0, TEMPO_EINVAL (NULL arguments) or TEMPO_ERANGE (the
+ * frame does not fit in 64 bits). Thread: any. */
+TEMPO_API int tempo_audio_frame_at_ms(const tempo_audio *au, uint64_t ms, uint64_t *frame);
+
+/* The time of `frame` into a play in whole milliseconds, rounded down
+ * (floor(frame * 1000 / frequency)): the inverse of tempo_audio_frame_at_ms
+ * for display (notice.frame in ms). Returns 0 for a NULL `au`. Thread: any. */
+TEMPO_API uint64_t tempo_audio_ms_at_frame(const tempo_audio *au, uint64_t frame);
+
+/* tempo_audio_mark() at a time instead of a frame: when the play passes
+ * `ms` milliseconds (the frame tempo_audio_frame_at_ms gives, which the
+ * notice's `frame` field then holds). Same arguments and results as
+ * tempo_audio_mark, plus TEMPO_ERANGE for an `ms` beyond 64-bit frames. */
+TEMPO_API int tempo_audio_mark_ms(tempo_audio *au, int channel, uint64_t ms, tempo_handle *signal,
+                                  uint64_t tag);
 
 /* Asks for an END notice when the play most recently started on `channel`
  * finishes (at once if it already has). Same arguments and results as

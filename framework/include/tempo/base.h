@@ -32,6 +32,18 @@ extern "C" {
 #define TEMPO_API
 #endif
 
+/* Lets the compiler check printf-style arguments against the format (Tempo's
+ * one copy of the attribute: public headers, the framework and the tests use
+ * it). On mingw GCC's "printf" archetype is msvcrt's dialect (no %zu, %llu);
+ * Tempo builds with __USE_MINGW_ANSI_STDIO, whose vsnprintf is C99's. */
+#if defined(__MINGW32__)
+#define TEMPO_PRINTF(fmt_index, first_arg) __attribute__((format(gnu_printf, fmt_index, first_arg)))
+#elif defined(__GNUC__) || defined(__clang__)
+#define TEMPO_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define TEMPO_PRINTF(fmt_index, first_arg)
+#endif
+
 #define TEMPO_VERSION_MAJOR 0
 #define TEMPO_VERSION_MINOR 1
 #define TEMPO_VERSION_PATCH 0

@@ -9,10 +9,9 @@
  *   Thread:    the thread that owns the renderer (the one that created it; SDL renderers are not
  *              thread-safe). tempo_debug_text_size() touches no renderer and is Thread: any.
  *   Ownership: nothing is retained; every pointer argument is only read during the call.
- *   Errors:    0 on success; -1 if an argument is invalid or an SDL call failed, with the detail
- *              in SDL_GetError() (set by these functions too for bad arguments). This is
- *              deliberately SDL's convention rather than a TEMPO_E* code: the helpers are thin
- *              wrappers over SDL_Renderer, and SDL_GetError() already holds the reason.
+ *   Errors:    0 on success, or a negative TEMPO_E* code like the rest of the API: TEMPO_EINVAL
+ *              for an invalid argument, TEMPO_EPLATFORM when an SDL call failed; the detail
+ *              (SDL_GetError() text for SDL failures) is in tempo_get_error().
  *              A failed call may have drawn part of its output.
  */
 #ifndef TEMPO_DEBUGDRAW_H
@@ -26,16 +25,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* Lets the compiler check tempo_debug_textf() arguments against the format string. */
-#ifndef TEMPO_DEBUG_PRINTF_FORMAT
-#  if defined(__GNUC__) || defined(__clang__)
-#    define TEMPO_DEBUG_PRINTF_FORMAT(fmt_index, first_arg) \
-         __attribute__((format(printf, fmt_index, first_arg)))
-#  else
-#    define TEMPO_DEBUG_PRINTF_FORMAT(fmt_index, first_arg)
-#  endif
 #endif
 
 /* Glyph cell is 6x8 pixels at scale 1 (5x7 glyph + 1 px spacing on the right and at the bottom),
@@ -58,7 +47,7 @@ extern "C" {
  * as a small box; a UTF-8 sequence draws one box, not one per byte.
  *
  * text: NUL-terminated; NULL draws nothing and returns 0.
- * Returns 0, or -1 if r is NULL or SDL_RenderFillRects() failed (detail in SDL_GetError()).
+ * Returns 0, TEMPO_EINVAL if r is NULL, or TEMPO_EPLATFORM if SDL_RenderFillRects() failed.
  */
 TEMPO_API int tempo_debug_text(SDL_Renderer *r, int x, int y, int scale, const char *text);
 
@@ -66,11 +55,11 @@ TEMPO_API int tempo_debug_text(SDL_Renderer *r, int x, int y, int scale, const c
  * printf-style tempo_debug_text(): formats `fmt` (standard C vsnprintf semantics) and draws the
  * result, truncated to TEMPO_DEBUG_TEXTF_MAX characters. Same layout, colour and thread rules.
  *
- * Returns 0, or -1 if formatting failed (encoding error) or drawing failed (detail in
- * SDL_GetError()).
+ * Returns 0, TEMPO_EINVAL (r or fmt NULL, or an encoding error while formatting), or
+ * TEMPO_EPLATFORM if drawing failed.
  */
 TEMPO_API int tempo_debug_textf(SDL_Renderer *r, int x, int y, int scale, const char *fmt, ...)
-    TEMPO_DEBUG_PRINTF_FORMAT(5, 6);
+    TEMPO_PRINTF(5, 6);
 
 /*
  * Size in pixels of the box tempo_debug_text() covers for `text` at `scale`: the widest line times
@@ -106,8 +95,8 @@ typedef struct tempo_debug_graph_desc {
  * when n > w only the newest w samples are drawn. n <= 0 draws the background and line only.
  *
  * The renderer's draw colour and blend mode are restored before returning, also on failure.
- * Returns 0, or -1 if r is NULL, desc has a negative size, samples_ns is NULL with n > 0, or an
- * SDL call failed (detail in SDL_GetError()).
+ * Returns 0, TEMPO_EINVAL if r is NULL, desc has a negative size or samples_ns is NULL with
+ * n > 0, or TEMPO_EPLATFORM if an SDL call failed.
  */
 TEMPO_API int tempo_debug_graph(SDL_Renderer *r, const tempo_debug_graph_desc *desc,
                                 const uint64_t *samples_ns, int n);

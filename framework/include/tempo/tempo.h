@@ -1,15 +1,23 @@
 /* Tempo: a passive game loop for SDL2. This umbrella header includes every
- * public Tempo header; include the individual ones to keep builds lean. */
+ * public Tempo header this build installed: tempo/net.h only when the
+ * library has the network thread (TEMPO_HAVE_NET, from the generated
+ * tempo/config.h). Include the individual ones to keep builds lean. */
 #ifndef TEMPO_TEMPO_H
 #define TEMPO_TEMPO_H
 
+#include <tempo/config.h>
+
 #include "base.h"
-#include "loader.h"
 #include "wait.h"
-#include "netq.h"
 #include "loop.h"
 #include "input.h"
 #include "audio.h"
+#include "loader.h"
+#include "netq.h"
+#include "debugdraw.h"
 #include "sources.h"
+#if TEMPO_HAVE_NET
+#include "net.h"
+#endif
 
 #endif /* TEMPO_TEMPO_H */

@@ -1,0 +1,61 @@
+# ./dev bench's plots, from the data files the benchmarks write when
+# TEMPO_BENCH_DATA names a directory. Usage:
+#   gnuplot -e "data='build/bench-data'; out='build/bench-plots'" tests/bench_plots.gp
+# Every plot is a small PNG (pngcairo is not in gnuplot-nox; the gd terminal is).
+if (!exists("data")) data = 'build/bench-data'
+if (!exists("out")) out = 'build/bench-plots'
+
+set terminal png size 800,360 font ",9"
+set grid ytics lc rgb '#dddddd'
+set key top right
+f(n) = data.'/'.n
+
+# 1. bench_netq: frame time during the 10k-message burst, per drain policy
+# (fake clock, deterministic). The classic policy's flush shows as one
+# 2-second frame; log scale keeps the 16.7 ms line readable next to it.
+set output out.'/bench_netq_burst.png'
+set title 'bench\_netq: frame time during a burst of 10 000 messages (0.2 ms each), per policy'
+set xlabel 'time since the burst (s, simulated 60 Hz loop)'
+set ylabel 'frame time (ms, log scale)'
+set logscale y
+set xrange [0:4]
+set arrow 1 from graph 0, first 16.7 to graph 1, first 16.7 nohead dt 2 lc rgb '#888888'
+plot f('netq-burst-classic.dat') u 1:2 w steps lw 2 t 'classic', \
+     f('netq-burst-fixed.dat') u 1:2 w steps lw 2 t 'fixed 20 ms', \
+     f('netq-burst-deadline.dat') u 1:2 w steps lw 2 t 'deadline', \
+     f('netq-burst-drain-all.dat') u 1:2 w steps lw 1 dt 3 t 'drain-all'
+unset logscale y
+unset arrow 1
+set xrange [*:*]
+
+# 2. bench_loader: frame intervals while 500 PNGs load, synchronously vs
+# through the loader (real time, real window under Xvfb).
+set output out.'/bench_loader_frames.png'
+set title 'bench\_loader: frame interval while loading the PNGs (60 Hz loop)'
+set xlabel 'time since the load started (s)'
+set ylabel 'frame interval (ms, log scale)'
+set logscale y
+set arrow 1 from graph 0, first 16.7 to graph 1, first 16.7 nohead dt 2 lc rgb '#888888'
+plot f('loader-sync-all.dat') u 1:2 w linespoints pt 7 ps 0.6 lw 2 t 'synchronous, all at once', \
+     f('loader-sync-budget.dat') u 1:2 w lines lw 1 t 'synchronous, 2 ms per frame', \
+     f('loader-loader-1.dat') u 1:2 w lines lw 2 t 'Tempo loader, 1 thread', \
+     f('loader-loader-2.dat') u 1:2 w lines lw 2 t 'Tempo loader, 2 threads'
+unset logscale y
+unset arrow 1
+
+# 3. bench_wait: how late the 60 Hz ticks were, per waiting method
+# (cumulative distribution of the idle phase).
+set output out.'/bench_wait_lateness.png'
+set title 'bench\_wait: tick lateness at 60 Hz, idle, per method (cumulative)'
+set xlabel 'tick lateness (ms, log scale)'
+set ylabel 'fraction of ticks at most this late'
+set logscale x
+set xrange [0.001:100]
+set yrange [0:1]
+set key bottom right
+plot f('wait-late-tempo.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 3 t 'Tempo (tempo\_wait)', \
+     f('wait-late-tempo-sdl-route.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 2 t 'Tempo, sdl-events route', \
+     f('wait-late-delay.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 2 t 'SDL\_Delay loop', \
+     f('wait-late-addtimer.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 2 t 'SDL\_AddTimer + WaitEvent', \
+     f('wait-late-spin.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 1 dt 2 t 'SDL\_PollEvent spin', \
+     f('wait-late-floor.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 1 dt 3 lc rgb '#000000' t 'kernel floor (timerfd)'
