@@ -98,6 +98,23 @@ void plat_mutex_destroy(plat_mutex *m);
 void plat_mutex_lock(plat_mutex *m);
 void plat_mutex_unlock(plat_mutex *m);
 
+/* CPU time (user + system) the calling thread has used so far, in *out_ns.
+ * Returns 0, TEMPO_ENOTSUP where the OS keeps no per-thread count, or
+ * TEMPO_EPLATFORM. Resolution is the OS's: ~1 us on Linux (RUSAGE_THREAD),
+ * the scheduler tick (~10-16 ms) on Windows and under wine (GetThreadTimes).
+ * Used by the conformance suite to prove a passive wait burns no CPU. */
+int plat_thread_cpu_ns(uint64_t *out_ns);
+
+/* ---- Fault injection (tests only) ---------------------------------------
+ * Makes every signal of a blocked wait (an event set, a timer re-armed, a
+ * pushed SDL event waking a message wait) pause for `delay_ns` between its
+ * steps, as if the signalling thread were preempted there: the sdl backend
+ * sleeps between raising its waker's flag and writing its eventfd (or
+ * signalling its condition variable); the win32 backend sleeps before
+ * SetEvent (the kernel event is one step). 0 (the default) turns it off.
+ * Thread: any; affects every thread from the next signal on. */
+void plat_fault_set_signal_delay_ns(uint64_t delay_ns);
+
 /* ---- Native input devices (win32: DirectInput8) --------------------------
  * A backend whose input devices can signal a handle reads them itself and
  * produces tempo_input_event values (tempo/input.h: SDL scancodes, SDL

@@ -88,6 +88,9 @@ static _Atomic(SDL_threadID) g_msg_thread;
 /* Cross-thread SDL_PushEvent announcements (see plat_announce.h). */
 static plat_announce g_announce;
 
+/* plat_fault_set_signal_delay_ns(); 0: off. */
+static _Atomic(uint64_t) g_fault_delay_ns;
+
 enum route { ROUTE_NONE, ROUTE_FD, ROUTE_SDL };
 
 static SDL_mutex *get_lock(void)
@@ -115,6 +118,18 @@ const char *plat_backend_name(void)
 const char *plat_wait_route(void)
 {
     return atomic_load(&g_route);
+}
+
+void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
+{
+    atomic_store(&g_fault_delay_ns, delay_ns);
+}
+
+void sdl_waker__fault_pause(void)
+{
+    uint64_t d = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
+    if (d > 0)
+        plat_sleep_until_ns(plat_now_ns() + d);
 }
 
 /* ---- Handles ------------------------------------------------------------ */

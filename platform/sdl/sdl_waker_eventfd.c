@@ -81,6 +81,7 @@ void sdl_waker_drain(sdl_waker *w)
 void sdl_waker_signal(sdl_waker *w)
 {
     atomic_store(&w->pending, true);
+    sdl_waker__fault_pause();
     uint64_t one = 1;
     /* Only fails with EAGAIN when the counter is about to overflow, which
      * still leaves the waker signalled: nothing to report. */

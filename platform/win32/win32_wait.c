@@ -76,6 +76,7 @@ static plat_announce g_announce;      /* cross-thread SDL pushes (plat_announce.
 static atomic_ulong g_loop_thread;    /* thread id of the last message wait */
 static atomic_ulong g_waiting_thread; /* thread id blocked in a message wait, or 0 */
 static _Atomic(uint64_t) g_pad_poll_ns; /* controller poll interval; 0: none */
+static _Atomic(uint64_t) g_fault_delay_ns; /* plat_fault_set_signal_delay_ns; 0: off */
 
 const char *plat_backend_name(void)
 {
@@ -136,8 +137,16 @@ tempo_handle *plat_event_create(bool manual_reset, bool initially_signaled)
     return h;
 }
 
+void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
+{
+    atomic_store(&g_fault_delay_ns, delay_ns);
+}
+
 void plat_event_set(tempo_handle *event)
 {
+    uint64_t delay = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
+    if (delay > 0)
+        plat_sleep_until_ns(plat_now_ns() + delay); /* test-only: a preempted setter */
     if (!SetEvent(event->os))
         win32__error(TEMPO_EPLATFORM, "SetEvent");
 }
