@@ -5,7 +5,9 @@
  * These cases run in real time on shared, noisy machines, so time bounds are
  * one-sided where the contract is ("never early") and generous where it is
  * not ("not absurdly late"): SLACK_NS. Precision is the benchmark's job.
- * Only SDL and Tempo are used, so the file builds for every platform. */
+ * Only SDL, Tempo and the platform contract (platform.h: the per-thread CPU
+ * clock and the fault-injection hook) are used, so the file builds for every
+ * platform. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 
 #include "harness.h"
 #include "xdo.h"
+#include "platform.h"
 #include "tempo/tempo.h"
 
 #define MS TEMPO_NS_PER_MS
@@ -489,6 +492,152 @@ static void concurrent_setters_are_all_counted(void)
     tempo_event_destroy(go);
 }
 
+/* ---- A passive wait never spins (issue 10) ------------------------------- */
+
+/* Two setter threads each set their own auto-reset event when the waiter
+ * releases them, with every signal delayed between its steps (a preempted
+ * setter: plat_fault_set_signal_delay_ns). A wake-up primitive left signalled
+ * behind the waiter's back by such a race (the sdl backend's eventfd once
+ * was) makes every later sleep of that waiter return at once: a 100% CPU
+ * spin until the next signal. After each batch of rounds all three threads
+ * sleep 300 ms at once with nothing to wake them, so every pooled wake-up
+ * primitive is in use, and each thread's own CPU clock must show it slept.
+ * The bound: a passive wait costs microseconds of CPU (one tick of the OS's
+ * accounting at most, 10-16 ms on Windows and wine); a spin costs its whole
+ * share of a core, still above a tenth of the wall time on a 2-core machine
+ * with a dozen busy threads (measured: ~110 ms of 300 ms there). */
+#define SPIN_BATCHES 5
+#define SPIN_ROUNDS 500 /* per batch */
+#define SPIN_IDLE_NS (300 * MS)
+#define SPIN_DELAY_NS (50 * TEMPO_NS_PER_US)
+
+enum { SPIN_SET, SPIN_IDLE, SPIN_QUIT };
+
+typedef struct spin_setter {
+    tempo_handle *go;   /* auto-reset: carry out `cmd` */
+    tempo_handle *ev;   /* auto-reset: SPIN_SET sets it */
+    tempo_handle *done; /* auto-reset: the idle wait is measured */
+    atomic_int *cmd;
+    int errors;
+    uint64_t idle_cpu_ns, idle_wall_ns;
+    int idle_rc;
+} spin_setter;
+
+/* Sleeps `timeout_ns` on `handles` (nothing sets them) and measures the
+ * calling thread's CPU time and the wall time of that sleep. */
+static int idle_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, uint64_t *cpu_ns,
+                     uint64_t *wall_ns)
+{
+    uint64_t c0 = 0, c1 = 0;
+    int rc0 = plat_thread_cpu_ns(&c0);
+    uint64_t t0 = tempo_now_ns();
+    int r = tempo_wait(handles, n, timeout_ns, 0);
+    *wall_ns = since(t0);
+    int rc1 = plat_thread_cpu_ns(&c1);
+    *cpu_ns = rc0 == 0 && rc1 == 0 ? c1 - c0 : UINT64_MAX;
+    return r;
+}
+
+static int spin_setter_run(void *p)
+{
+    spin_setter *s = p;
+    for (;;) {
+        if (tempo_wait(&s->go, 1, 10000 * MS, 0) != 0) {
+            s->errors++;
+            return 1;
+        }
+        int cmd = atomic_load(s->cmd);
+        if (cmd == SPIN_QUIT)
+            return 0;
+        if (cmd == SPIN_IDLE) {
+            s->idle_rc = idle_wait(&s->go, 1, SPIN_IDLE_NS, &s->idle_cpu_ns, &s->idle_wall_ns);
+            tempo_event_set(s->done);
+        } else if (tempo_event_set(s->ev) != 0) {
+            s->errors++;
+        }
+    }
+}
+
+/* True if the idle wait slept (checked), false if it burned CPU. */
+static bool idle_ok(const char *who, int batch, int rc, uint64_t cpu_ns, uint64_t wall_ns)
+{
+    bool ok = rc == TEMPO_ETIMEDOUT && wall_ns >= SPIN_IDLE_NS && cpu_ns < wall_ns / 10;
+    if (!ok || batch == 0)
+        tt_note("batch %d, %s: idle wait returned %d, burned %.1f ms CPU in %.1f ms", batch, who, rc,
+                cpu_ns / 1e6, wall_ns / 1e6);
+    return ok;
+}
+
+static void idle_wait_burns_no_cpu_after_racing_signals(void)
+{
+    uint64_t probe;
+    if (plat_thread_cpu_ns(&probe) != 0)
+        TT_SKIP("no per-thread CPU clock on this OS");
+    atomic_int cmd = SPIN_SET;
+    spin_setter s[2];
+    SDL_Thread *th[2];
+    tempo_handle *evs[2];
+    for (int i = 0; i < 2; i++) {
+        s[i] = (spin_setter){.go = tempo_event_create(false, false),
+                             .ev = tempo_event_create(false, false),
+                             .done = tempo_event_create(false, false),
+                             .cmd = &cmd};
+        evs[i] = s[i].ev;
+        th[i] = SDL_CreateThread(spin_setter_run, "spin-setter", &s[i]);
+    }
+    int spinning = 0, idles = 0;
+    uint64_t c0 = 0, c1 = 0;
+    plat_thread_cpu_ns(&c0);
+    uint64_t t0 = tempo_now_ns();
+    for (int batch = 0; batch < SPIN_BATCHES && !tt_failed(); batch++) {
+        plat_fault_set_signal_delay_ns(SPIN_DELAY_NS);
+        atomic_store(&cmd, SPIN_SET);
+        for (int round = 0; round < SPIN_ROUNDS && !tt_failed(); round++) {
+            tempo_event_set(s[0].go);
+            tempo_event_set(s[1].go);
+            /* Both events, in whichever order they land. */
+            bool got[2] = {false, false};
+            for (int k = 0; k < 2; k++) {
+                int r = tempo_wait(evs, 2, 10000 * MS, 0);
+                if (r != 0 && r != 1) {
+                    tt_fail(__FILE__, __LINE__, "batch %d round %d: wait returned %d", batch, round, r);
+                    break;
+                }
+                if (got[r])
+                    tt_fail(__FILE__, __LINE__, "batch %d round %d: event %d returned twice", batch, round, r);
+                got[r] = true;
+            }
+        }
+        plat_fault_set_signal_delay_ns(0);
+        /* All three threads sleep at once, each on its own wake-up primitive. */
+        atomic_store(&cmd, SPIN_IDLE);
+        tempo_event_set(s[0].go);
+        tempo_event_set(s[1].go);
+        uint64_t cpu = 0, wall = 0;
+        int rc = idle_wait(evs, 2, SPIN_IDLE_NS, &cpu, &wall);
+        spinning += !idle_ok("waiter", batch, rc, cpu, wall);
+        for (int i = 0; i < 2; i++) {
+            CHECK_EQ_INT(tempo_wait(&s[i].done, 1, 10000 * MS, 0), 0);
+            spinning += !idle_ok(i == 0 ? "setter 0" : "setter 1", batch, s[i].idle_rc, s[i].idle_cpu_ns,
+                                 s[i].idle_wall_ns);
+        }
+        idles += 3;
+    }
+    plat_thread_cpu_ns(&c1);
+    tt_note("%d rounds in %.0f ms, waiter thread %.0f ms CPU; %d of %d idle waits spun", SPIN_BATCHES * SPIN_ROUNDS,
+            since(t0) / 1e6, (c1 - c0) / 1e6, spinning, idles);
+    CHECK_EQ_INT(spinning, 0);
+    atomic_store(&cmd, SPIN_QUIT);
+    for (int i = 0; i < 2; i++) {
+        tempo_event_set(s[i].go);
+        SDL_WaitThread(th[i], NULL);
+        CHECK_EQ_INT(s[i].errors, 0);
+        tempo_event_destroy(s[i].go);
+        tempo_event_destroy(s[i].ev);
+        tempo_event_destroy(s[i].done);
+    }
+}
+
 /* ---- Waits with messages ------------------------------------------------- */
 
 static int push_after_delay(void *p)
@@ -655,6 +804,7 @@ static const tt_case cases[] = {
     TT_CASE(invalid_arguments_are_rejected),
     TT_CASE(destroy_while_signaled),
     TT_CASE(concurrent_setters_are_all_counted),
+    TT_CASE(idle_wait_burns_no_cpu_after_racing_signals),
     TT_CASE(message_wait_returns_on_an_event_pushed_by_another_thread),
     TT_CASE(message_wait_still_returns_handles_and_timeouts),
     TT_CASE(message_wait_wakes_on_real_window_input),
