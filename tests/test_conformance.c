@@ -18,6 +18,7 @@
 #include "xdo.h"
 #include "platform.h"
 #include "tempo/tempo.h"
+#include "tempo_internal.h"
 
 #define MS TEMPO_NS_PER_MS
 /* How late a real-time event may be before we call it broken. */
@@ -492,6 +493,209 @@ static void concurrent_setters_are_all_counted(void)
     tempo_event_destroy(go);
 }
 
+/* ---- Stale handles (issue 10) --------------------------------------------- */
+
+/* Calls every entry point with `stale` (a destroyed handle): each must say
+ * TEMPO_EINVAL. Returns how many accepted it as live. `live` is a live
+ * handle to mix into waits. */
+static int stale_accepted(tempo_handle *stale, tempo_handle *live)
+{
+    int accepted = 0;
+    tempo_handle *mixed[2] = {live, stale};
+    accepted += tempo_event_set(stale) != TEMPO_EINVAL;
+    accepted += tempo_event_reset(stale) != TEMPO_EINVAL;
+    accepted += tempo_timer_set(stale, 0, MS) != TEMPO_EINVAL;
+    accepted += tempo_timer_cancel(stale) != TEMPO_EINVAL;
+    accepted += tempo_timer_missed(stale) != 0;
+    accepted += tempo_wait(&stale, 1, 0, 0) != TEMPO_EINVAL;
+    accepted += tempo_wait(mixed, 2, 0, 0) != TEMPO_EINVAL;
+    return accepted;
+}
+
+static void destroyed_handles_are_rejected_every_time(void)
+{
+    /* Many handles created and destroyed, their values kept; then as many
+     * new ones, which reuse the memory (or the table slots) of the old. */
+    enum { N = 64, CYCLES = 2000 };
+    tempo_handle *old[2 * N];
+    for (int i = 0; i < N; i++) {
+        old[2 * i] = tempo_event_create(i & 1, false);
+        old[2 * i + 1] = tempo_timer_create(i & 1);
+    }
+    for (int i = 0; i < N; i++) {
+        tempo_event_destroy(old[2 * i]);
+        tempo_timer_destroy(old[2 * i + 1]);
+    }
+    /* Live handles in every state: auto and manual events, signalled or
+     * not; timers due (signalled) or far away. */
+    tempo_handle *live[2 * N];
+    for (int i = 0; i < N; i++) {
+        live[2 * i] = tempo_event_create(i & 1, i % 4 < 2);
+        live[2 * i + 1] = tempo_timer_create(i & 1);
+        tempo_timer_set(live[2 * i + 1], i % 4 < 2 ? 0 : tempo_now_ns() + 3600 * TEMPO_NS_PER_S, 0);
+    }
+    /* One slot (or address) reused many times over. */
+    tempo_handle *first = tempo_event_create(false, false);
+    tempo_event_destroy(first);
+    for (int k = 0; k < CYCLES; k++) {
+        tempo_handle *e = tempo_event_create(false, false);
+        tempo_event_destroy(e);
+    }
+    tempo_handle *reused = tempo_event_create(false, false);
+    int accepted = 0;
+    for (int i = 0; i < 2 * N; i++)
+        accepted += stale_accepted(old[i], live[i]) > 0;
+    accepted += stale_accepted(first, reused) > 0;
+    tt_note("%d of %d destroyed handles accepted as live", accepted, 2 * N + 1);
+    CHECK_EQ_INT(accepted, 0);
+    /* No live handle's signal was consumed or raised by the stale calls. */
+    int changed = 0;
+    for (int i = 0; i < 2 * N; i++) {
+        int want = i % 8 < 4 ? 0 : TEMPO_ETIMEDOUT; /* created signalled, or due at 0 */
+        int got = tempo_wait(&live[i], 1, 0, 0);
+        if (got != want) {
+            if (changed++ < 5)
+                tt_note("live handle %d: wait returned %d, expected %d", i, got, want);
+        }
+    }
+    CHECK_EQ_INT(changed, 0);
+    CHECK_EQ_INT(tempo_wait(&reused, 1, 0, 0), TEMPO_ETIMEDOUT);
+    for (int i = 0; i < N; i++) {
+        tempo_event_destroy(live[2 * i]);
+        tempo_timer_destroy(live[2 * i + 1]);
+    }
+    tempo_event_destroy(reused);
+}
+
+static void destroying_with_the_wrong_kind_or_twice_is_reported(void)
+{
+    /* Wrong kind: reported (log + tempo_get_error) and destroyed anyway, so
+     * nothing leaks. */
+    tempo_handle *t = tempo_timer_create(false);
+    tempo__clear_error();
+    tempo_event_destroy(t);
+    CHECK(strstr(tempo_get_error(), "timer") != NULL);
+    CHECK_EQ_INT(tempo_timer_set(t, 0, 0), TEMPO_EINVAL);
+    tempo_handle *e = tempo_event_create(false, false);
+    tempo__clear_error();
+    tempo_timer_destroy(e);
+    CHECK(strstr(tempo_get_error(), "event") != NULL);
+    CHECK_EQ_INT(tempo_event_set(e), TEMPO_EINVAL);
+    /* Twice: reported, nothing else happens. */
+    tempo__clear_error();
+    tempo_event_destroy(e);
+    CHECK(strstr(tempo_get_error(), "not a live handle") != NULL);
+}
+
+typedef struct blocked_args {
+    tempo_handle *set[2];
+    int result;
+} blocked_args;
+
+static int wait_on_two(void *p)
+{
+    blocked_args *a = p;
+    a->result = tempo_wait(a->set, 2, 10000 * MS, 0);
+    return 0;
+}
+
+static void destroy_during_a_blocked_wait_keeps_it_valid(void)
+{
+    /* A programming error the README allows for: the blocked wait keeps the
+     * handle's memory, never returns it, and still wakes for the others. */
+    for (int round = 0; round < 20; round++) {
+        blocked_args a = {{tempo_event_create(round & 1, false), tempo_event_create(false, false)}, 99};
+        if (round % 4 == 3) {
+            tempo_event_destroy(a.set[0]); /* a timer in the same place */
+            a.set[0] = tempo_timer_create(false);
+            tempo_timer_set(a.set[0], tempo_now_ns() + 3600 * TEMPO_NS_PER_S, MS);
+        }
+        SDL_Thread *th = SDL_CreateThread(wait_on_two, "blocked", &a);
+        SDL_Delay(round < 4 ? 20 : 1); /* blocked, or maybe not yet */
+        if (round % 4 == 3)
+            tempo_timer_destroy(a.set[0]);
+        else
+            tempo_event_destroy(a.set[0]);
+        /* A set on the destroyed handle is refused; the live one wakes it. */
+        CHECK_EQ_INT(tempo_event_set(a.set[0]), TEMPO_EINVAL);
+        CHECK_EQ_INT(tempo_event_set(a.set[1]), 0);
+        SDL_WaitThread(th, NULL);
+        if (a.result != 1 && a.result != TEMPO_EINVAL) /* EINVAL: it started after the destroy */
+            tt_fail(__FILE__, __LINE__, "round %d: the wait returned %d", round, a.result);
+        tempo_event_destroy(a.set[1]);
+    }
+}
+
+typedef struct racer_args {
+    tempo_handle *h;
+    atomic_int *phase; /* 0: set, 1: destroyed, 2: stop */
+    int ok_after_destroy;
+} racer_args;
+
+static int set_until_stopped(void *p)
+{
+    racer_args *a = p;
+    while (atomic_load(a->phase) != 2) {
+        int before = atomic_load(a->phase);
+        int r = tempo_event_set(a->h);
+        tempo_event_reset(a->h);
+        if (before == 1 && r != TEMPO_EINVAL)
+            a->ok_after_destroy++;
+    }
+    return 0;
+}
+
+static void set_racing_destroy_is_safe(void)
+{
+    /* Another thread sets while this one destroys: every set after the
+     * destroy is refused, none touches freed memory (ASan/TSan runs). */
+    for (int round = 0; round < 50; round++) {
+        atomic_int phase = 0;
+        racer_args a = {tempo_event_create(round & 1, false), &phase, 0};
+        SDL_Thread *th = SDL_CreateThread(set_until_stopped, "racer", &a);
+        SDL_Delay(1);
+        tempo_event_destroy(a.h);
+        atomic_store(&phase, 1);
+        tempo_handle *other = tempo_event_create(false, false); /* may take the old slot */
+        SDL_Delay(1);
+        atomic_store(&phase, 2);
+        SDL_WaitThread(th, NULL);
+        CHECK_EQ_INT(a.ok_after_destroy, 0);
+        CHECK_EQ_INT(tempo_wait(&other, 1, 0, 0), TEMPO_ETIMEDOUT); /* not set by the racer */
+        tempo_event_destroy(other);
+    }
+}
+
+static int watch_calls;
+
+static void on_watch(tempo_loop *loop, tempo_handle *handle, void *user)
+{
+    (void)loop;
+    (void)handle;
+    (void)user;
+    watch_calls++;
+}
+
+static void destroyed_watched_handle_fails_the_loop_frame(void)
+{
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 1, .render_on_demand = true});
+    CHECK(loop != NULL);
+    if (loop == NULL)
+        return;
+    tempo_handle *dead = tempo_event_create(false, false);
+    tempo_event_destroy(dead);
+    CHECK_EQ_INT(tempo_loop_watch(loop, dead, NULL, NULL), TEMPO_EINVAL);
+    tempo_handle *e = tempo_event_create(false, false);
+    CHECK_EQ_INT(tempo_loop_watch(loop, dead, on_watch, NULL), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_watch(loop, e, on_watch, NULL), 0);
+    tempo_event_destroy(e);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), TEMPO_EINVAL);
+    CHECK_EQ_INT(watch_calls, 0);
+    CHECK_EQ_INT(tempo_loop_unwatch(loop, e), 0);
+    tempo_loop_destroy(loop);
+}
+
 /* ---- A passive wait never spins (issue 10) ------------------------------- */
 
 /* Two setter threads each set their own auto-reset event when the waiter
@@ -804,6 +1008,11 @@ static const tt_case cases[] = {
     TT_CASE(invalid_arguments_are_rejected),
     TT_CASE(destroy_while_signaled),
     TT_CASE(concurrent_setters_are_all_counted),
+    TT_CASE(destroyed_handles_are_rejected_every_time),
+    TT_CASE(destroying_with_the_wrong_kind_or_twice_is_reported),
+    TT_CASE(destroy_during_a_blocked_wait_keeps_it_valid),
+    TT_CASE(set_racing_destroy_is_safe),
+    TT_CASE(destroyed_watched_handle_fails_the_loop_frame),
     TT_CASE(idle_wait_burns_no_cpu_after_racing_signals),
     TT_CASE(message_wait_returns_on_an_event_pushed_by_another_thread),
     TT_CASE(message_wait_still_returns_handles_and_timeouts),
