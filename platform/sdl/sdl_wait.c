@@ -53,11 +53,11 @@
 #define HANDLE_MAGIC 0x54454d50u /* "TEMP" */
 
 struct plat_handle {
-    uint32_t magic; /* HANDLE_MAGIC while alive, 0 once destroyed */
+    uint32_t magic; /* HANDLE_MAGIC while alive, 0 once destroyed (waits may still hold it) */
     uint8_t kind;   /* enum plat_handle_kind */
     bool manual_reset;
     bool signaled; /* events; timers: manual-reset and has fired */
-    int refs;      /* the owner's + one per wait holding the handle */
+    int refs;      /* the owner's + one per holder (plat_handles_retain, each wait) */
     plat_sched sched;
     uint64_t missed;
 };
