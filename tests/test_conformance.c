@@ -709,11 +709,13 @@ static void destroyed_watched_handle_fails_the_loop_frame(void)
  * The bound: a passive wait costs microseconds of CPU (one tick of the OS's
  * accounting at most, 10-16 ms on Windows and wine); a spin costs its whole
  * share of a core, still above a tenth of the wall time on a 2-core machine
- * with a dozen busy threads (measured: ~110 ms of 300 ms there). */
-#define SPIN_BATCHES 5
-#define SPIN_ROUNDS 500 /* per batch */
+ * with a dozen busy threads (measured: ~110-190 ms of 300 ms there).
+ * Batches, delay: chosen so the old eventfd protocol failed 6 of 6 runs
+ * (1-3 of 36 idle waits spun) on the loaded 2-core machine. */
+#define SPIN_BATCHES 12
+#define SPIN_ROUNDS 200 /* per batch */
 #define SPIN_IDLE_NS (300 * MS)
-#define SPIN_DELAY_NS (50 * TEMPO_NS_PER_US)
+#define SPIN_DELAY_NS (200 * TEMPO_NS_PER_US)
 
 enum { SPIN_SET, SPIN_IDLE, SPIN_QUIT };
 
