@@ -64,7 +64,10 @@ void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns);
 void plat_timer_cancel(plat_handle *timer);
 uint64_t plat_timer_missed(const plat_handle *timer);
 
-/* Takes / drops one reference on each of the `n` objects. */
+/* Takes / drops one reference on each of the `n` objects (the last drop
+ * frees it). Lock-free: the handle table calls retain with its lock held.
+ * An object whose handle was destroyed may still get set/reset/arm calls
+ * from holders that looked it up just before: they must do nothing. */
 void plat_handles_retain(plat_handle *const *h, int n);
 void plat_handles_release(plat_handle *const *h, int n);
 
