@@ -124,8 +124,8 @@ int plat_thread_cpu_ns(uint64_t *out_ns);
  * pushed SDL event waking a message wait) pause for `delay_ns` between its
  * steps, as if the signalling thread were preempted there: the sdl backend
  * sleeps between raising its waker's flag and writing its eventfd (or
- * signalling its condition variable); the win32 backend sleeps before
- * SetEvent (the kernel event is one step). 0 (the default) turns it off.
+ * signalling its condition variable); the win32 backend sleeps between
+ * checking the event is alive and SetEvent. 0 (the default) turns it off.
  * Thread: any; affects every thread from the next signal on. */
 void plat_fault_set_signal_delay_ns(uint64_t delay_ns);
 

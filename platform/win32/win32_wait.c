@@ -152,11 +152,11 @@ void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
 
 void plat_event_set(plat_handle *event)
 {
-    uint64_t delay = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
-    if (delay > 0)
-        plat_sleep_until_ns(plat_now_ns() + delay); /* test-only: a preempted setter */
     if (!alive(event))
-        return; /* lost the race with a destroy (claim() resets one that slips through) */
+        return; /* lost the race with a destroy; claim() resets one that slips through */
+    uint64_t delay = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
+    if (delay > 0) /* test-only: a setter preempted just there, so the destroy slips in */
+        plat_sleep_until_ns(plat_now_ns() + delay);
     if (!SetEvent(event->os))
         win32__error(TEMPO_EPLATFORM, "SetEvent");
 }
