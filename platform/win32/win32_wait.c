@@ -278,7 +278,8 @@ void plat_handle_destroy(plat_handle *h)
      * never see it signalled again. An event is reset before it is marked
      * dead: the other order let a blocked wait find a manual-reset event
      * still signalled but dead, go round and find it again, spinning until
-     * the reset. No set can follow (the id is gone from the handle table). */
+     * the reset. A set that looked the handle up just before (it holds a
+     * reference) may still land afterwards: claim() resets such a signal. */
     if (h->kind == PLAT_HANDLE_TIMER) {
         AcquireSRWLockExclusive(&h->lock);
         atomic_store(&h->magic, 0);
