@@ -4,6 +4,7 @@
 #define TEMPO_TEMPO_H
 
 #include "base.h"
+#include "clock.h"
 #include "loader.h"
 #include "wait.h"
 #include "netq.h"
