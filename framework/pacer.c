@@ -13,6 +13,9 @@
 /* Consecutive outliers after which the fit is thrown away: the display
  * changed (another monitor, a new mode) or vsync went off. */
 #define MAX_OUTLIER_RUN 8
+/* How far before the fitted vblank a return may come and still count: the
+ * fit's lower envelope moves with jitter and a slightly wrong slope. */
+#define EARLY_TOLERANCE_NS 250000.0
 
 uint32_t tempo__pacer_display_hz(int refresh_rate)
 {
@@ -155,7 +158,11 @@ void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns
         double rel = (double)(return_ns - p->anchor_ns) / P;
         n = (int64_t)llround(rel);
         double resid = (double)(return_ns - p->anchor_ns) - (double)n * P;
-        ok = n >= 1 && resid > -P / 8 && resid < P / 4;
+        /* A return well before the vblank it should wait for did not
+         * block: vsync is not in effect (a driver or compositor ignoring
+         * it). Learning from it would teach the pacer its own rhythm, a
+         * little faster each frame. */
+        ok = n >= 1 && resid > -EARLY_TOLERANCE_NS && resid < P / 4;
     } else {
         double d = (double)(return_ns - p->last_t);
         n = (int64_t)llround(d / P);
