@@ -11,5 +11,6 @@
 #include "loop.h"
 #include "input.h"
 #include "audio.h"
+#include "sources.h"
 
 #endif /* TEMPO_TEMPO_H */
