@@ -3,8 +3,7 @@
 #include <SDL.h>
 
 #include "harness.h"
-#include "tempo/clock.h"
-#include "tempo/wait.h"
+#include "tempo/tempo.h"
 
 #define MS TEMPO_NS_PER_MS
 
@@ -153,6 +152,81 @@ static void advancing_from_threads(void)
     tempo_fake_clock_destroy(fc);
 }
 
+
+/* ---- One fake clock drives the loop, the loader and the queue ----------------- */
+
+typedef struct shared {
+    tempo_fake_clock *fc;
+    uint64_t msg_pushed_ns, msg_seen_at;
+    int msgs, finalized;
+} shared;
+
+static void on_msg(const tempo_netq_msg *m, void *user)
+{
+    shared *s = user;
+    s->msg_pushed_ns = m->pushed_ns;
+    s->msg_seen_at = tempo_fake_clock_now(s->fc);
+    s->msgs++;
+}
+
+static int job_work(tempo_load_job *job, void **result)
+{
+    (void)job;
+    *result = NULL;
+    return 0;
+}
+
+/* [loop thread] The finalize takes 7 ms of fake time. */
+static int job_finalize(tempo_load_job *job, void **result)
+{
+    (void)result;
+    shared *s = job->user;
+    tempo_fake_clock_advance(s->fc, 7 * TEMPO_NS_PER_MS);
+    s->finalized++;
+    return 0;
+}
+
+static void one_fake_clock_drives_loop_loader_and_netq(void)
+{
+    shared s = {.fc = tempo_fake_clock_create(5000 * MS)};
+    tempo_clock clk = tempo_fake_clock_get(s.fc);
+    tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.clock = clk});
+    tempo_loader *ld = tempo_loader_create(&(tempo_loader_desc){.clock = clk});
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.clock = clk, .update_hz = 50, .max_render_hz = 50});
+    CHECK(q != NULL && ld != NULL && loop != NULL);
+
+    /* The queue stamps on the fake clock... */
+    CHECK_EQ_INT(tempo_netq_push(q, 1, "x", 1), 0);
+    tempo_fake_clock_advance(s.fc, 3 * MS);
+    CHECK_GE_INT(tempo_netq_drain(q, on_msg, &s), 1);
+    CHECK_EQ_INT(s.msgs, 1);
+    CHECK_EQ_U64(s.msg_pushed_ns, 5000 * MS);
+    CHECK_EQ_U64(s.msg_seen_at, 5003 * MS);
+
+    /* ...the loop schedules and sleeps on it... */
+    CHECK_EQ_U64(tempo_loop_next_due_ns(loop), 5003 * MS);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* first update at once */
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* sleeps to the next tick (50 Hz) */
+    CHECK_EQ_U64(tempo_fake_clock_now(s.fc), 5023 * MS);
+
+    /* ...and the loader measures its finalize budget on it: 7 ms exactly,
+     * though no real time passes. */
+    tempo_load_request rq = {.type = TEMPO_LOAD_CUSTOM, .work = job_work, .finalize = job_finalize, .user = &s};
+    CHECK(tempo_loader_submit(ld, &rq) != 0);
+    CHECK_EQ_INT(tempo_loader_wait_idle(ld, 5 * TEMPO_NS_PER_S), 0);
+    CHECK_GE_INT(tempo_loader_process(ld), 0);
+    CHECK_EQ_INT(s.finalized, 1);
+    tempo_loader_stats st;
+    CHECK_EQ_INT(tempo_loader_stats_get(ld, &st), 0);
+    CHECK_EQ_U64(st.item_max_ns, 7 * MS);
+    CHECK_EQ_U64(tempo_loop_next_due_ns(loop), 5043 * MS);
+
+    tempo_loop_destroy(loop);
+    tempo_loader_destroy(ld);
+    tempo_netq_destroy(q);
+    tempo_fake_clock_destroy(s.fc);
+}
+
 static const tt_case cases[] = {
     TT_CASE(zero_clock_is_the_real_one),
     TT_CASE(fake_clock_reads_and_advances),
@@ -160,6 +234,7 @@ static const tt_case cases[] = {
     TT_CASE(wait_jumps_to_the_deadline),
     TT_CASE(wait_hook_decides_where_to_stop),
     TT_CASE(advancing_from_threads),
+    TT_CASE(one_fake_clock_drives_loop_loader_and_netq),
 };
 
 int main(int argc, char **argv)
