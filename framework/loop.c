@@ -564,6 +564,7 @@ static uint64_t source_deadline(const tempo_loop *L, uint64_t now);
 static int dispatch_source(tempo_loop *L, int k)
 {
     tempo__source *src = &L->sources[k];
+    uint64_t id = src->id;
     uint64_t now = loop_now(L);
     tempo_source_call call = {
         .now_ns = now,
@@ -578,7 +579,9 @@ static int dispatch_source(tempo_loop *L, int k)
     L->dispatching = -1;
     uint64_t t = loop_now(L);
     L->frame_game_ns += t - now;
-    src = &L->sources[k]; /* (the array does not move during its own dispatch) */
+    /* The dispatch may have removed other sources (not itself): find it again. */
+    k = find_source_by_id(L, id);
+    src = &L->sources[k];
     bool overrun = t > call.deadline_ns;
     bool forced = now >= call.deadline_ns && call.items > 0;
     add_source_counts(&src->win, t - now, call.items, overrun, forced, call.oldest_age_ns);
@@ -1105,9 +1108,12 @@ static void note_pause(tempo_loop *L)
 
 static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
 {
-    /* While paused there is no schedule: a paused frame is one step. */
-    if (L->pause_mask != 0)
-        return L->frame_seq_ns + L->step_ns;
+    /* While paused there is no schedule: a paused frame is one step (a
+     * source woken long after the last one gets a step from now). */
+    if (L->pause_mask != 0) {
+        uint64_t d = L->frame_seq_ns + L->step_ns;
+        return d > now ? d : now + L->step_ns;
+    }
     return next_deadline(L, now);
 }
 

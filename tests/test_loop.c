@@ -6,6 +6,7 @@
  * test_loop_realtime.c. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <SDL.h>
@@ -1527,6 +1528,7 @@ typedef struct probe_source {
     int detached;
     tempo_loop *remove_self_loop;
     tempo_handle *handle;
+    tempo_handle *remove_other; /* removed (with remove_self_loop) at the first call */
 } probe_source;
 
 static int probe_dispatch(void *self, tempo_source_call *call)
@@ -1539,6 +1541,10 @@ static int probe_dispatch(void *self, tempo_source_call *call)
         return TEMPO_EIO;
     if (p->remove_self_loop)
         CHECK_EQ_INT(tempo_loop_remove_source(p->remove_self_loop, p->handle), TEMPO_EBUSY);
+    if (p->remove_other) {
+        CHECK_EQ_INT(tempo_loop_remove_source(p->remove_self_loop, p->remove_other), 0);
+        p->remove_other = NULL;
+    }
     if (call->must_progress)
         p->forced_calls++;
     while (p->work > 0) {
@@ -1619,6 +1625,29 @@ static void source_api_rules(void)
     CHECK_EQ_INT(tempo_loop_destroy(loop), 0);
     CHECK_EQ_INT(q.detached, 2);
 
+    /* A dispatch that removes an earlier source: the counters of the
+     * running one still land on it (the array moved under it). */
+    loop = tempo_loop_create(&(tempo_loop_desc){.clock = clock_of(&clk)});
+    probe_source first = {.now = &clk.now}, second = {.now = &clk.now, .work = 3, .cost = MS};
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "first", .handle = h, .dispatch = probe_dispatch,
+                                                                    .detach = probe_detach, .self = &first}),
+                 0);
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "second", .handle = h2,
+                                                                    .dispatch = probe_dispatch, .self = &second}),
+                 0);
+    second.remove_self_loop = loop;
+    second.handle = h2;
+    second.remove_other = h;
+    tempo_event_set(h2);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(first.detached, 1);
+    st = tempo_loop_get_stats(loop);
+    CHECK_EQ_INT(st->source_count, 1);
+    CHECK_STR_EQ(st->sources[0].name, "second");
+    CHECK_EQ_U64(st->sources[0].total.calls, 1);
+    CHECK_EQ_U64(st->sources[0].total.items, second.items);
+    tempo_loop_destroy(loop);
+
     /* The source limit. */
     loop = tempo_loop_create(&(tempo_loop_desc){.clock = clock_of(&clk)});
     tempo_handle *many[TEMPO_LOOP_MAX_SOURCES + 1];
@@ -1667,6 +1696,59 @@ static void source_with_work_is_parked_until_the_next_frame(void)
         tempo_loop_destroy(loop);
         tempo_event_destroy(h);
     }
+}
+
+/* The overlay grows a line per source (plus a heading) and draws them. */
+static void overlay_shows_each_source(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.max_render_hz = 60, .clock = clock_of(&clk)});
+    CHECK_EQ_INT(tempo_loop_stats_height(loop), TEMPO_LOOP_STATS_H);
+    CHECK_EQ_INT(tempo_loop_stats_height(NULL), TEMPO_LOOP_STATS_H);
+    tempo_handle *h = tempo_event_create(true, true);
+    probe_source p = {.now = &clk.now, .work = 100000, .cost = 100 * US};
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "probe", .handle = h,
+                                                                    .dispatch = probe_dispatch, .self = &p}),
+                 0);
+    while (clk.now < T0 + 2 * S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    int height = tempo_loop_stats_height(loop);
+    CHECK_EQ_INT(height, TEMPO_LOOP_STATS_H + 2 * TEMPO_LOOP_STATS_SOURCE_H);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    CHECK_GE_U64(st->sources[0].last_second.items, 9000); /* the source's last second */
+    CHECK_GE_U64(st->sources[0].last_second.calls, 59);
+
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, TEMPO_LOOP_STATS_W, height, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+    if (r == NULL) {
+        tempo_loop_destroy(loop);
+        tempo_event_destroy(h);
+        SDL_FreeSurface(surf);
+        TT_SKIP("no software renderer");
+    }
+    SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+    SDL_RenderClear(r);
+    CHECK_EQ_INT(tempo_loop_draw_stats(loop, r, 0, 0), 0);
+    SDL_RenderPresent(r);
+    /* Something bright (text) in each source line: not only the panel. */
+    int lit[2] = {0, 0};
+    for (int line = 0; line < 2; line++)
+        for (int y = TEMPO_LOOP_STATS_H + line * TEMPO_LOOP_STATS_SOURCE_H;
+             y < TEMPO_LOOP_STATS_H + (line + 1) * TEMPO_LOOP_STATS_SOURCE_H; y++)
+            for (int x = 0; x < TEMPO_LOOP_STATS_W; x++) {
+                Uint32 px = ((Uint32 *)surf->pixels)[y * (surf->pitch / 4) + x];
+                if (((px >> 16) & 0xff) > 120 && ((px >> 8) & 0xff) > 120)
+                    lit[line]++;
+            }
+    CHECK_GE_INT(lit[0], 20);
+    CHECK_GE_INT(lit[1], 20);
+    if (getenv("TEMPO_TEST_BMP"))
+        SDL_SaveBMP(surf, getenv("TEMPO_TEST_BMP"));
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(h);
 }
 
 /* Issue 11 problem 1 on the source interface: 20 results of 20 ms each
@@ -1928,6 +2010,7 @@ static const tt_case cases[] = {
     TT_CASE(next_due_is_the_next_tick_or_render),
     TT_CASE(source_api_rules),
     TT_CASE(source_with_work_is_parked_until_the_next_frame),
+    TT_CASE(overlay_shows_each_source),
     TT_CASE(loader_with_slow_items_never_livelocks),
     TT_CASE(parked_source_keeps_working_while_paused),
     TT_CASE(destroy_from_a_callback_is_refused),

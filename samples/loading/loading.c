@@ -538,7 +538,7 @@ static void print_summary(const app *a, const SDL_RendererInfo *info)
                (double)st->p99_ns / 1e6, (double)st->total_ns / 1e9);
     }
     printf("  (sync: %d assets per frame decoded on the loop thread; loader: decoded on its own thread,\n"
-           "   finalized on the loop thread between frames in slices of at most 2 ms)\n",
+           "   finalized on the loop thread in the idle time between frames, at least one a frame)\n",
            a->sync_batch);
     printf("  the loop during each load (%u Hz updates, renders capped at %u Hz):\n", tempo_loop_get_update_hz(a->loop),
            tempo_loop_get_max_render_hz(a->loop));

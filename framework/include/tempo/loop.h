@@ -47,7 +47,10 @@
  * round(1e9 / update_hz). The same scripted input therefore gives the same
  * game state after N updates at any render rate.
  *
- * Catch-up and stalls: a frame runs at most max_frameskip due updates; when
+ * Catch-up and stalls: at most max_frameskip updates run between two renders
+ * (or the updates one render interval holds, when a render cap is below
+ * update_hz / max_frameskip), also when the render cap makes the render
+ * wait: the overdue updates wait for it; when
  * updates themselves are slower than real time the game slows down instead
  * of spiralling (capped_frames in the statistics). When the oldest pending
  * update is more than max_gap_ns late (suspend, debugger, a window drag, or
@@ -57,9 +60,10 @@
  *
  * Pause: while the window is minimized or hidden (and, if asked, while it
  * has no input focus), or after tempo_loop_pause(loop, true), the loop runs
- * no updates and no renders and waits with no timeout; events, watches and
- * quit still work. On resume the schedule restarts at the present (one
- * update, no catch-up burst).
+ * no updates and no renders and waits with no timeout; events, watches,
+ * sources and quit still work (a source with work left is served a step at
+ * a time; once none has any, the wait has no timeout again). On resume the
+ * schedule restarts at the present (one update, no catch-up burst).
  *
  * Render on demand (opt-in, for TEMPO_LOOP_INTERPOLATED; the other policies
  * render only after updates or on request anyway): render only when an
@@ -170,7 +174,7 @@ typedef void (*tempo_loop_pause_fn)(tempo_loop *loop, bool paused, void *user);
 /* Zero fields take the default written beside them. */
 typedef struct tempo_loop_desc {
     uint32_t update_hz;        /* updates per second; 0 => 60; at most 100000 */
-    uint32_t max_frameskip;    /* most updates one frame runs; 0 => 5 */
+    uint32_t max_frameskip;    /* most updates between two renders; 0 => 5 */
     uint64_t max_gap_ns;       /* stall clamp; 0 => 250 ms */
     /* Render cap; at most 100000 (which is as good as unpaced). 0 => the
      * display paces: with vsync, the loop learns the vblanks from the
@@ -355,7 +359,8 @@ TEMPO_API const char *tempo_loop_policy_name(tempo_loop_policy policy);
 /* ---- Watched handles ---------------------------------------------------- */
 
 /* The most handles a loop watches: a wait takes TEMPO_WAIT_MAX_HANDLES, and
- * the loop keeps two for itself (its wake event and its timer). */
+ * the loop keeps two for itself (its wake event and its timer). Sources
+ * count too: each takes one of these slots. */
 #define TEMPO_LOOP_MAX_WATCHES (TEMPO_WAIT_MAX_HANDLES - 2)
 
 typedef void (*tempo_loop_watch_fn)(tempo_loop *loop, tempo_handle *handle, void *user);
