@@ -16,6 +16,9 @@
 /* How far before the fitted vblank a return may come and still count: the
  * fit's lower envelope moves with jitter and a slightly wrong slope. */
 #define EARLY_TOLERANCE_NS 250000.0
+/* Returns within this much of the lower envelope (or 1/50 of the period)
+ * shape the slope; later ones were delayed on their way back to us. */
+#define ENVELOPE_BAND_NS 400000.0
 
 uint32_t tempo__pacer_display_hz(int refresh_rate)
 {
@@ -30,6 +33,7 @@ void tempo__pacer_init(tempo__pacer *p, uint64_t nominal_period_ns, uint64_t mar
     p->nominal_period_ns = nominal_period_ns ? nominal_period_ns : (NS_PER_S + DEFAULT_HZ / 2) / DEFAULT_HZ;
     p->margin_ns = margin_ns ? margin_ns : DEFAULT_MARGIN_NS;
     p->period_ns = (double)p->nominal_period_ns;
+    p->guess_ns = p->period_ns;
 }
 
 void tempo__pacer_reset(tempo__pacer *p)
@@ -62,45 +66,107 @@ static void add_cost(tempo__pacer *p, uint64_t cost)
     p->predicted_cost_ns = m;
 }
 
-/* Least squares through (k, t) relative to the newest sample, then the line
- * lowered onto the earliest return. */
+/* Least squares of t against k over the samples in `use` (all when NULL),
+ * relative to the newest sample: the slope (or the current period when the
+ * samples do not determine one) and the line's value at the newest index. */
+static void fit_line(const tempo__pacer *p, const bool *use, double *slope, double *at_last)
+{
+    double sx = 0, sy = 0;
+    int m = 0;
+    for (int i = 0; i < p->nfit; i++) {
+        if (use != NULL && !use[i])
+            continue;
+        sx += (double)(p->fit_k[i] - p->last_k);
+        sy += (double)((int64_t)(p->fit_t[i] - p->last_t));
+        m++;
+    }
+    *slope = p->period_ns;
+    *at_last = 0;
+    if (m == 0)
+        return;
+    double mx = sx / m, my = sy / m, sxx = 0, sxy = 0;
+    for (int i = 0; i < p->nfit; i++) {
+        if (use != NULL && !use[i])
+            continue;
+        double x = (double)(p->fit_k[i] - p->last_k) - mx;
+        double y = (double)((int64_t)(p->fit_t[i] - p->last_t)) - my;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    if (m >= 3 && sxx > 0)
+        *slope = sxy / sxx;
+    *at_last = my - *slope * mx;
+}
+
+/* The smallest residual of the samples against the line. */
+static double min_residual(const tempo__pacer *p, double slope, double at_last)
+{
+    double rmin = 0;
+    for (int i = 0; i < p->nfit; i++) {
+        double x = (double)(p->fit_k[i] - p->last_k);
+        double r = (double)((int64_t)(p->fit_t[i] - p->last_t)) - (at_last + slope * x);
+        if (i == 0 || r < rmin)
+            rmin = r;
+    }
+    return rmin;
+}
+
+/* Fits the vblank line: least squares through all samples, then again
+ * through those near its lower envelope only (a present that returned
+ * late, because the thread was preempted or the machine busy, says
+ * nothing about the vblank, and a run of them would tilt the slope), then
+ * the line lowered onto the earliest return (returns are never early). */
 static void refit(tempo__pacer *p)
 {
     int n = p->nfit;
-    if (n >= 3) {
+    if (n < 3) {
+        p->anchor_ns = p->last_t;
+        p->locked = false;
+        return;
+    }
+    double slope, at_last;
+    fit_line(p, NULL, &slope, &at_last);
+    if (p->locked) {
+        /* Judge lateness against the period learnt so far, not against a
+         * line the late returns have already tilted. */
+        slope = p->period_ns;
         double sx = 0, sy = 0;
         for (int i = 0; i < n; i++) {
             sx += (double)(p->fit_k[i] - p->last_k);
             sy += (double)((int64_t)(p->fit_t[i] - p->last_t));
         }
-        double mx = sx / n, my = sy / n, sxx = 0, sxy = 0;
-        for (int i = 0; i < n; i++) {
-            double x = (double)(p->fit_k[i] - p->last_k) - mx;
-            double y = (double)((int64_t)(p->fit_t[i] - p->last_t)) - my;
-            sxx += x * x;
-            sxy += x * y;
-        }
-        if (sxx > 0) {
-            double slope = sxy / sxx;
-            /* A fit far from the period we started from is a wrong
-             * numbering, not a display: keep the old period. */
-            if (slope > 0.75 * p->period_ns && slope < 1.25 * p->period_ns)
-                p->period_ns = slope;
-        }
-        double b = my - p->period_ns * mx; /* the line at the newest index */
-        double rmin = 0;
-        for (int i = 0; i < n; i++) {
-            double x = (double)(p->fit_k[i] - p->last_k);
-            double y = (double)((int64_t)(p->fit_t[i] - p->last_t));
-            double r = y - (b + p->period_ns * x);
-            if (i == 0 || r < rmin)
-                rmin = r;
-        }
-        double off = b + rmin; /* <= 0: the newest return is on or above the line */
-        p->anchor_ns = off < 0 ? p->last_t - (uint64_t)llround(-off) : p->last_t;
-    } else {
-        p->anchor_ns = p->last_t;
+        at_last = (sy - slope * sx) / n;
     }
+    double rmin = min_residual(p, slope, at_last);
+    double band = p->period_ns / 50 > ENVELOPE_BAND_NS ? p->period_ns / 50 : ENVELOPE_BAND_NS;
+    bool use[TEMPO__PACER_FIT];
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        double x = (double)(p->fit_k[i] - p->last_k);
+        double r = (double)((int64_t)(p->fit_t[i] - p->last_t)) - (at_last + slope * x);
+        use[i] = r - rmin <= band;
+        kept += use[i];
+    }
+    if (kept < 3)
+        for (int i = 0; i < n; i++)
+            use[i] = true;
+    fit_line(p, use, &slope, &at_last);
+    /* A slope far from the period we started from is a wrong numbering,
+     * not a display: keep the period we have. */
+    if (slope > 0.75 * p->guess_ns && slope < 1.25 * p->guess_ns)
+        p->period_ns = slope;
+    /* The line with that period through the samples used. */
+    double sx = 0, sy = 0;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (use[i]) {
+            sx += (double)(p->fit_k[i] - p->last_k);
+            sy += (double)((int64_t)(p->fit_t[i] - p->last_t));
+            m++;
+        }
+    at_last = (sy - p->period_ns * sx) / m;
+    double off = at_last + min_residual(p, p->period_ns, at_last); /* <= 0 */
+    p->anchor_ns = off < 0 ? p->last_t - (uint64_t)llround(-off) : p->last_t;
     p->locked = n >= LOCK_SAMPLES;
 }
 
@@ -134,6 +200,7 @@ void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns
         if (++p->short_run >= MAX_OUTLIER_RUN) {
             p->st.resets++;
             p->period_ns = (double)(return_ns - prev);
+            p->guess_ns = p->period_ns;
             tempo__pacer_reset(p);
             add_sample(p, 0, return_ns);
             return;

@@ -53,6 +53,8 @@ typedef struct tempo__pacer {
     int64_t last_k;       /* index of the newest accepted present */
     uint64_t last_t;      /* its return time */
     double period_ns;     /* fitted (nominal until locked) */
+    double guess_ns;      /* the period a fit may stray from by 25%: the nominal one, or
+                             the interval measured when the fit restarted on a faster display */
     uint64_t anchor_ns;   /* a vblank: the fitted line at last_k, on the lower envelope */
     bool locked;          /* enough samples for the fit to be trusted */
     int outlier_run;      /* consecutive outliers */
