@@ -329,7 +329,8 @@ TEMPO_API uint64_t tempo_loop_get_refresh_ns(const tempo_loop *loop);
  * a new update rate keeps the phase of the last update (the next one is due
  * one new step after it); a new policy restarts the schedule at the present.
  * Return 0, TEMPO_EINVAL (NULL, policy out of range) or TEMPO_ERANGE
- * (0 or more than 100000 Hz; max_render_hz 0 means no cap). */
+ * (0 or more than 100000 Hz; max_render_hz 0 means no cap: the display
+ * paces, see desc.max_render_hz). */
 TEMPO_API int tempo_loop_set_policy(tempo_loop *loop, tempo_loop_policy policy);
 TEMPO_API int tempo_loop_set_update_hz(tempo_loop *loop, uint32_t update_hz);
 TEMPO_API int tempo_loop_set_max_render_hz(tempo_loop *loop, uint32_t max_render_hz);
@@ -346,10 +347,12 @@ TEMPO_API uint64_t tempo_loop_get_step_ns(const tempo_loop *loop);
  * the loop's clock (tempo_now_ns(), or desc.clock.now when set). It may lie
  * in the past when something is due already (from a watch callback: the
  * frame's updates run right after it); before the first frame it is now.
- * TEMPO_INFINITE while paused, and for NULL. Without a render cap,
- * INTERPOLATED (unless rendering on demand) and VARIABLE render every
- * frame, so it is always now. Sources get it as their deadline without
- * asking (see "Sources"). Thread: loop thread. */
+ * TEMPO_INFINITE while paused, and for NULL. Without a render cap the
+ * next render is the display's: with vsync, the pacer's wake (next vblank
+ * minus the predicted render cost and a margin), so sources get the slack
+ * before it; else the next slot at the display's refresh rate. Sources get
+ * it as their deadline without asking (see "Sources"). Thread: loop
+ * thread. */
 TEMPO_API uint64_t tempo_loop_next_due_ns(const tempo_loop *loop);
 
 /* "interpolated", "lockstep", "constant-speed-max-fps", "variable", or "?"
