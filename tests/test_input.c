@@ -574,6 +574,26 @@ static void listener_sees_every_event_on_arrival_and_may_consume(void)
     tempo_input_destroy(in);
 }
 
+/* A paused loop suspends controller polling: SDL's automatic joystick
+ * updates go off (where SDL itself would poll every millisecond) and come
+ * back as they were on resume. (The wake-ups are measured in
+ * test_loop_pause.) */
+static void suspend_polling_switches_sdl_joystick_updates_and_back(void)
+{
+    tempo_input *in = make(0);
+    SDL_SetHint(SDL_HINT_AUTO_UPDATE_JOYSTICKS, "1");
+    CHECK_EQ_INT(tempo_input_suspend_polling(in, true), 0);
+    CHECK_STR_EQ(SDL_GetHint(SDL_HINT_AUTO_UPDATE_JOYSTICKS), "0");
+    CHECK_EQ_INT(tempo_input_suspend_polling(in, true), 0); /* idempotent */
+    CHECK_EQ_INT(tempo_input_suspend_polling(in, false), 0);
+    CHECK_STR_EQ(SDL_GetHint(SDL_HINT_AUTO_UPDATE_JOYSTICKS), "1");
+    CHECK_EQ_INT(tempo_input_suspend_polling(NULL, true), TEMPO_EINVAL);
+    tempo_input_stats st;
+    tempo_input_get_stats(in, &st);
+    CHECK_EQ_INT(st.poll_hz, 250); /* the configured rate is kept */
+    tempo_input_destroy(in);
+}
+
 static void invalid_arguments(void)
 {
     tempo_input_event ev;
@@ -625,6 +645,7 @@ static const tt_case cases[] = {
     TT_CASE(mouse_state_and_position),
     TT_CASE(pad_buttons_and_axes_per_pad_and_any),
     TT_CASE(listener_sees_every_event_on_arrival_and_may_consume),
+    TT_CASE(suspend_polling_switches_sdl_joystick_updates_and_back),
     TT_CASE(invalid_arguments),
     TT_CASE(type_names),
 };
