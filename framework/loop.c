@@ -1160,12 +1160,11 @@ int tempo_loop_frame(tempo_loop *L)
         L->dirty = true;
     L->frame_present_ns = 0;
     note_pause(L); /* a pause asked for between frames: suspend before the wait */
-    if (L->vsync && L->pace_wake_ns != 0 &&
-        L->pace_wake_ns + tempo__pacer_period_ns(&L->pacer) < t0) {
-        /* No render for a while (on demand, game paused without renders):
-         * aim at the next vblank that is still reachable. */
-        L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, t0);
-    }
+    /* A pacer wake in the past (no render was wanted for a while, or the
+     * frame ran late) makes the render due at once: its present then blocks
+     * until the next vblank and the pacer sets the following wake. Moving
+     * the wake forward instead would starve rendering whenever frames run
+     * late. */
 
     sync_native_input(L);
     source_pause_edge(L, t0);

@@ -188,6 +188,7 @@ void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns
                             uint64_t return_ns)
 {
     p->st.presents++;
+    uint64_t pred_before = p->predicted_cost_ns;
     if (call_ns >= start_ns)
         add_cost(p, call_ns - start_ns);
     /* Every return much closer to the previous one than the period: a
@@ -244,8 +245,17 @@ void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns
         }
         return;
     }
-    if (p->locked && n > 1)
+    uint64_t cost = call_ns >= start_ns ? call_ns - start_ns : 0;
+    if (p->locked && n > 1) {
         p->st.missed += (uint64_t)(n - 1);
+        /* The render kept to its prediction (give or take the base margin)
+         * and still missed: the present needs more time before the flip
+         * than the margin leaves. */
+        if (cost <= pred_before + p->margin_ns && p->extra_margin_ns < P / 2)
+            p->extra_margin_ns += P / 32;
+    } else if (p->locked) {
+        p->extra_margin_ns -= p->extra_margin_ns / 1024; /* every vblank met: give it back slowly */
+    }
     add_sample(p, p->last_k + n, return_ns);
 }
 
@@ -264,7 +274,7 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
 {
     if (!p->locked)
         return now_ns;
-    uint64_t lead = p->predicted_cost_ns + p->margin_ns;
+    uint64_t lead = p->predicted_cost_ns + p->margin_ns + (uint64_t)p->extra_margin_ns;
     if ((double)lead >= p->period_ns)
         return now_ns; /* no slack: render at once, the present paces us */
     return tempo__pacer_next_vblank(p, now_ns + lead) - lead;

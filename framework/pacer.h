@@ -15,6 +15,10 @@
  * measured from the wake-up the pacer asked for, so late wake-ups count as
  * cost) and tells the loop when to wake:
  *     wake = next vblank - predicted cost - margin,
+ * where the margin grows when a render that kept to its predicted cost
+ * still missed its vblank (the present's own work before the flip, which
+ * the pacer cannot see apart from its blocking) and shrinks slowly while
+ * every vblank is met,
  * the same idea as Android's Swappy and DXGI's frame-latency waitable
  * object: never queue a frame, start it just in time. Input read at the
  * wake reaches the screen at that vblank, so input-to-screen is at most one
@@ -65,6 +69,7 @@ typedef struct tempo__pacer {
     uint64_t cost[TEMPO__PACER_COSTS];
     int ncost, cost_next;
     uint64_t predicted_cost_ns;
+    double extra_margin_ns; /* learnt: what the present itself needs before the flip */
 
     tempo__pacer_stats st;
 } tempo__pacer;

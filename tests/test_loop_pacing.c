@@ -357,6 +357,42 @@ static void vsync_that_does_not_block_still_paces(void)
     tempo_fake_clock_destroy(g.fc);
 }
 
+
+static int busy_source(void *self, tempo_source_call *call)
+{
+    game *g = self;
+    /* Units of 6 ms until the deadline (at least one), always more left:
+     * a loader with a long queue of texture uploads. */
+    do {
+        tempo_fake_clock_advance(g->fc, 6 * MS);
+        call->items++;
+    } while (tempo_fake_clock_now(g->fc) < call->deadline_ns);
+    return 1;
+}
+
+/* A source that always has work fills the time up to each render and
+ * overruns it by up to one unit: frames run late, and the render must
+ * still happen (a pacer wake that has passed makes the render due; pushing
+ * it to the next vblank starved rendering). */
+static void vsync_late_frames_still_render(void)
+{
+    game g;
+    game_init(&g);
+    g.cost_lo = g.cost_hi = 1 * MS;
+    tempo_handle *work = tempo_event_create(true, true); /* manual reset, stays signalled */
+    tempo_loop *loop =
+        game_loop(&g, (tempo_loop_desc){.present = fake_vsync_present, .vsync = TEMPO_LOOP_VSYNC_ON});
+    tempo_loop_add_source(loop, &(tempo_source_desc){.name = "busy", .handle = work, .dispatch = busy_source,
+                                                     .self = &g});
+    uint64_t frames = run_until(loop, &g, T0 + 2 * S, 100000);
+    tt_note("%llu frames, %llu renders, %llu updates in 2 s with a source that always has work",
+            (unsigned long long)frames, (unsigned long long)g.renders, (unsigned long long)g.updates);
+    CHECK_GE_U64(g.renders, 55); /* at worst one render every two vblanks */
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(work);
+    tempo_fake_clock_destroy(g.fc);
+}
+
 /* ---- Pauses -------------------------------------------------------------------------- */
 
 static void game_pause_stops_updates_and_keeps_rendering(void)
@@ -457,6 +493,7 @@ static const tt_case cases[] = {
     TT_CASE(vsync_59_94hz_present_is_a_wait),
     TT_CASE(vsync_toggle_needs_a_present_the_loop_makes),
     TT_CASE(vsync_that_does_not_block_still_paces),
+    TT_CASE(vsync_late_frames_still_render),
     TT_CASE(game_pause_stops_updates_and_keeps_rendering),
     TT_CASE(game_pause_in_lockstep_renders_at_the_pace),
     TT_CASE(idle_pause_tells_the_game_and_a_pause_key_resumes),
