@@ -371,9 +371,9 @@ static int busy_source(void *self, tempo_source_call *call)
 }
 
 /* A source that always has work fills the time up to each render and
- * overruns it by up to one unit: frames run late, and the render must
- * still happen (a pacer wake that has passed makes the render due; pushing
- * it to the next vblank starved rendering). */
+ * overruns it by up to one unit: frames run late, and renders must still
+ * reach about every vblank (a guard for how a passed pacer wake is
+ * handled: it makes the render due, it is never moved forward). */
 static void vsync_late_frames_still_render(void)
 {
     game g;
