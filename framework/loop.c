@@ -724,10 +724,10 @@ static int native_input_dispatch(void *self, tempo_source_call *call)
     tempo_loop *L = self;
     if (L->input == NULL)
         return 0;
+    /* A failed read (a device lost for a moment) is the input's to report
+     * (tempo_get_error): it must not end the game's loop. */
     int n = tempo_input_read_native(L->input, L->wake_ns);
-    if (n < 0)
-        return n;
-    call->items = (uint32_t)n;
+    call->items = n > 0 ? (uint32_t)n : 0;
     return 0;
 }
 

@@ -23,7 +23,8 @@
  *           synchronously on the loop thread when it is requested, the
  *           audio handle watched and polled.
  *
- * Reported per glue, over the whole run: render intervals over one 60 Hz
+ * A first run without the burst and the load shows the machine's own frame
+ * noise. Reported per glue, over the whole run: render intervals over one 60 Hz
  * refresh (16.7 ms; with 1 ms of slack for timer jitter) and the longest
  * one, the oldest message's age when handled, the time to load all 500
  * images, audio notices and key events handled, CPU (% of one core, all
@@ -129,6 +130,7 @@ typedef struct result {
 
 typedef struct game {
     bool naive;
+    bool quiet;           /* baseline: no burst, no load (the machine's own frame noise) */
     bool vsync;           /* paced by the fake vsync present */
     tempo_handle *vblank; /* its timer */
     SDL_Renderer *ren;
@@ -241,7 +243,7 @@ static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
     g->x += (float)dt_ns * 1e-7f;
     if (g->x > 600)
         g->x = 0;
-    if (!g->load_started && tempo_now_ns() - g->start_ns >= START_NS)
+    if (!g->load_started && !g->quiet && tempo_now_ns() - g->start_ns >= START_NS)
         start_load(g);
 }
 
@@ -293,6 +295,7 @@ typedef struct script {
     tempo_netq *q;
     uint64_t start_ns;
     tempo_handle *stop;
+    int messages;
 } script;
 
 static int SDLCALL producer(void *p)
@@ -302,7 +305,7 @@ static int SDLCALL producer(void *p)
     if (now < s->start_ns + START_NS &&
         tempo_wait(&s->stop, 1, s->start_ns + START_NS - now, 0) == 0)
         return 0;
-    for (int i = 0; i < n_messages; i++)
+    for (int i = 0; i < s->messages; i++)
         if (tempo_netq_push_wait(s->q, 1, &i, sizeof i, s->stop, TEMPO_INFINITE) != 0)
             break;
     return 0;
@@ -332,9 +335,9 @@ static void quit_loop(tempo_loop *loop, tempo_handle *h, void *user)
 
 /* ---- One run -------------------------------------------------------------------- */
 
-static int run(bool naive, bool vsync, SDL_Window *win, SDL_Renderer *ren, result *out)
+static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer *ren, result *out)
 {
-    game g = {.naive = naive, .vsync = vsync, .ren = ren};
+    game g = {.naive = naive, .quiet = quiet, .vsync = vsync, .ren = ren};
     g.vblank = tempo_timer_create(false);
     g.tex = calloc((size_t)n_images, sizeof *g.tex);
     g.q = tempo_netq_create(naive ? &(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL} : NULL);
@@ -363,7 +366,7 @@ static int run(bool naive, bool vsync, SDL_Window *win, SDL_Renderer *ren, resul
         tempo_audio_attach(g.au, g.loop, on_notice, &g);
     }
     tempo_handle *end = tempo_timer_create(false);
-    script sc = {g.q, 0, tempo_event_create(true, false)};
+    script sc = {g.q, 0, tempo_event_create(true, false), quiet ? 0 : n_messages};
     SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
 
     tempo_usage u0, u1;
@@ -392,6 +395,22 @@ static int run(bool naive, bool vsync, SDL_Window *win, SDL_Renderer *ren, resul
     g.r.switches_per_s = u1.has_switches ? (double)(u1.voluntary_switches - u0.voluntary_switches) * 1e9 / (double)wall
                                          : -1;
     *out = g.r;
+    if (!naive && !quiet) {
+        const tempo_loop_counts *t = &ls->total;
+        printf("tempo run%s: %llu frames, %llu updates, %llu renders; wait %.0f%% (present %.0f%%), game %.0f%%; "
+               "capped %llu, stalls %llu, missed vblanks %llu\n",
+               vsync ? " (fake vsync)" : "", (unsigned long long)t->frames, (unsigned long long)t->updates, (unsigned long long)t->renders,
+               100 * t->wait_share, t->elapsed_ns ? 100.0 * (double)t->present_ns / (double)t->elapsed_ns : 0.0,
+               100 * t->game_share, (unsigned long long)t->capped_frames, (unsigned long long)t->stalls,
+               (unsigned long long)t->missed_vblanks);
+        for (int k = 0; k < ls->source_count; k++) {
+            const tempo_loop_source_counts *c = &ls->sources[k].total;
+            printf("  source %-7s %6llu calls %7llu items %8.1f ms busy %5llu overruns %5llu forced, oldest %.1f ms\n",
+                   ls->sources[k].name, (unsigned long long)c->calls, (unsigned long long)c->items,
+                   (double)c->busy_ns / 1e6, (unsigned long long)c->overruns, (unsigned long long)c->forced,
+                   (double)c->max_age_ns / 1e6);
+        }
+    }
 
     tempo_loop_destroy(g.loop); /* detaches the sources */
     tempo_loader_destroy(g.ld);
@@ -456,11 +475,12 @@ int main(int argc, char **argv)
         return 0;
     }
     generate();
-    result tempo_r, naive_r, tempo_v, naive_v;
-    int fail = run(false, false, win, ren, &tempo_r);
-    fail |= run(true, false, win, ren, &naive_r);
-    fail |= run(false, true, win, ren, &tempo_v);
-    fail |= run(true, true, win, ren, &naive_v);
+    result tempo_r, naive_r, quiet_r, tempo_v, naive_v;
+    int fail = run(false, true, false, win, ren, &quiet_r);
+    fail |= run(false, false, false, win, ren, &tempo_r);
+    fail |= run(true, false, false, win, ren, &naive_r);
+    fail |= run(false, false, true, win, ren, &tempo_v);
+    fail |= run(true, false, true, win, ren, &naive_v);
 
     printf("\nbench_game (%s backend, %s video, software renderer): 60 updates/s, renders capped at 60 Hz\n"
            "or paced by a 60 Hz fake vsync (the loop presents; the present blocks to the next 1/60 s);\n"
@@ -471,6 +491,7 @@ int main(int argc, char **argv)
     printf("| glue | renders | intervals > 16.7 ms | longest ms | oldest message ms | messages | load all | "
            "audio notices | keys | CPU | sleeps/s | switches/s |\n");
     printf("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+    print_row("baseline: no burst, no load, 60 Hz cap", &quiet_r);
     print_row("tempo sources, 60 Hz cap", &tempo_r);
     print_row("naive (drain-all, sync load), 60 Hz cap", &naive_r);
     print_row("tempo sources, fake vsync", &tempo_v);

@@ -467,7 +467,8 @@ typedef struct tempo_source_desc {
 
 /* Adds a source (see above). desc is read during the call only. The source
  * is dispatched on the loop thread from the next frame on, after the frame's
- * SDL events and watches and before its updates, in the order added.
+ * SDL events and before its updates, in the order sources and watches were
+ * added.
  * Returns 0, TEMPO_EINVAL (NULL loop/desc/handle/dispatch), TEMPO_EBUSY (the
  * handle is already watched or added) or TEMPO_ETOOMANY (no watch slot, or
  * TEMPO_LOOP_MAX_SOURCES added). On failure detach is not called.
