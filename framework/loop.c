@@ -1161,10 +1161,10 @@ int tempo_loop_frame(tempo_loop *L)
     L->frame_present_ns = 0;
     note_pause(L); /* a pause asked for between frames: suspend before the wait */
     /* A pacer wake in the past (no render was wanted for a while, or the
-     * frame ran late) makes the render due at once: its present then blocks
-     * until the next vblank and the pacer sets the following wake. Moving
-     * the wake forward instead would starve rendering whenever frames run
-     * late. */
+     * frame ran late) is left there: the render is due at once, its present
+     * blocks until the next vblank and the pacer sets the following wake.
+     * (Moving it forward could keep pushing the render away while frames
+     * run late.) */
 
     sync_native_input(L);
     source_pause_edge(L, t0);
