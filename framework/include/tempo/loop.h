@@ -62,8 +62,20 @@
  * has no input focus), or after tempo_loop_pause(loop, true), the loop runs
  * no updates and no renders and waits with no timeout; events, watches,
  * sources and quit still work (a source with work left is served a step at
- * a time; once none has any, the wait has no timeout again). On resume the
+ * a time; once none has any, the wait has no timeout again). Controller
+ * polling is suspended meanwhile, so an idle paused loop does not wake at
+ * all. desc.on_pause hears of each pause and resume. On resume the
  * schedule restarts at the present (one update, no catch-up burst).
+ * tempo_loop_set_game_paused() is the other pause, for a pause menu: game
+ * time stops, rendering and input (desc.input_event) go on.
+ *
+ * Display pacing: without a render cap the display paces rendering, never
+ * an unbounded spin. With desc.renderer (or desc.present) the loop
+ * presents, and with vsync it treats the present as a wait: the blocked
+ * time counts as waiting, and the loop learns the vblanks from the
+ * presents' return times and wakes at next vblank - predicted render cost
+ * - a margin (Android's Swappy, DXGI's frame-latency waitable object).
+ * Without vsync it renders at the display's refresh rate.
  *
  * Render on demand (opt-in, for TEMPO_LOOP_INTERPOLATED; the other policies
  * render only after updates or on request anyway): render only when an
