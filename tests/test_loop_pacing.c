@@ -486,6 +486,51 @@ static void idle_pause_tells_the_game_and_a_pause_key_resumes(void)
     drain_sdl_events();
 }
 
+static void push_window_event(Uint8 what)
+{
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_WINDOWEVENT;
+    e.window.event = what;
+    SDL_PushEvent(&e);
+}
+
+/* Minimized is the same idle pause: the game hears of it, nothing runs,
+ * the waits have no deadline; restored, it resumes without catch-up. */
+static void minimize_pauses_and_tells_the_game(void)
+{
+    game g;
+    game_init(&g);
+    tempo_input *in = tempo_input_create(&(tempo_input_desc){.no_controllers = true});
+    tempo_loop *loop = game_loop(&g, (tempo_loop_desc){.input = in});
+    run_until(loop, &g, T0 + 100 * MS, 1000000);
+    push_window_event(SDL_WINDOWEVENT_MINIMIZED);
+    tempo_loop_frame(loop);
+    CHECK(tempo_loop_is_paused(loop));
+    CHECK_EQ_INT(g.pause_calls, 1);
+    uint64_t r = g.renders, u = g.updates;
+    tempo_fake_clock_stats before, after;
+    tempo_fake_clock_get_stats(g.fc, &before);
+    for (int i = 0; i < 3; i++) {
+        tempo_fake_clock_advance(g.fc, 1 * S);
+        tempo_loop_frame(loop);
+    }
+    tempo_fake_clock_get_stats(g.fc, &after);
+    CHECK_EQ_U64(after.infinite_waits - before.infinite_waits, 3);
+    CHECK_EQ_U64(after.waits - before.waits, 3);
+    CHECK_EQ_U64(g.renders, r);
+    CHECK_EQ_U64(g.updates, u);
+    push_window_event(SDL_WINDOWEVENT_RESTORED);
+    tempo_loop_frame(loop);
+    CHECK(!tempo_loop_is_paused(loop));
+    CHECK_EQ_INT(g.resume_calls, 1);
+    CHECK_EQ_U64(g.updates, u + 1);
+    tempo_loop_destroy(loop);
+    tempo_input_destroy(in);
+    tempo_fake_clock_destroy(g.fc);
+    drain_sdl_events();
+}
+
 static const tt_case cases[] = {
     TT_CASE(zero_descriptor_renders_at_the_display_rate_and_sleeps),
     TT_CASE(display_hz_sets_the_pace),
@@ -497,6 +542,7 @@ static const tt_case cases[] = {
     TT_CASE(game_pause_stops_updates_and_keeps_rendering),
     TT_CASE(game_pause_in_lockstep_renders_at_the_pace),
     TT_CASE(idle_pause_tells_the_game_and_a_pause_key_resumes),
+    TT_CASE(minimize_pauses_and_tells_the_game),
 };
 
 int main(int argc, char **argv)
