@@ -19,6 +19,19 @@
 #define DEFAULT_CAPACITY 1024
 #define DEFAULT_POLL_HZ 250u
 #define MAX_POLL_HZ 1000u
+/* The poll interval while polling is suspended (tempo_input_suspend_polling):
+ * longer than any pause, so a paused loop's wait stays on the backend's
+ * blocking route with its controllers open, yet sleeps through. (0 would
+ * hand joystick waits back to SDL, which polls every millisecond.) */
+#define SUSPENDED_POLL_NS (3600 * TEMPO_NS_PER_S)
+#define MOUSE_BUTTONS 32
+
+/* The state a controller's events leave behind (tempo_input_pad_down/axis). */
+typedef struct pad_state {
+    uint32_t id;
+    uint32_t buttons; /* bit b: SDL_GameControllerButton b is down */
+    int16_t axes[SDL_CONTROLLER_AXIS_MAX];
+} pad_state;
 
 typedef struct pad {
     SDL_JoystickID id;
@@ -38,7 +51,21 @@ struct tempo_input {
     uint32_t npads, pads_cap;
     plat_input *native;    /* attached native devices, or NULL */
     unsigned native_devs;  /* TEMPO_INPUT_NATIVE_* bits covered by `native` */
+
+    /* state left by the pushed events */
+    uint8_t keys[SDL_NUM_SCANCODES / 8];
+    uint32_t mouse_buttons; /* bit b-1: button b of the system mouse */
+    int32_t mouse_x, mouse_y;
+    pad_state *pstate;
+    uint32_t npstate, pstate_cap;
+    tempo_input_listener_fn listener;
+    void *listener_user;
 };
+
+/* Process-wide, like the backend's poll interval. [loop thread] */
+static bool g_polling_suspended;
+static char g_auto_update_hint[16]; /* SDL_HINT_AUTO_UPDATE_JOYSTICKS before suspending */
+static bool g_had_hint;
 
 #define NATIVE_ALL (TEMPO_INPUT_NATIVE_KEYBOARD | TEMPO_INPUT_NATIVE_MOUSE | TEMPO_INPUT_NATIVE_PADS)
 
@@ -171,7 +198,8 @@ static void apply_poll_rate(const tempo_input *in)
     /* The backend applies it only while a joystick is open. Native pads
      * are not SDL joysticks: they signal the native handle instead. */
     bool sdl_pads = in->controllers && !(in->native_devs & TEMPO_INPUT_NATIVE_PADS);
-    plat_set_input_poll_interval_ns(sdl_pads ? TEMPO_NS_PER_S / in->poll_hz : 0);
+    uint64_t ns = g_polling_suspended ? SUSPENDED_POLL_NS : TEMPO_NS_PER_S / in->poll_hz;
+    plat_set_input_poll_interval_ns(sdl_pads ? ns : 0);
 }
 
 tempo_input *tempo_input_create(const tempo_input_desc *desc)
@@ -219,6 +247,7 @@ void tempo_input_destroy(tempo_input *in)
     for (uint32_t i = 0; i < in->npads; i++)
         SDL_GameControllerClose(in->pads[i].gc);
     free(in->pads);
+    free(in->pstate);
     if (in->controllers) {
         plat_set_input_poll_interval_ns(0);
         SDL_QuitSubSystem(SDL_INIT_GAMECONTROLLER);
@@ -227,10 +256,192 @@ void tempo_input_destroy(tempo_input *in)
     free(in);
 }
 
+/* ---- State ------------------------------------------------------------------ */
+
+static pad_state *find_pstate(const tempo_input *in, uint32_t id)
+{
+    for (uint32_t i = 0; i < in->npstate; i++)
+        if (in->pstate[i].id == id)
+            return &in->pstate[i];
+    return NULL;
+}
+
+static pad_state *get_pstate(tempo_input *in, uint32_t id)
+{
+    pad_state *s = find_pstate(in, id);
+    if (s != NULL)
+        return s;
+    if (in->npstate == in->pstate_cap) {
+        uint32_t cap = in->pstate_cap ? in->pstate_cap * 2 : 4;
+        pad_state *p = realloc(in->pstate, cap * sizeof *p);
+        if (p == NULL)
+            return NULL; /* the state of this pad stays unknown (0) */
+        in->pstate = p;
+        in->pstate_cap = cap;
+    }
+    s = &in->pstate[in->npstate++];
+    memset(s, 0, sizeof *s);
+    s->id = id;
+    return s;
+}
+
+/* The state `ev` leaves behind. */
+static void track_state(tempo_input *in, const tempo_input_event *ev)
+{
+    switch (ev->type) {
+    case TEMPO_INPUT_KEY: {
+        int32_t sc = ev->u.key.scancode;
+        if (sc > 0 && sc < SDL_NUM_SCANCODES) {
+            uint8_t bit = (uint8_t)(1u << (sc & 7));
+            if (ev->u.key.down)
+                in->keys[sc >> 3] |= bit;
+            else
+                in->keys[sc >> 3] &= (uint8_t)~bit;
+        }
+        break;
+    }
+    case TEMPO_INPUT_MOUSE_BUTTON:
+        if (ev->device == 0 && ev->u.button.button >= 1 && ev->u.button.button <= MOUSE_BUTTONS) {
+            uint32_t bit = 1u << (ev->u.button.button - 1);
+            in->mouse_buttons = ev->u.button.down ? in->mouse_buttons | bit : in->mouse_buttons & ~bit;
+            in->mouse_x = ev->u.button.x;
+            in->mouse_y = ev->u.button.y;
+        }
+        break;
+    case TEMPO_INPUT_MOUSE_MOTION:
+        if (ev->device == 0) {
+            in->mouse_x = ev->u.motion.x;
+            in->mouse_y = ev->u.motion.y;
+        }
+        break;
+    case TEMPO_INPUT_PAD_BUTTON:
+        if (ev->u.pad_button.button < 32) {
+            pad_state *s = get_pstate(in, ev->device);
+            uint32_t bit = 1u << ev->u.pad_button.button;
+            if (s != NULL)
+                s->buttons = ev->u.pad_button.down ? s->buttons | bit : s->buttons & ~bit;
+        }
+        break;
+    case TEMPO_INPUT_PAD_AXIS:
+        if (ev->u.pad_axis.axis < SDL_CONTROLLER_AXIS_MAX) {
+            pad_state *s = get_pstate(in, ev->device);
+            if (s != NULL)
+                s->axes[ev->u.pad_axis.axis] = ev->u.pad_axis.value;
+        }
+        break;
+    case TEMPO_INPUT_DEVICE_REMOVED:
+        if (ev->device_kind == TEMPO_INPUT_PAD) {
+            pad_state *s = find_pstate(in, ev->device);
+            if (s != NULL)
+                *s = in->pstate[--in->npstate];
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+bool tempo_input_key_down(const tempo_input *in, int32_t scancode)
+{
+    if (in == NULL || scancode <= 0 || scancode >= SDL_NUM_SCANCODES)
+        return false;
+    return (in->keys[scancode >> 3] >> (scancode & 7)) & 1u;
+}
+
+bool tempo_input_mouse_down(const tempo_input *in, uint8_t button)
+{
+    if (in == NULL || button < 1 || button > MOUSE_BUTTONS)
+        return false;
+    return (in->mouse_buttons >> (button - 1)) & 1u;
+}
+
+void tempo_input_mouse_position(const tempo_input *in, int32_t *x, int32_t *y)
+{
+    if (x != NULL)
+        *x = in != NULL ? in->mouse_x : 0;
+    if (y != NULL)
+        *y = in != NULL ? in->mouse_y : 0;
+}
+
+bool tempo_input_pad_down(const tempo_input *in, uint32_t pad, uint8_t button)
+{
+    if (in == NULL || button >= 32)
+        return false;
+    for (uint32_t i = 0; i < in->npstate; i++)
+        if ((pad == TEMPO_INPUT_ANY_PAD || in->pstate[i].id == pad) &&
+            ((in->pstate[i].buttons >> button) & 1u))
+            return true;
+    return false;
+}
+
+int16_t tempo_input_pad_axis_value(const tempo_input *in, uint32_t pad, uint8_t axis)
+{
+    if (in == NULL || axis >= SDL_CONTROLLER_AXIS_MAX)
+        return 0;
+    int16_t best = 0;
+    for (uint32_t i = 0; i < in->npstate; i++) {
+        if (pad != TEMPO_INPUT_ANY_PAD && in->pstate[i].id != pad)
+            continue;
+        int16_t v = in->pstate[i].axes[axis];
+        if ((v < 0 ? -(int32_t)v : v) > (best < 0 ? -(int32_t)best : best))
+            best = v;
+    }
+    return best;
+}
+
+void tempo_input_clear_state(tempo_input *in)
+{
+    if (in == NULL)
+        return;
+    memset(in->keys, 0, sizeof in->keys);
+    in->mouse_buttons = 0;
+    for (uint32_t i = 0; i < in->npstate; i++) {
+        in->pstate[i].buttons = 0;
+        memset(in->pstate[i].axes, 0, sizeof in->pstate[i].axes);
+    }
+}
+
+int tempo_input_set_listener(tempo_input *in, tempo_input_listener_fn fn, void *user)
+{
+    if (in == NULL)
+        return TEMPO_EINVAL;
+    in->listener = fn;
+    in->listener_user = fn != NULL ? user : NULL;
+    return 0;
+}
+
+int tempo_input_suspend_polling(tempo_input *in, bool suspend)
+{
+    if (in == NULL)
+        return TEMPO_EINVAL;
+    if (suspend == g_polling_suspended)
+        return 0;
+    g_polling_suspended = suspend;
+    /* Where the wait hands joystick waits to SDL (other video drivers),
+     * SDL polls every millisecond while joysticks are updated
+     * automatically: switch that off too while suspended. */
+    if (suspend) {
+        const char *h = SDL_GetHint(SDL_HINT_AUTO_UPDATE_JOYSTICKS);
+        g_had_hint = h != NULL;
+        if (h != NULL)
+            SDL_strlcpy(g_auto_update_hint, h, sizeof g_auto_update_hint);
+        SDL_SetHint(SDL_HINT_AUTO_UPDATE_JOYSTICKS, "0");
+    } else {
+        SDL_SetHint(SDL_HINT_AUTO_UPDATE_JOYSTICKS, g_had_hint ? g_auto_update_hint : "1");
+    }
+    apply_poll_rate(in);
+    return 0;
+}
+
+/* ---- The ring (continued) ------------------------------------------------------ */
+
 int tempo_input_push(tempo_input *in, const tempo_input_event *ev)
 {
     if (in == NULL || ev == NULL)
         return TEMPO_EINVAL;
+    track_state(in, ev);
+    if (in->listener != NULL && in->listener(ev, in->listener_user))
+        return 0; /* consumed on arrival */
     if (in->count == in->cap) {
         in->dropped++;
         return TEMPO_EFULL;

@@ -64,6 +64,49 @@ static uint64_t loop_now(const tempo_loop *L)
     return L->fake ? L->clock.now(L->clock.user) : tempo_now_ns();
 }
 
+/* ---- Display pacing -------------------------------------------------------------- */
+
+/* The refresh rate of the window's display (the desktop's without a
+ * window), or 60 when SDL does not know (Xvfb reports 0 Hz). */
+static uint32_t detect_display_hz(SDL_Window *window)
+{
+    SDL_DisplayMode mode;
+    int rate = 0;
+    if (SDL_WasInit(SDL_INIT_VIDEO)) {
+        int index = window != NULL ? SDL_GetWindowDisplayIndex(window) : 0;
+        if (index >= 0 && SDL_GetCurrentDisplayMode(index, &mode) == 0)
+            rate = mode.refresh_rate;
+    }
+    return tempo__pacer_display_hz(rate);
+}
+
+/* The rate of the render slot schedule: the cap, else (without vsync) the
+ * display's refresh rate; 0 when the vblanks alone pace (vsync, no cap). */
+static uint32_t pace_hz(const tempo_loop *L)
+{
+    if (L->render_hz != 0)
+        return L->render_hz;
+    return L->vsync ? 0 : L->display_hz;
+}
+
+/* Forget the vblank phase (resume, vsync toggle, another display): the
+ * next presents teach it again. */
+static void pace_reset(tempo_loop *L)
+{
+    tempo__pacer_reset(&L->pacer);
+    L->pace_wake_ns = 0;
+}
+
+/* [loop thread] desc.input's listener: every input event on arrival. */
+static bool input_listener(const tempo_input_event *ev, void *user)
+{
+    tempo_loop *L = user;
+    uint64_t a = loop_now(L);
+    bool consumed = L->input_event(L, ev, L->user);
+    L->frame_game_ns += loop_now(L) - a;
+    return consumed;
+}
+
 /* ---- Creation ----------------------------------------------------------------- */
 
 tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
@@ -108,6 +151,29 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->input = desc->input;
     L->thread = SDL_ThreadID();
     L->dispatching = -1;
+    L->renderer = desc->renderer;
+    L->present = desc->present;
+    L->owns_present = desc->renderer != NULL || desc->present != NULL;
+    L->input_event = desc->input_event;
+    L->on_pause = desc->on_pause;
+    L->display_hz_given = desc->display_hz != 0;
+    L->display_hz = L->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
+                                        : detect_display_hz(L->window);
+    tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
+    switch (desc->vsync) {
+    case TEMPO_LOOP_VSYNC_ON:
+        L->vsync = L->owns_present;
+        break;
+    case TEMPO_LOOP_VSYNC_OFF:
+        L->vsync = false;
+        break;
+    default: {
+        SDL_RendererInfo info;
+        L->vsync = L->renderer != NULL && SDL_GetRendererInfo(L->renderer, &info) == 0 &&
+                   (info.flags & SDL_RENDERER_PRESENTVSYNC) != 0;
+        break;
+    }
+    }
     atomic_init(&L->quit, false);
     atomic_init(&L->render_requested, false);
 
@@ -119,6 +185,8 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
         free(L);
         return NULL; /* detail set by the handle's creation */
     }
+    if (L->input != NULL && L->input_event != NULL)
+        tempo_input_set_listener(L->input, input_listener, L);
     if (L->window != NULL) {
         Uint32 flags = SDL_GetWindowFlags(L->window);
         if (flags & SDL_WINDOW_MINIMIZED)
@@ -142,6 +210,10 @@ int tempo_loop_destroy(tempo_loop *L)
                                              "(a loop callback); quit, and destroy after the loop returns");
     }
     detach_all_sources(L);
+    if (L->input != NULL && L->input_event != NULL)
+        tempo_input_set_listener(L->input, NULL, NULL);
+    if (L->input != NULL && L->notified_paused)
+        tempo_input_suspend_polling(L->input, false); /* the input outlives the loop */
     tempo_event_destroy(L->wake);
     tempo_timer_destroy(L->timer);
     free(L);
@@ -188,12 +260,65 @@ bool tempo_loop_is_paused(const tempo_loop *L)
     return L != NULL && L->pause_mask != 0;
 }
 
+static float alpha_at(const tempo_loop *L, uint64_t t);
+static void realign_render_slot(tempo_loop *L);
+
+int tempo_loop_set_game_paused(tempo_loop *L, bool paused)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    if (paused == L->game_paused)
+        return 0;
+    L->game_paused = paused;
+    if (paused)
+        L->frozen_alpha = L->started ? alpha_at(L, loop_now(L)) : 0.0f;
+    else
+        L->game_resumed = true; /* no catch-up for the time in the menu */
+    L->dirty = true;
+    realign_render_slot(L);
+    return 0;
+}
+
+bool tempo_loop_is_game_paused(const tempo_loop *L)
+{
+    return L != NULL && L->game_paused;
+}
+
+int tempo_loop_set_vsync(tempo_loop *L, bool on)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    if (!L->owns_present)
+        return tempo__set_error(TEMPO_ENOTSUP, "tempo_loop_set_vsync: the loop does not present "
+                                               "(no desc.renderer or desc.present)");
+    if (L->present == NULL && SDL_RenderSetVSync(L->renderer, on ? 1 : 0) != 0)
+        return tempo__set_error(TEMPO_EPLATFORM, "SDL_RenderSetVSync(%d): %s", on, SDL_GetError());
+    L->vsync = on;
+    pace_reset(L);
+    realign_render_slot(L);
+    return 0;
+}
+
+bool tempo_loop_get_vsync(const tempo_loop *L)
+{
+    return L != NULL && L->vsync;
+}
+
+uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
+{
+    if (L == NULL)
+        return 0;
+    if (L->vsync && L->pacer.locked)
+        return tempo__pacer_period_ns(&L->pacer);
+    return step_of(L->display_hz);
+}
+
 /* First render slot after the last render on the current epoch. */
 static void realign_render_slot(tempo_loop *L)
 {
-    L->slot = L->render_hz && L->last_render_ns >= L->epoch_ns
-                  ? tempo__sched_count(L->epoch_ns, L->render_hz, L->last_render_ns)
-                  : 0;
+    uint32_t hz = pace_hz(L);
+    L->slot = hz && L->last_render_ns >= L->epoch_ns ? tempo__sched_count(L->epoch_ns, hz, L->last_render_ns)
+                                                     : 0;
 }
 
 /* Restarts the schedule with an update due at `now` (first frame, stall,
@@ -541,6 +666,15 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
     case SDL_WINDOWEVENT_FOCUS_GAINED:
         L->pause_mask &= ~(unsigned)PAUSE_FOCUS;
         break;
+    case SDL_WINDOWEVENT_DISPLAY_CHANGED:
+        /* Another monitor: another refresh rate and another vblank phase. */
+        if (!L->display_hz_given) {
+            L->display_hz = detect_display_hz(L->window);
+            tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
+            L->pace_wake_ns = 0;
+            realign_render_slot(L);
+        }
+        break;
     default:
         break;
     }
@@ -564,8 +698,17 @@ static void dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns)
         if (e.type == SDL_WINDOWEVENT)
             window_event(L, &e.window);
         L->event_dirty = true;
-        if (L->input != NULL)
+        if (L->input != NULL) {
+            /* Input reaches desc.input_event through the input's listener. */
             tempo_input_handle_sdl(L->input, &e, wake_ns); /* 0 for non-input events */
+        } else if (L->input_event != NULL) {
+            tempo_input_event ev;
+            if (tempo_input_from_sdl(&e, wake_ns, &ev) > 0) {
+                uint64_t a = loop_now(L);
+                L->input_event(L, &ev, L->user); /* nothing to consume it from */
+                L->frame_game_ns += loop_now(L) - a;
+            }
+        }
         call_event(L, &e);
         if (e.type == SDL_QUIT)
             atomic_store(&L->quit, true);
@@ -716,18 +859,41 @@ static uint64_t next_tick_ns(const tempo_loop *L)
     return tempo__sched_at(L->epoch_ns, L->update_hz, L->tick);
 }
 
-/* When the next render may happen; `now` without a cap. LOCKSTEP's renders
- * follow its ticks and ignore the cap. */
+/* Whether render slots follow a schedule (pace_hz) rather than the ticks:
+ * LOCKSTEP's renders follow its ticks and ignore the pace, except in the
+ * game's pause, where no tick runs. */
+static bool render_scheduled(const tempo_loop *L)
+{
+    return L->policy != TEMPO_LOOP_LOCKSTEP || L->game_paused;
+}
+
+/* When the next render may happen: the next slot of the pace (cap or
+ * display rate), and with vsync not before the pacer's wake. */
 static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
 {
-    if (L->render_hz == 0 || L->policy == TEMPO_LOOP_LOCKSTEP)
+    if (!render_scheduled(L))
         return now;
-    return tempo__sched_at(L->epoch_ns, L->render_hz, L->slot);
+    uint32_t hz = pace_hz(L);
+    uint64_t slot = hz != 0 ? tempo__sched_at(L->epoch_ns, hz, L->slot) : now;
+    if (L->vsync) {
+        if (L->pace_wake_ns > slot)
+            slot = L->pace_wake_ns;
+        /* Until the pacer has locked on, a present that does not block
+         * (vsync refused by the driver or compositor, whatever the renderer
+         * flags say) must not make the loop spin: at most one render per
+         * nominal refresh period. A blocking present paces us anyway. */
+        uint64_t floor = L->last_render_ns + L->pacer.nominal_period_ns;
+        if (!L->pacer.locked && L->last_render_ns != 0 && floor > slot)
+            slot = floor;
+    }
+    return slot;
 }
 
 /* Whether the policy wants a render now that events and updates ran. */
 static bool render_wanted(const tempo_loop *L, bool variable_ran)
 {
+    if (L->game_paused)
+        return true; /* the pause menu animates at the render pace */
     switch (L->policy) {
     case TEMPO_LOOP_INTERPOLATED:
         return !L->on_demand || L->dirty || L->event_dirty;
@@ -752,11 +918,12 @@ static uint64_t updates_per_render_limit(const tempo_loop *L)
     if (L->policy == TEMPO_LOOP_LOCKSTEP)
         return 1;
     uint64_t limit = L->max_frameskip;
-    if (L->render_hz != 0) {
-        uint64_t per = (L->update_hz + L->render_hz - 1) / L->render_hz;
-        if (per > limit)
-            limit = per;
-    }
+    /* The render rate: the cap, the display rate, or the vblanks (the
+     * display rate is their nominal rate). */
+    uint32_t hz = pace_hz(L) != 0 ? pace_hz(L) : L->display_hz;
+    uint64_t per = (L->update_hz + hz - 1) / hz;
+    if (per > limit)
+        limit = per;
     return limit;
 }
 
@@ -770,6 +937,8 @@ static bool updates_blocked(const tempo_loop *L)
 static uint64_t next_deadline(const tempo_loop *L, uint64_t now)
 {
     uint64_t slot = render_slot_ns(L, now);
+    if (L->game_paused)
+        return slot; /* no ticks while the game is paused */
     uint64_t tick = next_tick_ns(L);
     switch (L->policy) {
     case TEMPO_LOOP_VARIABLE:
@@ -838,7 +1007,7 @@ static bool run_variable_update(tempo_loop *L, uint64_t t)
     uint64_t slot = render_slot_ns(L, t);
     if (t < slot)
         return false;
-    if (L->render_hz != 0)
+    if (pace_hz(L) != 0)
         tempo__stats_lateness(&L->st, t - slot);
     uint64_t dt = t >= L->last_update_ns ? t - L->last_update_ns : 0;
     if (dt > L->max_gap_ns) {
@@ -853,6 +1022,8 @@ static bool run_variable_update(tempo_loop *L, uint64_t t)
 
 static float alpha_at(const tempo_loop *L, uint64_t t)
 {
+    if (L->game_paused)
+        return L->frozen_alpha;
     if (L->policy != TEMPO_LOOP_INTERPOLATED || L->tick == 0)
         return 0.0f;
     uint64_t prev = L->last_update_ns, next = next_tick_ns(L);
@@ -862,6 +1033,33 @@ static float alpha_at(const tempo_loop *L, uint64_t t)
         return ALPHA_MAX; /* behind schedule: the most extrapolation allowed */
     float a = (float)((double)(t - prev) / (double)(next - prev));
     return a < ALPHA_MAX ? a : ALPHA_MAX;
+}
+
+/* Presents the frame rendered at `t`. The time blocked in the present is
+ * waiting, not game time; with vsync the pacer learns the vblanks from it
+ * and sets the next wake. */
+static void do_present(tempo_loop *L, uint64_t t)
+{
+    uint64_t a = loop_now(L);
+    if (L->present != NULL)
+        L->present(L, L->user);
+    else
+        SDL_RenderPresent(L->renderer);
+    uint64_t b = loop_now(L);
+    L->frame_present_ns += b - a;
+    L->st.win.present_ns += b - a;
+    if (!L->vsync)
+        return;
+    /* The render's cost counts from the wake the pacer asked for when the
+     * render was on its schedule, so late wake-ups count as cost and the
+     * pacer learns to wake earlier. */
+    uint64_t planned = L->pace_wake_ns;
+    uint64_t half = tempo__pacer_period_ns(&L->pacer) / 2;
+    uint64_t start = planned != 0 && t >= planned && t - planned < half ? planned : L->wake_ns;
+    uint64_t missed = L->pacer.st.missed;
+    tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
+    L->st.win.missed_vblanks += L->pacer.st.missed - missed;
+    L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
 }
 
 static void maybe_render(tempo_loop *L, bool variable_ran)
@@ -875,10 +1073,36 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
     L->event_dirty = false;
     L->last_render_ns = t;
     L->updates_since_render = 0;
-    if (L->render_hz != 0 && L->policy != TEMPO_LOOP_LOCKSTEP)
-        L->slot = tempo__sched_count(L->epoch_ns, L->render_hz, t); /* skip missed slots */
+    uint32_t hz = pace_hz(L);
+    if (hz != 0 && render_scheduled(L))
+        L->slot = tempo__sched_count(L->epoch_ns, hz, t); /* skip missed slots */
     tempo__stats_render(&L->st, t);
     call_render(L, alpha_at(L, t));
+    if (L->owns_present && !atomic_load(&L->quit))
+        do_present(L, t);
+}
+
+/* ---- Pause ----------------------------------------------------------------------------- */
+
+/* Acts on a change of the idle pause since the last look: a paused loop
+ * suspends desc.input's controller polling (SDL2 can only poll them, and
+ * the poll interval would wake the paused loop hundreds of times a
+ * second), forgets the vblank phase on resume, and tells the game. */
+static void note_pause(tempo_loop *L)
+{
+    bool paused = L->pause_mask != 0;
+    if (paused == L->notified_paused)
+        return;
+    L->notified_paused = paused;
+    if (L->input != NULL)
+        tempo_input_suspend_polling(L->input, paused);
+    if (!paused)
+        pace_reset(L);
+    if (L->on_pause != NULL) {
+        uint64_t a = loop_now(L);
+        L->on_pause(L, paused, L->user);
+        L->frame_game_ns += loop_now(L) - a;
+    }
 }
 
 /* ---- The frame ----------------------------------------------------------------------- */
@@ -935,6 +1159,13 @@ int tempo_loop_frame(tempo_loop *L)
     }
     if (atomic_exchange(&L->render_requested, false))
         L->dirty = true;
+    L->frame_present_ns = 0;
+    note_pause(L); /* a pause asked for between frames: suspend before the wait */
+    /* A pacer wake in the past (no render was wanted for a while, or the
+     * frame ran late) is left there: the render is due at once, its present
+     * blocks until the next vblank and the pacer sets the following wake.
+     * (Moving it forward could keep pushing the render away while frames
+     * run late.) */
 
     sync_native_input(L);
     source_pause_edge(L, t0);
@@ -1013,7 +1244,13 @@ int tempo_loop_frame(tempo_loop *L)
         L->frame_game_ns += loop_now(L) - a;
     }
 
+    note_pause(L);
     bool paused = L->pause_mask != 0;
+    if (!paused && L->game_resumed) {
+        L->game_resumed = false;
+        rebase(L, loop_now(L)); /* the game's pause ended: no catch-up */
+        realign_render_slot(L);
+    }
     if (!paused && L->was_paused) {
         /* Resume: no catch-up for the time spent paused. */
         uint64_t now = loop_now(L);
@@ -1025,7 +1262,9 @@ int tempo_loop_frame(tempo_loop *L)
     if (!paused && !atomic_load(&L->quit)) {
         uint64_t t = loop_now(L);
         bool variable_ran = false;
-        if (L->policy == TEMPO_LOOP_VARIABLE)
+        if (L->game_paused)
+            ; /* game time stands still; the menu still renders */
+        else if (L->policy == TEMPO_LOOP_VARIABLE)
             variable_ran = run_variable_update(L, t);
         else
             run_fixed_updates(L, t);
@@ -1036,12 +1275,16 @@ int tempo_loop_frame(tempo_loop *L)
      * remember it, so the frame that resumes (maybe the very next one,
      * woken by input) restarts the schedule instead of catching up. */
     L->was_paused = L->pause_mask != 0;
+    note_pause(L);
+    /* Blocked in the present is waiting too (after this frame's render, so
+     * it belongs to the next render interval's sleep). */
+    L->st.sleep_since_render_ns += L->frame_present_ns;
     uint64_t t_end = loop_now(L);
     if (L->frame_ran)
         new_source_frame(L, t_end); /* parked sources get their next turn */
     source_pause_edge(L, t_end);
     uint64_t win_start = L->st.win_start_ns;
-    tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns, L->frame_game_ns,
+    tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns + L->frame_present_ns, L->frame_game_ns,
                        paused_before && fw.slept);
     if (L->st.win_start_ns != win_start) {
         for (int k = 0; k < L->nsource; k++) {
@@ -1090,5 +1333,9 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
         o->last_second = src->last;
         o->total = src->total;
     }
+    L->st.pub.game_paused = L->game_paused;
+    L->st.pub.vsync = L->vsync;
+    L->st.pub.refresh_ns = tempo_loop_get_refresh_ns(L);
+    L->st.pub.predicted_render_ns = L->vsync ? L->pacer.predicted_cost_ns : 0;
     return &L->st.pub;
 }

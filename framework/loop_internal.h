@@ -7,6 +7,7 @@
 
 #include <stdatomic.h>
 
+#include "pacer.h"
 #include "tempo/loop.h"
 
 /* ---- Schedules -----------------------------------------------------------
@@ -143,6 +144,25 @@ struct tempo_loop {
     SDL_threadID thread;     /* the loop thread: the one that created the loop */
     uint64_t frame_game_ns;  /* callback time in the current frame */
     uint32_t updates_since_render; /* max_frameskip bounds this, not one frame's batch */
+
+    /* display pacing (see loop.h, desc.renderer) */
+    SDL_Renderer *renderer;        /* not owned */
+    tempo_loop_present_fn present;
+    bool owns_present;             /* renderer or present: the loop presents */
+    bool vsync;                    /* pacing by the presents' vblanks */
+    uint32_t display_hz;           /* the pace without vsync and cap */
+    bool display_hz_given;         /* desc.display_hz: do not follow the window */
+    tempo__pacer pacer;
+    uint64_t pace_wake_ns;         /* vsync: when to start the next render (0: now) */
+    uint64_t frame_present_ns;     /* blocked in the present this frame */
+
+    /* pause notifications and the game's own pause */
+    tempo_loop_input_fn input_event;
+    tempo_loop_pause_fn on_pause;
+    bool notified_paused;          /* what on_pause / the input were last told */
+    bool game_paused;
+    bool game_resumed;             /* restart the update schedule at the next frame */
+    float frozen_alpha;            /* alpha while game-paused */
 
     tempo__watch watches[TEMPO_LOOP_MAX_WATCHES];
     int nwatch;

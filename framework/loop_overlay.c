@@ -28,8 +28,10 @@ static const char *fmt_ns(char *buf, size_t size, uint64_t ns)
 static uint64_t expected_interval_ns(const tempo_loop *L)
 {
     uint32_t hz = L->render_hz;
-    if (L->policy == TEMPO_LOOP_LOCKSTEP || L->on_demand || hz == 0)
-        hz = L->policy == TEMPO_LOOP_INTERPOLATED && !L->on_demand ? 60 : L->update_hz;
+    if (hz == 0) /* paced by the display: its vblanks or its refresh rate */
+        hz = (uint32_t)(TEMPO_NS_PER_S / tempo_loop_get_refresh_ns(L));
+    if (L->policy == TEMPO_LOOP_LOCKSTEP || L->on_demand)
+        hz = L->update_hz;
     if (L->policy == TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS && L->update_hz < hz)
         hz = L->update_hz;
     return (TEMPO_NS_PER_S + hz / 2) / hz;
@@ -109,18 +111,20 @@ int tempo_loop_draw_stats(tempo_loop *L, SDL_Renderer *r, int x, int y)
     fail |= SDL_SetRenderDrawColor(r, 70, 80, 100, 255);
     fail |= SDL_RenderDrawRect(r, &panel);
 
-    char a[16], b[16], d[16];
+    char a[24], b[16], d[16];
     int tx = x + PAD, ty = y + PAD;
     fail |= SDL_SetRenderDrawColor(r, 120, 200, 255, 255);
     fail |= text(r, tx, ty, "tempo loop: %s%s", tempo_loop_policy_name(L->policy),
-                 L->pause_mask ? "  PAUSED" : "");
+                 L->pause_mask ? "  PAUSED" : L->game_paused ? "  GAME PAUSED" : "");
     ty += LINE_H;
     fail |= SDL_SetRenderDrawColor(r, 150, 160, 180, 255);
+    /* The render pace: the cap, the learnt vblanks, or the display rate. */
     if (L->render_hz)
-        snprintf(a, sizeof a, "%u Hz", L->render_hz);
+        snprintf(a, sizeof a, "cap %uHz", L->render_hz);
     else
-        snprintf(a, sizeof a, "none");
-    fail |= text(r, tx, ty, "update %u Hz  render cap %s%s", L->update_hz, a, L->on_demand ? "  on demand" : "");
+        snprintf(a, sizeof a, "%s %.2fHz", L->vsync ? "vsync" : "display",
+                 1e9 / (double)tempo_loop_get_refresh_ns(L));
+    fail |= text(r, tx, ty, "update %uHz  render %s%s", L->update_hz, a, L->on_demand ? " on demand" : "");
     ty += LINE_H + 2;
 
     fail |= SDL_SetRenderDrawColor(r, 225, 228, 235, 255);

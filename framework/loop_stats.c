@@ -125,6 +125,8 @@ static void add_counts(tempo_loop_counts *to, const tempo_loop_counts *from)
     to->game_ns += from->game_ns;
     to->loop_ns += from->loop_ns;
     to->paused_ns += from->paused_ns;
+    to->present_ns += from->present_ns;
+    to->missed_vblanks += from->missed_vblanks;
     to->late_samples += from->late_samples;
 }
 

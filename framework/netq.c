@@ -187,7 +187,10 @@ tempo_netq *tempo_netq_create(const tempo_netq_desc *desc)
         d.target_age_ns = 200 * MS;
     if (!d.floor_ns)
         d.floor_ns = 4 * MS < d.budget_max_ns ? 4 * MS : d.budget_max_ns;
-    if (!d.now_ns) {
+    if (d.clock.now != NULL) { /* the shared tempo_clock wins over the older fields */
+        d.now_ns = d.clock.now;
+        d.clock_user = d.clock.user;
+    } else if (!d.now_ns) {
         d.now_ns = default_clock;
         d.clock_user = NULL;
     }

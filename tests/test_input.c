@@ -372,6 +372,228 @@ static void native_attach_reports_enotsup_on_sdl_and_events_still_flow(void)
     tempo_input_destroy(in);
 }
 
+
+/* ---- State queries (issue 11) ---------------------------------------------- */
+
+static SDL_Event sdl_key(SDL_Scancode sc, bool down)
+{
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = down ? SDL_KEYDOWN : SDL_KEYUP;
+    e.key.state = down ? SDL_PRESSED : SDL_RELEASED;
+    e.key.keysym.scancode = sc;
+    return e;
+}
+
+static void key_state_follows_the_events(void)
+{
+    tempo_input *in = make(0);
+    CHECK(!tempo_input_key_down(in, SDL_SCANCODE_SPACE));
+    SDL_Event e = sdl_key(SDL_SCANCODE_SPACE, true);
+    tempo_input_handle_sdl(in, &e, 10);
+    e = sdl_key(SDL_SCANCODE_LEFT, true);
+    tempo_input_handle_sdl(in, &e, 10);
+    /* The state is the latest known, before the game reads the ring. */
+    CHECK(tempo_input_key_down(in, SDL_SCANCODE_SPACE));
+    CHECK(tempo_input_key_down(in, SDL_SCANCODE_LEFT));
+    CHECK(!tempo_input_key_down(in, SDL_SCANCODE_RIGHT));
+    e = sdl_key(SDL_SCANCODE_SPACE, false);
+    tempo_input_handle_sdl(in, &e, 20);
+    CHECK(!tempo_input_key_down(in, SDL_SCANCODE_SPACE));
+    CHECK(tempo_input_key_down(in, SDL_SCANCODE_LEFT));
+    /* ...and the ring still has every event, in order. */
+    tempo_input_event ev;
+    int n = 0;
+    while (tempo_input_poll(in, &ev) > 0)
+        n++;
+    CHECK_EQ_INT(n, 3);
+    /* The last scancode and out-of-range ones. */
+    e = sdl_key(SDL_NUM_SCANCODES - 1, true);
+    tempo_input_handle_sdl(in, &e, 30);
+    CHECK(tempo_input_key_down(in, SDL_NUM_SCANCODES - 1));
+    CHECK(!tempo_input_key_down(in, SDL_NUM_SCANCODES));
+    CHECK(!tempo_input_key_down(in, -1));
+    CHECK(!tempo_input_key_down(NULL, SDL_SCANCODE_LEFT));
+    tempo_input_clear_state(in);
+    CHECK(!tempo_input_key_down(in, SDL_SCANCODE_LEFT));
+    tempo_input_destroy(in);
+}
+
+/* A full ring drops the event but not what it did to the state: a key-up
+ * refused by the ring must not leave the key held forever. */
+static void state_updates_even_when_the_ring_is_full(void)
+{
+    tempo_input *in = make(1);
+    SDL_Event e = sdl_key(SDL_SCANCODE_A, true);
+    tempo_input_handle_sdl(in, &e, 1);
+    e = sdl_key(SDL_SCANCODE_A, false);
+    tempo_input_handle_sdl(in, &e, 2); /* dropped */
+    tempo_input_stats st;
+    tempo_input_get_stats(in, &st);
+    CHECK_EQ_U64(st.dropped, 1);
+    CHECK(!tempo_input_key_down(in, SDL_SCANCODE_A));
+    tempo_input_destroy(in);
+}
+
+static void mouse_state_and_position(void)
+{
+    tempo_input *in = make(0);
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_MOUSEMOTION;
+    e.motion.x = 40;
+    e.motion.y = 50;
+    tempo_input_handle_sdl(in, &e, 1);
+    int32_t x = -1, y = -1;
+    tempo_input_mouse_position(in, &x, &y);
+    CHECK_EQ_INT(x, 40);
+    CHECK_EQ_INT(y, 50);
+    SDL_zero(e);
+    e.type = SDL_MOUSEBUTTONDOWN;
+    e.button.button = SDL_BUTTON_RIGHT;
+    e.button.state = SDL_PRESSED;
+    e.button.x = 41;
+    e.button.y = 52;
+    tempo_input_handle_sdl(in, &e, 2);
+    CHECK(tempo_input_mouse_down(in, SDL_BUTTON_RIGHT));
+    CHECK(!tempo_input_mouse_down(in, SDL_BUTTON_LEFT));
+    tempo_input_mouse_position(in, &x, NULL);
+    CHECK_EQ_INT(x, 41);
+    /* Touch-synthesised mouse events are not the system mouse. */
+    e.button.which = SDL_TOUCH_MOUSEID;
+    e.button.button = SDL_BUTTON_LEFT;
+    tempo_input_handle_sdl(in, &e, 3);
+    CHECK(!tempo_input_mouse_down(in, SDL_BUTTON_LEFT));
+    e.button.which = 0;
+    e.button.button = SDL_BUTTON_RIGHT;
+    e.type = SDL_MOUSEBUTTONUP;
+    e.button.state = SDL_RELEASED;
+    tempo_input_handle_sdl(in, &e, 4);
+    CHECK(!tempo_input_mouse_down(in, SDL_BUTTON_RIGHT));
+    CHECK(!tempo_input_mouse_down(in, 0));
+    CHECK(!tempo_input_mouse_down(in, 200));
+    tempo_input_destroy(in);
+}
+
+static tempo_input_event pad_event(uint32_t type, uint32_t pad, uint8_t what, int value)
+{
+    tempo_input_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = type;
+    ev.device_kind = TEMPO_INPUT_PAD;
+    ev.device = pad;
+    if (type == TEMPO_INPUT_PAD_BUTTON) {
+        ev.u.pad_button.button = what;
+        ev.u.pad_button.down = (uint8_t)value;
+    } else if (type == TEMPO_INPUT_PAD_AXIS) {
+        ev.u.pad_axis.axis = what;
+        ev.u.pad_axis.value = (int16_t)value;
+    }
+    return ev;
+}
+
+static void pad_buttons_and_axes_per_pad_and_any(void)
+{
+    tempo_input *in = make(0);
+    tempo_input_event ev = pad_event(TEMPO_INPUT_PAD_BUTTON, 7, SDL_CONTROLLER_BUTTON_A, 1);
+    tempo_input_push(in, &ev);
+    ev = pad_event(TEMPO_INPUT_PAD_AXIS, 7, SDL_CONTROLLER_AXIS_LEFTX, -20000);
+    tempo_input_push(in, &ev);
+    ev = pad_event(TEMPO_INPUT_PAD_AXIS, 9, SDL_CONTROLLER_AXIS_LEFTX, 25000);
+    tempo_input_push(in, &ev);
+    ev = pad_event(TEMPO_INPUT_PAD_AXIS, 9, SDL_CONTROLLER_AXIS_TRIGGERRIGHT, 32767);
+    tempo_input_push(in, &ev);
+    CHECK(tempo_input_pad_down(in, 7, SDL_CONTROLLER_BUTTON_A));
+    CHECK(!tempo_input_pad_down(in, 9, SDL_CONTROLLER_BUTTON_A));
+    CHECK(tempo_input_pad_down(in, TEMPO_INPUT_ANY_PAD, SDL_CONTROLLER_BUTTON_A));
+    CHECK(!tempo_input_pad_down(in, TEMPO_INPUT_ANY_PAD, SDL_CONTROLLER_BUTTON_B));
+    CHECK_EQ_INT(tempo_input_pad_axis_value(in, 7, SDL_CONTROLLER_AXIS_LEFTX), -20000);
+    CHECK_EQ_INT(tempo_input_pad_axis_value(in, 9, SDL_CONTROLLER_AXIS_LEFTX), 25000);
+    /* Any pad: the one furthest from centre. */
+    CHECK_EQ_INT(tempo_input_pad_axis_value(in, TEMPO_INPUT_ANY_PAD, SDL_CONTROLLER_AXIS_LEFTX), 25000);
+    CHECK_EQ_INT(tempo_input_pad_axis_value(in, 9, SDL_CONTROLLER_AXIS_TRIGGERRIGHT), 32767);
+    CHECK_EQ_INT(tempo_input_pad_axis_value(in, 3, SDL_CONTROLLER_AXIS_LEFTX), 0);
+    CHECK_EQ_INT(tempo_input_pad_axis_value(in, 7, SDL_CONTROLLER_AXIS_MAX), 0);
+    ev = pad_event(TEMPO_INPUT_PAD_BUTTON, 7, SDL_CONTROLLER_BUTTON_A, 0);
+    tempo_input_push(in, &ev);
+    CHECK(!tempo_input_pad_down(in, TEMPO_INPUT_ANY_PAD, SDL_CONTROLLER_BUTTON_A));
+    /* A removed pad is forgotten: its stick no longer counts. */
+    ev = pad_event(TEMPO_INPUT_DEVICE_REMOVED, 9, 0, 0);
+    tempo_input_push(in, &ev);
+    CHECK_EQ_INT(tempo_input_pad_axis_value(in, TEMPO_INPUT_ANY_PAD, SDL_CONTROLLER_AXIS_LEFTX), -20000);
+    CHECK_EQ_INT(tempo_input_pad_axis_value(in, 9, SDL_CONTROLLER_AXIS_TRIGGERRIGHT), 0);
+    tempo_input_clear_state(in);
+    CHECK_EQ_INT(tempo_input_pad_axis_value(in, 7, SDL_CONTROLLER_AXIS_LEFTX), 0);
+    tempo_input_destroy(in);
+}
+
+typedef struct listen_log {
+    int calls;
+    bool consume_escape;
+    bool key_was_down; /* the state seen from inside the listener */
+} listen_log;
+
+static bool listener(const tempo_input_event *ev, void *user)
+{
+    listen_log *l = user;
+    l->calls++;
+    if (ev->type == TEMPO_INPUT_KEY && ev->u.key.scancode == SDL_SCANCODE_ESCAPE) {
+        l->key_was_down = ev->u.key.down;
+        return l->consume_escape;
+    }
+    return false;
+}
+
+static void listener_sees_every_event_on_arrival_and_may_consume(void)
+{
+    tempo_input *in = make(0);
+    listen_log l = {.consume_escape = true};
+    CHECK_EQ_INT(tempo_input_set_listener(in, listener, &l), 0);
+    SDL_Event e = sdl_key(SDL_SCANCODE_ESCAPE, true);
+    CHECK_EQ_INT(tempo_input_handle_sdl(in, &e, 1), 1);
+    e = sdl_key(SDL_SCANCODE_W, true);
+    tempo_input_handle_sdl(in, &e, 2);
+    CHECK_EQ_INT(l.calls, 2);
+    CHECK(l.key_was_down);
+    /* The consumed key still counts in the state. */
+    CHECK(tempo_input_key_down(in, SDL_SCANCODE_ESCAPE));
+    tempo_input_event ev;
+    CHECK_EQ_INT(tempo_input_poll(in, &ev), 1);
+    CHECK_EQ_INT(ev.u.key.scancode, SDL_SCANCODE_W);
+    CHECK_EQ_INT(tempo_input_poll(in, &ev), 0);
+    /* Not consuming: queued as usual. Removing: not called again. */
+    l.consume_escape = false;
+    e = sdl_key(SDL_SCANCODE_ESCAPE, false);
+    tempo_input_handle_sdl(in, &e, 3);
+    CHECK_EQ_INT(tempo_input_poll(in, &ev), 1);
+    CHECK_EQ_INT(ev.u.key.scancode, SDL_SCANCODE_ESCAPE);
+    CHECK_EQ_INT(tempo_input_set_listener(in, NULL, NULL), 0);
+    tempo_input_handle_sdl(in, &e, 4);
+    CHECK_EQ_INT(l.calls, 3);
+    CHECK_EQ_INT(tempo_input_set_listener(NULL, listener, &l), TEMPO_EINVAL);
+    tempo_input_destroy(in);
+}
+
+/* A paused loop suspends controller polling: SDL's automatic joystick
+ * updates go off (where SDL itself would poll every millisecond) and come
+ * back as they were on resume. (The wake-ups are measured in
+ * test_loop_pause.) */
+static void suspend_polling_switches_sdl_joystick_updates_and_back(void)
+{
+    tempo_input *in = make(0);
+    SDL_SetHint(SDL_HINT_AUTO_UPDATE_JOYSTICKS, "1");
+    CHECK_EQ_INT(tempo_input_suspend_polling(in, true), 0);
+    CHECK_STR_EQ(SDL_GetHint(SDL_HINT_AUTO_UPDATE_JOYSTICKS), "0");
+    CHECK_EQ_INT(tempo_input_suspend_polling(in, true), 0); /* idempotent */
+    CHECK_EQ_INT(tempo_input_suspend_polling(in, false), 0);
+    CHECK_STR_EQ(SDL_GetHint(SDL_HINT_AUTO_UPDATE_JOYSTICKS), "1");
+    CHECK_EQ_INT(tempo_input_suspend_polling(NULL, true), TEMPO_EINVAL);
+    tempo_input_stats st;
+    tempo_input_get_stats(in, &st);
+    CHECK_EQ_INT(st.poll_hz, 250); /* the configured rate is kept */
+    tempo_input_destroy(in);
+}
+
 static void invalid_arguments(void)
 {
     tempo_input_event ev;
@@ -418,6 +640,12 @@ static const tt_case cases[] = {
     TT_CASE(dispatch_calls_back_oldest_first),
     TT_CASE(handle_sdl_pushes_input_and_leaves_the_rest),
     TT_CASE(native_attach_reports_enotsup_on_sdl_and_events_still_flow),
+    TT_CASE(key_state_follows_the_events),
+    TT_CASE(state_updates_even_when_the_ring_is_full),
+    TT_CASE(mouse_state_and_position),
+    TT_CASE(pad_buttons_and_axes_per_pad_and_any),
+    TT_CASE(listener_sees_every_event_on_arrival_and_may_consume),
+    TT_CASE(suspend_polling_switches_sdl_joystick_updates_and_back),
     TT_CASE(invalid_arguments),
     TT_CASE(type_names),
 };

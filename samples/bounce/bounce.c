@@ -4,7 +4,7 @@
  * rate and watch them jump from one update position to the next.
  *
  * Keys: I interpolation on/off, P next policy, +/- or Up/Down update rate
- * (10/25/60/120 Hz), S statistics overlay, Esc quits.
+ * (10/25/60/120 Hz), S statistics overlay, V vsync on/off, Esc quits.
  * Options (besides the common --headless/--seconds/--screenshot):
  *   --hz N          initial update rate (default 10)
  *   --policy NAME   interpolated | lockstep | constant-speed-max-fps | variable
@@ -304,15 +304,14 @@ static void draw_scene(bounce *b, float alpha)
 
     SDL_SetRenderDrawColor(r, 130, 140, 165, 255);
     tempo_debug_text(r, 22, HEIGHT - 22, 1,
-                     "I interpolation   P policy   +/- update rate (10/25/60/120 Hz)   S statistics   Esc quit");
+                     "I interpolation   P policy   +/- update rate (10/25/60/120 Hz)   S statistics   V vsync   Esc quit");
 }
 
 static void render(tempo_loop *loop, float alpha, void *user)
 {
     (void)loop;
     bounce *b = user;
-    draw_scene(b, alpha);
-    SDL_RenderPresent(b->app.renderer);
+    draw_scene(b, alpha); /* the loop presents (desc.renderer) */
 }
 
 /* ---- Input --------------------------------------------------------------------- */
@@ -353,6 +352,9 @@ static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
         break;
     case SDLK_s:
         b->show_stats = !b->show_stats;
+        break;
+    case SDLK_v:
+        sample_toggle_vsync(loop);
         break;
     default:
         return;
@@ -415,14 +417,6 @@ static void init_balls(bounce *b)
     }
 }
 
-static uint32_t display_hz(SDL_Window *w)
-{
-    SDL_DisplayMode mode;
-    if (SDL_GetWindowDisplayMode(w, &mode) == 0 && mode.refresh_rate > 0)
-        return (uint32_t)mode.refresh_rate;
-    return 60;
-}
-
 int main(int argc, char **argv)
 {
     static bounce b;
@@ -442,13 +436,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < RATE_COUNT; i++)
         if (rates[i] <= opt.hz)
             b.rate_index = i;
-    uint32_t render_hz = display_hz(b.app.window);
-
     b.loop = tempo_loop_create(&(tempo_loop_desc){
         .update_hz = opt.hz ? opt.hz : 10,
-        .max_render_hz = render_hz, /* no vsync in the samples: the loop paces rendering */
         .policy = (tempo_loop_policy)opt.policy,
         .window = b.app.window,
+        .renderer = b.app.renderer, /* the loop presents: vsync paced, or the display's rate */
         .update = update,
         .render = render,
         .event = on_event,
@@ -484,9 +476,9 @@ int main(int argc, char **argv)
     const tempo_loop_counts *t = &s->total;
     printf("bounce summary (%s backend, video %s, wait route %s)\n", tempo_backend_name(), b.app.video_driver,
            tempo_wait_route());
-    printf("  %s policy, %u Hz updates, render cap %u Hz, interpolation %s\n",
-           tempo_loop_policy_name(tempo_loop_get_policy(b.loop)), tempo_loop_get_update_hz(b.loop), render_hz,
-           b.interpolate ? "on" : "off");
+    printf("  %s policy, %u Hz updates, renders paced by %s at %.2f Hz, interpolation %s\n",
+           tempo_loop_policy_name(tempo_loop_get_policy(b.loop)), tempo_loop_get_update_hz(b.loop),
+           s->vsync ? "vsync" : "the display", 1e9 / (double)s->refresh_ns, b.interpolate ? "on" : "off");
     printf("  ran %.2f s: %llu updates (%.1f/s), %llu renders (%.1f/s), %llu frames, %.1f sleeps/s\n", wall_s,
            (unsigned long long)t->updates, t->updates_per_s, (unsigned long long)t->renders, t->renders_per_s,
            (unsigned long long)t->frames, t->sleeps_per_s);

@@ -7,6 +7,8 @@
  *   --seconds N        quit after N seconds (default: run until closed;
  *                      headless runs default to 5 s)
  *   --screenshot FILE  write the last frame as a PNG when quitting
+ *   --no-vsync         create the renderer without SDL_RENDERER_PRESENTVSYNC
+ *                      (the loop then paces renders at the display's rate)
  *   --help
  * Samples use only the public Tempo headers plus SDL. */
 #ifndef TEMPO_SAMPLE_H
@@ -25,6 +27,7 @@ typedef struct sample_app {
     bool headless;
     double seconds; /* 0: until the window is closed */
     const char *screenshot;
+    bool no_vsync; /* --no-vsync; a sample that presents only on change sets it */
     /* created by sample_open */
     SDL_Window *window;
     SDL_Renderer *renderer;
@@ -43,6 +46,11 @@ int sample_parse(sample_app *app, int argc, char **argv, const char *usage,
  * or when no display is available) and opens a window with a renderer.
  * Returns 0, or -1 after printing SDL's error. */
 int sample_open(sample_app *app, const char *title, int width, int height);
+
+/* The samples' vsync key (V): turns the loop's vsync off or on
+ * (tempo_loop_set_vsync; the loop must present, desc.renderer) and says so
+ * on stdout. */
+void sample_toggle_vsync(tempo_loop *loop);
 
 /* Writes the renderer's current target as a PNG. Call before
  * SDL_RenderPresent (the back buffer is undefined after presenting).

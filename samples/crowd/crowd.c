@@ -9,7 +9,7 @@
  * whole burst; the budgeted policies keep frames short.
  *
  * Keys: 1 deadline (the queue's default), 2 classic, 3 drain-all, 4 fixed
- * budget; B a burst of 5 000, W a wave of 300; Esc quits.
+ * budget; B a burst of 5 000, W a wave of 300; V vsync on/off; Esc quits.
  *
  * Headless (--headless, or no display): runs the scenario (default
  * "burst") for --seconds, prints statistics; --policy all runs it once per
@@ -256,9 +256,7 @@ static void render(tempo_loop *loop, float alpha, void *user)
         c->st.slow_frames++;
     if (c->busy_ns > c->st.max_busy_ns)
         c->st.max_busy_ns = c->busy_ns;
-    c->busy_ns = 0;
-    if (!c->app.headless || c->app.screenshot != NULL)
-        SDL_RenderPresent(c->app.renderer);
+    c->busy_ns = 0; /* the loop presents (desc.renderer) when there is someone to see it */
 }
 
 static void send_cmd(crowd *c, uint16_t type, uint32_t count)
@@ -291,6 +289,9 @@ static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
         break;
     case SDLK_w:
         send_cmd(c, CROWD_CMD_WAVE, 300);
+        break;
+    case SDLK_v:
+        sample_toggle_vsync(loop);
         break;
     default:
         break;
@@ -340,6 +341,9 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
         .update_hz = 60,
         .policy = TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS, /* one render per batch of updates */
         .window = c->app.window,
+        /* The loop presents, vsync paced; headless runs without a screenshot
+         * skip presenting altogether. */
+        .renderer = !c->app.headless || c->app.screenshot != NULL ? c->app.renderer : NULL,
         .update = update,
         .render = render,
         .event = on_event,

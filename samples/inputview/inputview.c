@@ -394,6 +394,9 @@ int main(int argc, char **argv)
     /* Offscreen windows never have focus, and SDL drops controller events
      * of unfocused programs by default; a viewer wants them anyway. */
     SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
+    /* It draws and presents only when something changed (and measures its
+     * own latency): a blocking vsync present would sit in its render time. */
+    v->app.no_vsync = true;
     if (sample_open(&v->app, "Tempo inputview", 760, 400) != 0)
         return 1;
     v->in = tempo_input_create(NULL);

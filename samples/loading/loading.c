@@ -21,7 +21,7 @@
  * never the current one) and reused afterwards.
  * Headless (--headless, or no display) it runs both modes one after the other
  * and prints their statistics, the loop's included. Keys: L loader,
- * S synchronous, Esc quit. */
+ * S synchronous, V vsync on/off, Esc quit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,8 +490,7 @@ static void render(tempo_loop *loop, float alpha, void *user)
     a->last_render_ns = now;
     a->batch_due = true;
     /* The animation is a function of time: extrapolate by alpha steps. */
-    draw(a, a->anim_s + alpha * (double)tempo_loop_get_step_ns(loop) * 1e-9);
-    SDL_RenderPresent(a->s.renderer);
+    draw(a, a->anim_s + alpha * (double)tempo_loop_get_step_ns(loop) * 1e-9); /* the loop presents */
 }
 
 /* [loop thread] Keys; SDL_QUIT ends the loop by itself. */
@@ -503,6 +502,8 @@ static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
     SDL_Keycode k = e->key.keysym.sym;
     if (k == SDLK_ESCAPE) {
         tempo_loop_quit(loop);
+    } else if (k == SDLK_v) {
+        sample_toggle_vsync(loop);
     } else if (k == SDLK_s || k == SDLK_l) {
         a->started = true; /* a key press before the first load replaces it */
         start_load(a, k == SDLK_s ? MODE_SYNC : MODE_LOADER);
@@ -541,8 +542,9 @@ static void print_summary(const app *a, const SDL_RendererInfo *info)
     printf("  (sync: %d assets per frame decoded on the loop thread; loader: decoded on its own thread,\n"
            "   finalized on the loop thread in the idle time between frames, at least one a frame)\n",
            a->sync_batch);
-    printf("  the loop during each load (%u Hz updates, renders capped at %u Hz):\n", tempo_loop_get_update_hz(a->loop),
-           tempo_loop_get_max_render_hz(a->loop));
+    printf("  the loop during each load (%u Hz updates, renders paced by %s at %.2f Hz):\n",
+           tempo_loop_get_update_hz(a->loop), tempo_loop_get_vsync(a->loop) ? "vsync" : "the display",
+           1e9 / (double)tempo_loop_get_refresh_ns(a->loop));
     printf("  %-7s %7s %7s %10s %22s %7s %7s %6s %6s\n", "mode", "updates", "renders", "iterations",
            "woke timer/watch/other", "capped", "dropped", "game", "wait");
     for (int m = 0; m < MODE_COUNT; m++) {
@@ -611,8 +613,8 @@ int main(int argc, char **argv)
     a.loader = tempo_loader_create(&(tempo_loader_desc){.renderer = a.s.renderer});
     a.loop = tempo_loop_create(&(tempo_loop_desc){
         .update_hz = FRAME_HZ,
-        .max_render_hz = FRAME_HZ, /* no vsync in the samples: the loop paces rendering */
         .window = a.s.window,
+        .renderer = a.s.renderer, /* the loop presents: vsync paced, or the display's rate */
         .update = update,
         .render = render,
         .event = on_event,

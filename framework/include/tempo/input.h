@@ -240,6 +240,73 @@ TEMPO_API int tempo_input_poll(tempo_input *in, tempo_input_event *out);
 typedef void (*tempo_input_fn)(const tempo_input_event *ev, void *user);
 TEMPO_API int tempo_input_dispatch(tempo_input *in, tempo_input_fn fn, void *user);
 
+/* ---- State queries -------------------------------------------------------
+ * Next to the ring, a tempo_input keeps the state every event leaves
+ * behind: which keys, mouse buttons and controller buttons are down, where
+ * the pointer is, where each controller axis stands. It is updated when an
+ * event is pushed (tempo_input_handle_sdl, native input, tempo_input_push),
+ * also when the ring is full and the event itself is dropped, so it is the
+ * latest state known, like SDL_GetKeyboardState, including events still
+ * waiting in the ring. A game that needs every press (a tap shorter than a
+ * frame) reads the ring; one that asks "is jump held?" asks here:
+ *
+ *   if (tempo_input_key_down(in, SDL_SCANCODE_SPACE)) jump(g);
+ *   int16_t x = tempo_input_pad_axis_value(in, TEMPO_INPUT_ANY_PAD, SDL_CONTROLLER_AXIS_LEFTX);
+ *
+ * All return "up" / 0 for a NULL `in` or out-of-range arguments.
+ * Thread: loop thread. */
+
+/* Any open controller: buttons are down if down on any pad, an axis is the
+ * value furthest from centre among the pads. */
+#define TEMPO_INPUT_ANY_PAD UINT32_C(0xFFFFFFFE)
+
+/* True while the key with this SDL_Scancode is down (repeats keep it down). */
+TEMPO_API bool tempo_input_key_down(const tempo_input *in, int32_t scancode);
+
+/* True while mouse button `button` (SDL_BUTTON_LEFT = 1 ... X2 = 5) of
+ * the system mouse (device 0) is down. */
+TEMPO_API bool tempo_input_mouse_down(const tempo_input *in, uint8_t button);
+
+/* The last pointer position seen (window coordinates); 0, 0 before any.
+ * Either pointer may be NULL. */
+TEMPO_API void tempo_input_mouse_position(const tempo_input *in, int32_t *x, int32_t *y);
+
+/* True while button `button` (SDL_GameControllerButton) of controller `pad`
+ * (its device id, see above, or TEMPO_INPUT_ANY_PAD) is down. */
+TEMPO_API bool tempo_input_pad_down(const tempo_input *in, uint32_t pad, uint8_t button);
+
+/* Where axis `axis` (SDL_GameControllerAxis) of controller `pad` (or
+ * TEMPO_INPUT_ANY_PAD) stands: -32768..32767, 0 centred or unknown. A
+ * controller's state is forgotten when it is removed. */
+TEMPO_API int16_t tempo_input_pad_axis_value(const tempo_input *in, uint32_t pad, uint8_t axis);
+
+/* Releases every key, button and axis in the state (not the ring): for a
+ * game that knows input stopped reaching it (e.g. after a long pause).
+ * SDL already sends key-ups when the window loses focus. NULL: no-op.
+ * Thread: loop thread. */
+TEMPO_API void tempo_input_clear_state(tempo_input *in);
+
+/* ---- Seeing input as it arrives ------------------------------------------
+ * The ring is read by update(), which does not run while the loop is
+ * paused: a pause key must be seen on arrival. A listener is called for
+ * every event pushed, before it enters the ring (after the state update);
+ * returning true consumes it (it is not queued), false queues it as usual.
+ * tempo_loop installs one for desc.input_event; set your own only on a
+ * tempo_input no loop was given. */
+typedef bool (*tempo_input_listener_fn)(const tempo_input_event *ev, void *user);
+
+/* Sets (fn non-NULL) or removes (fn NULL) the listener. Returns 0 or
+ * TEMPO_EINVAL (NULL `in`). Thread: loop thread. */
+TEMPO_API int tempo_input_set_listener(tempo_input *in, tempo_input_listener_fn fn, void *user);
+
+/* Stops controller polling while the game is idle (a paused or minimized
+ * loop calls it with true, and with false on resume): SDL2 can only poll
+ * controllers, so while paused nothing should. Keyboard, mouse and window
+ * events still wake the waits; controller input while suspended is not
+ * seen (controller state is read afresh on resume). Process-wide, like
+ * the poll rate. Returns 0 or TEMPO_EINVAL. Thread: loop thread. */
+TEMPO_API int tempo_input_suspend_polling(tempo_input *in, bool suspend);
+
 /* Sets the controller polling rate (see tempo_input_desc.poll_hz; 0 means
  * the default 250). Takes effect at once if a controller is open. A higher
  * rate lowers controller latency (at most 1/hz) and costs one wake-up per

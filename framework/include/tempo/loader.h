@@ -104,6 +104,7 @@
 #define TEMPO_LOADER_H
 
 #include "base.h"
+#include "clock.h"
 #include "wait.h"
 
 #ifdef __cplusplus
@@ -279,8 +280,11 @@ typedef struct tempo_loader_desc {
                                     priority on Windows): a contended core goes to the loop thread
                                     first, but loading then crawls while any other process is
                                     busy (bench_loader shows both). */
-    uint64_t (*now_ns)(void *now_user); /* clock of the finalize budget; NULL => tempo_now_ns.
-                                           A fake clock makes budget tests exact. */
+    tempo_clock clock;           /* clock of the finalize budget; zero => tempo_now_ns. The
+                                    same tempo_clock as the loop's and the queue's
+                                    (tempo/clock.h): one fake clock drives all three. */
+    /* Deprecated: the clock before tempo_clock; used only when clock.now is NULL. */
+    uint64_t (*now_ns)(void *now_user);
     void *now_user;
     uint64_t max_image_pixels;   /* images claiming or decoding to more pixels (w * h) fail with
                                     TEMPO_ERANGE; 0 => TEMPO_LOADER_DEFAULT_MAX_PIXELS (8192^2,

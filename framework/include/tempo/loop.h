@@ -18,7 +18,7 @@
  *   }
  *   ...
  *   tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
- *       .update_hz = 25, .max_render_hz = 60, .window = window,
+ *       .update_hz = 25, .window = window, .renderer = renderer, // the loop presents
  *       .update = update, .render = render, .event = on_event, .user = &g,
  *   });
  *   int rc = tempo_loop_run(loop);   // until SDL_QUIT or tempo_loop_quit()
@@ -26,8 +26,8 @@
  *
  * Policies (deWiTTERS' game-loop variants, one enum away):
  *   TEMPO_LOOP_INTERPOLATED (default) constant update rate, render(alpha)
- *       as often as max_render_hz allows (every frame without a cap: then
- *       vsync in SDL_RenderPresent is what paces rendering);
+ *       as often as the render pace allows: max_render_hz, or without a
+ *       cap the display (its vblanks with vsync, else its refresh rate);
  *       alpha in [0,1) is how far the present lies between the last update
  *       and the next one.
  *   TEMPO_LOOP_LOCKSTEP: one update and one render per tick, sleeping in
@@ -37,7 +37,7 @@
  *       of them in a batch when behind, then one render after the batch
  *       (also capped by max_render_hz). alpha is 0.
  *   TEMPO_LOOP_VARIABLE: one update per frame with the measured frame time
- *       as dt_ns (frames at max_render_hz, or back to back without a cap).
+ *       as dt_ns (frames at the render pace).
  *       Offered for completeness; it is NOT deterministic: floating-point
  *       results then depend on the frame rate (the test suite shows it).
  *
@@ -62,8 +62,20 @@
  * has no input focus), or after tempo_loop_pause(loop, true), the loop runs
  * no updates and no renders and waits with no timeout; events, watches,
  * sources and quit still work (a source with work left is served a step at
- * a time; once none has any, the wait has no timeout again). On resume the
+ * a time; once none has any, the wait has no timeout again). Controller
+ * polling is suspended meanwhile, so an idle paused loop does not wake at
+ * all. desc.on_pause hears of each pause and resume. On resume the
  * schedule restarts at the present (one update, no catch-up burst).
+ * tempo_loop_set_game_paused() is the other pause, for a pause menu: game
+ * time stops, rendering and input (desc.input_event) go on.
+ *
+ * Display pacing: without a render cap the display paces rendering, never
+ * an unbounded spin. With desc.renderer (or desc.present) the loop
+ * presents, and with vsync it treats the present as a wait: the blocked
+ * time counts as waiting, and the loop learns the vblanks from the
+ * presents' return times and wakes at next vblank - predicted render cost
+ * - a margin (Android's Swappy, DXGI's frame-latency waitable object).
+ * Without vsync it renders at the display's refresh rate.
  *
  * Render on demand (opt-in, for TEMPO_LOOP_INTERPOLATED; the other policies
  * render only after updates or on request anyway): render only when an
@@ -98,6 +110,7 @@
 #include <SDL.h>
 
 #include "base.h"
+#include "clock.h"
 #include "input.h"
 #include "wait.h"
 
@@ -128,7 +141,8 @@ typedef void (*tempo_loop_update_fn)(tempo_loop *loop, uint64_t dt_ns, void *use
 
 /* One render. alpha in [0,1): the fraction of an update step that has passed
  * since the last update (TEMPO_LOOP_INTERPOLATED); 0 in the other policies.
- * The callback presents the frame itself (SDL_RenderPresent). */
+ * The callback presents the frame itself (SDL_RenderPresent), unless
+ * desc.renderer or desc.present is set: then the loop presents after it. */
 typedef void (*tempo_loop_render_fn)(tempo_loop *loop, float alpha, void *user);
 
 /* One SDL event (window, keyboard, mouse, ...), in queue order, before the
@@ -137,39 +151,78 @@ typedef void (*tempo_loop_render_fn)(tempo_loop *loop, float alpha, void *user);
  * loop after this callback returns. */
 typedef void (*tempo_loop_event_fn)(tempo_loop *loop, const SDL_Event *event, void *user);
 
-/* A replacement clock, for tests, replays and tools. When `now` is set the
- * loop reads time only through it and never blocks: where it would sleep in
- * tempo_wait() it calls wait_until() instead, then polls watched handles and
- * SDL's event queue (if SDL events are initialised) without waiting. */
-typedef struct tempo_loop_clock {
-    /* Current time in ns; must never go backwards. NULL => the real clock
-     * (tempo_now_ns) and real waits. */
-    uint64_t (*now)(void *user);
-    /* Called instead of sleeping until `deadline_ns` (TEMPO_INFINITE while
-     * paused). A fake clock typically advances its time to the deadline. It
-     * may also return earlier (like a wake-up by input) or later (a late or
-     * stalled wake-up); the loop copes with both. NULL => return at once. */
-    void (*wait_until)(void *user, uint64_t deadline_ns);
-    void *user; /* passed to both */
-} tempo_loop_clock;
+/* The loop's clock is the shared tempo_clock (tempo/clock.h): when
+ * clock.now is set the loop reads time only through it and never blocks:
+ * where it would sleep in tempo_wait() it calls clock.wait_until() instead
+ * (TEMPO_INFINITE while paused), then polls watched handles and SDL's event
+ * queue (if SDL events are initialised) without waiting. Give the same
+ * clock to the loader and the network queue and one fake clock drives all
+ * three. tempo_loop_clock is the older name of the same type. */
+typedef tempo_clock tempo_loop_clock;
+
+/* Vsync (desc.vsync, tempo_loop_set_vsync). */
+typedef enum tempo_loop_vsync {
+    TEMPO_LOOP_VSYNC_AUTO = 0, /* what desc.renderer was created with
+                                  (SDL_RENDERER_PRESENTVSYNC); off without one */
+    TEMPO_LOOP_VSYNC_ON,       /* the present blocks until a vblank */
+    TEMPO_LOOP_VSYNC_OFF
+} tempo_loop_vsync;
+
+/* Presents a rendered frame, for games that present some other way than
+ * SDL_RenderPresent(desc.renderer) (SDL_GL_SwapWindow), and for a fake
+ * vsync in tests. Called on the loop thread right after render(). */
+typedef void (*tempo_loop_present_fn)(tempo_loop *loop, void *user);
+
+/* One input event, as it arrives (see desc.input_event). Return true to
+ * consume it (it does not enter desc.input's ring), false to let it be
+ * queued as usual. */
+typedef bool (*tempo_loop_input_fn)(tempo_loop *loop, const tempo_input_event *ev, void *user);
+
+/* The loop paused (true) or resumed (false), for any reason: minimized,
+ * hidden, focus lost (when asked), or tempo_loop_pause(). Called on the
+ * loop thread, from the frame that noticed the change, after its events. */
+typedef void (*tempo_loop_pause_fn)(tempo_loop *loop, bool paused, void *user);
 
 /* Zero fields take the default written beside them. */
 typedef struct tempo_loop_desc {
     uint32_t update_hz;        /* updates per second; 0 => 60; at most 100000 */
     uint32_t max_frameskip;    /* most updates between two renders; 0 => 5 */
     uint64_t max_gap_ns;       /* stall clamp; 0 => 250 ms */
-    uint32_t max_render_hz;    /* render cap; 0 => no cap (vsync paces); at most 100000 */
+    /* Render cap; at most 100000 (which is as good as unpaced). 0 => the
+     * display paces: with vsync, the loop learns the vblanks from the
+     * presents it makes and wakes just in time for the next one; without,
+     * it renders at display_hz. Never an unbounded spin. */
+    uint32_t max_render_hz;
     tempo_loop_policy policy;  /* 0 => TEMPO_LOOP_INTERPOLATED */
     bool render_on_demand;     /* false => render every allowed frame */
     bool pause_on_focus_loss;  /* false => keep running without focus */
     tempo_loop_update_fn update; /* NULL => updates are counted only */
     tempo_loop_render_fn render; /* NULL => renders are counted only */
     tempo_loop_event_fn event;   /* NULL => events are consumed by the loop */
-    void *user;                  /* passed to the three callbacks */
+    void *user;                  /* passed to every callback of this descriptor */
     /* The window whose minimize/hide/focus events pause the loop.
      * NULL => window events of any window count. Not owned. */
     SDL_Window *window;
-    tempo_loop_clock clock;    /* zero => the real clock and tempo_wait() */
+    tempo_clock clock;         /* zero => the real clock and tempo_wait() */
+    /* Display pacing. With a renderer (not owned) the loop presents:
+     * it calls SDL_RenderPresent(renderer) after render() returns (so the
+     * render callback must not), counts the time blocked in it as waiting,
+     * and, with vsync, paces by it: wake = next vblank - predicted render
+     * cost - a margin, so input read at the wake reaches the screen within
+     * one refresh plus the render time and no frame queues up. NULL => the
+     * render callback presents itself and the loop cannot see the vsync:
+     * renders are then paced at display_hz (or the cap). */
+    SDL_Renderer *renderer;
+    tempo_loop_present_fn present; /* NULL => SDL_RenderPresent(renderer) when renderer is set */
+    tempo_loop_vsync vsync;    /* 0 => TEMPO_LOOP_VSYNC_AUTO */
+    uint32_t display_hz;       /* refresh rate to pace at without vsync and cap; 0 => the
+                                  window's display mode (SDL_GetWindowDisplayMode; the
+                                  desktop's without a window), 60 when it reports 0 Hz */
+    /* Every input event as it arrives, also while paused (a pause key, a
+     * menu): from desc.input (SDL and native input alike) when set, else
+     * translated from SDL's events (tempo_input_from_sdl). NULL => none. */
+    tempo_loop_input_fn input_event;
+    tempo_loop_pause_fn on_pause; /* NULL => no notification */
     /* Per-frame input buffering (tempo/input.h). When set, every SDL event
      * the loop takes from the queue goes to
      * tempo_input_handle_sdl(input, &event, wake_ns) first, then to the
@@ -244,7 +297,12 @@ TEMPO_API int tempo_loop_quit(tempo_loop *loop);
 TEMPO_API int tempo_loop_request_render(tempo_loop *loop);
 
 /* Pauses (true) or resumes (false) the loop on the game's behalf, in
- * addition to the window-driven pause. From update() or render() a pause
+ * addition to the window-driven pause. A paused loop is idle: no updates,
+ * no renders, no timeout, and desc.input's controller polling suspended
+ * (tempo_input_suspend_polling), so it wakes only for window events,
+ * keyboard and mouse input, watched handles, sources and quit: zero
+ * wake-ups per second while nothing happens, controllers open or not.
+ * desc.on_pause hears of every change. From update() or render() a pause
  * starts after the current frame (which still renders); from an event or
  * watch callback it applies to the current frame. A game may pause itself
  * while idle and resume from the event or watch callback that brings new
@@ -255,11 +313,36 @@ TEMPO_API int tempo_loop_pause(tempo_loop *loop, bool paused);
 /* True while the loop is paused for any reason. false for NULL. */
 TEMPO_API bool tempo_loop_is_paused(const tempo_loop *loop);
 
+/* The game's own pause (a pause menu), distinct from the idle pause above:
+ * game time stops (no updates; the update schedule restarts on resume, no
+ * catch-up) but rendering goes on at the render pace (cap, vsync or the
+ * display rate) in every policy, with alpha frozen where it was, so the
+ * menu can animate. Input keeps arriving: read it in desc.input_event
+ * (update() does not run). Returns 0 or TEMPO_EINVAL. */
+TEMPO_API int tempo_loop_set_game_paused(tempo_loop *loop, bool paused);
+TEMPO_API bool tempo_loop_is_game_paused(const tempo_loop *loop);
+
+/* Turns vsync on or off at runtime: with desc.renderer, through
+ * SDL_RenderSetVSync (TEMPO_EPLATFORM if the renderer refuses, detail in
+ * tempo_get_error(), nothing changed); with desc.present only, the loop
+ * takes the game's word for it. The pacer relearns the vblanks from the
+ * next presents. Returns 0, TEMPO_EINVAL (NULL) or TEMPO_ENOTSUP (no
+ * renderer and no present function: the loop cannot pace by a present it
+ * does not make). */
+TEMPO_API int tempo_loop_set_vsync(tempo_loop *loop, bool on);
+/* Whether the loop paces by vsync now. false for NULL. */
+TEMPO_API bool tempo_loop_get_vsync(const tempo_loop *loop);
+
+/* The refresh period the loop paces by: learnt from the presents with
+ * vsync (once it has locked on), else 1e9 / display_hz. 0 for NULL. */
+TEMPO_API uint64_t tempo_loop_get_refresh_ns(const tempo_loop *loop);
+
 /* Runtime settings. Each takes effect at the next frame without a burst:
  * a new update rate keeps the phase of the last update (the next one is due
  * one new step after it); a new policy restarts the schedule at the present.
  * Return 0, TEMPO_EINVAL (NULL, policy out of range) or TEMPO_ERANGE
- * (0 or more than 100000 Hz; max_render_hz 0 means no cap). */
+ * (0 or more than 100000 Hz; max_render_hz 0 means no cap: the display
+ * paces, see desc.max_render_hz). */
 TEMPO_API int tempo_loop_set_policy(tempo_loop *loop, tempo_loop_policy policy);
 TEMPO_API int tempo_loop_set_update_hz(tempo_loop *loop, uint32_t update_hz);
 TEMPO_API int tempo_loop_set_max_render_hz(tempo_loop *loop, uint32_t max_render_hz);
@@ -276,10 +359,12 @@ TEMPO_API uint64_t tempo_loop_get_step_ns(const tempo_loop *loop);
  * the loop's clock (tempo_now_ns(), or desc.clock.now when set). It may lie
  * in the past when something is due already (from a watch callback: the
  * frame's updates run right after it); before the first frame it is now.
- * TEMPO_INFINITE while paused, and for NULL. Without a render cap,
- * INTERPOLATED (unless rendering on demand) and VARIABLE render every
- * frame, so it is always now. Sources get it as their deadline without
- * asking (see "Sources"). Thread: loop thread. */
+ * TEMPO_INFINITE while paused, and for NULL. Without a render cap the
+ * next render is the display's: with vsync, the pacer's wake (next vblank
+ * minus the predicted render cost and a margin), so sources get the slack
+ * before it; else the next slot at the display's refresh rate. Sources get
+ * it as their deadline without asking (see "Sources"). Thread: loop
+ * thread. */
 TEMPO_API uint64_t tempo_loop_next_due_ns(const tempo_loop *loop);
 
 /* "interpolated", "lockstep", "constant-speed-max-fps", "variable", or "?"
@@ -439,6 +524,8 @@ typedef struct tempo_loop_counts {
                                   source dispatches included */
     uint64_t loop_ns;          /* the rest: the loop's own cost */
     uint64_t paused_ns;        /* paused (part of wait_ns) */
+    uint64_t present_ns;       /* blocked in the loop's presents (part of wait_ns) */
+    uint64_t missed_vblanks;   /* vsync: vblanks that passed without a present */
     /* Tick lateness: when the loop woke for an update (VARIABLE: for a
      * frame) minus when it was due. Never negative: nothing runs early. */
     uint64_t late_samples;
@@ -488,6 +575,10 @@ typedef struct tempo_loop_stats {
     int history_count;
     int history_next;
     bool paused;
+    bool game_paused;     /* tempo_loop_set_game_paused */
+    bool vsync;           /* pacing by the presents' vblanks */
+    uint64_t refresh_ns;  /* tempo_loop_get_refresh_ns() */
+    uint64_t predicted_render_ns; /* vsync: the render cost the wake allows for */
 } tempo_loop_stats;
 
 /* The loop's statistics, refreshed by this call (totals and percentiles are

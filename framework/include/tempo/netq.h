@@ -64,6 +64,7 @@
 #define TEMPO_NETQ_H
 
 #include "base.h"
+#include "clock.h"
 #include "wait.h"
 
 #ifdef __cplusplus
@@ -111,9 +112,13 @@ typedef struct tempo_netq_desc {
     uint64_t target_age_ns;    /* 0 => 200 ms: DEADLINE's age target */
     uint64_t floor_ns;         /* 0 => 4 ms (at most max): DEADLINE always allows
                                   this much, so light traffic is handled at once */
-    tempo_netq_clock_fn now_ns; /* NULL => tempo_now_ns. Called by every
-                                  pushing thread (to stamp messages) and by
-                                  the drain: it must be thread-safe */
+    tempo_clock clock;         /* zero => tempo_now_ns. The same tempo_clock as the
+                                  loop's and the loader's (tempo/clock.h): one fake
+                                  clock drives all three. Read by every pushing
+                                  thread (to stamp messages) and by the drain: it
+                                  must be thread-safe (tempo_fake_clock is) */
+    /* Deprecated: the clock before tempo_clock; used only when clock.now is NULL. */
+    tempo_netq_clock_fn now_ns;
     void *clock_user;          /* passed to now_ns */
 } tempo_netq_desc;
 

@@ -8,6 +8,7 @@
 #include <tempo/config.h>
 
 #include "base.h"
+#include "clock.h"
 #include "wait.h"
 #include "loop.h"
 #include "input.h"

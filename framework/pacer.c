@@ -1,0 +1,281 @@
+/* Display pacing arithmetic (pacer.h). [loop thread] */
+#include <math.h>
+#include <string.h>
+
+#include "pacer.h"
+
+#define NS_PER_S UINT64_C(1000000000)
+#define DEFAULT_HZ 60u
+#define DEFAULT_MARGIN_NS UINT64_C(500000)
+/* Accepted presents before the fit is trusted: a line through fewer is at
+ * the mercy of one jittery return. */
+#define LOCK_SAMPLES 6
+/* Consecutive outliers after which the fit is thrown away: the display
+ * changed (another monitor, a new mode) or vsync went off. */
+#define MAX_OUTLIER_RUN 8
+/* How far before the fitted vblank a return may come and still count: the
+ * fit's lower envelope moves with jitter and a slightly wrong slope. */
+#define EARLY_TOLERANCE_NS 250000.0
+/* Returns within this much of the lower envelope (or 1/50 of the period)
+ * shape the slope; later ones were delayed on their way back to us. */
+#define ENVELOPE_BAND_NS 400000.0
+
+uint32_t tempo__pacer_display_hz(int refresh_rate)
+{
+    /* SDL reports 0 when it does not know (Xvfb, some Wayland setups); above
+     * 1000 Hz is no display we know of. */
+    return refresh_rate > 0 && refresh_rate <= 1000 ? (uint32_t)refresh_rate : DEFAULT_HZ;
+}
+
+void tempo__pacer_init(tempo__pacer *p, uint64_t nominal_period_ns, uint64_t margin_ns)
+{
+    memset(p, 0, sizeof *p);
+    p->nominal_period_ns = nominal_period_ns ? nominal_period_ns : (NS_PER_S + DEFAULT_HZ / 2) / DEFAULT_HZ;
+    p->margin_ns = margin_ns ? margin_ns : DEFAULT_MARGIN_NS;
+    p->period_ns = (double)p->nominal_period_ns;
+    p->guess_ns = p->period_ns;
+}
+
+void tempo__pacer_reset(tempo__pacer *p)
+{
+    p->nfit = 0;
+    p->fit_next = 0;
+    p->locked = false;
+    p->outlier_run = 0;
+    p->short_run = 0;
+}
+
+uint64_t tempo__pacer_period_ns(const tempo__pacer *p)
+{
+    return (uint64_t)llround(p->period_ns);
+}
+
+static void add_cost(tempo__pacer *p, uint64_t cost)
+{
+    p->cost[p->cost_next] = cost;
+    p->cost_next = (p->cost_next + 1) % TEMPO__PACER_COSTS;
+    if (p->ncost < TEMPO__PACER_COSTS)
+        p->ncost++;
+    /* The largest recent cost: a frame that misses its vblank costs a whole
+     * period of latency and judder, a wake-up a little early costs nothing
+     * but a little latency. */
+    uint64_t m = 0;
+    for (int i = 0; i < p->ncost; i++)
+        if (p->cost[i] > m)
+            m = p->cost[i];
+    p->predicted_cost_ns = m;
+}
+
+/* Least squares of t against k over the samples in `use` (all when NULL),
+ * relative to the newest sample: the slope (or the current period when the
+ * samples do not determine one) and the line's value at the newest index. */
+static void fit_line(const tempo__pacer *p, const bool *use, double *slope, double *at_last)
+{
+    double sx = 0, sy = 0;
+    int m = 0;
+    for (int i = 0; i < p->nfit; i++) {
+        if (use != NULL && !use[i])
+            continue;
+        sx += (double)(p->fit_k[i] - p->last_k);
+        sy += (double)((int64_t)(p->fit_t[i] - p->last_t));
+        m++;
+    }
+    *slope = p->period_ns;
+    *at_last = 0;
+    if (m == 0)
+        return;
+    double mx = sx / m, my = sy / m, sxx = 0, sxy = 0;
+    for (int i = 0; i < p->nfit; i++) {
+        if (use != NULL && !use[i])
+            continue;
+        double x = (double)(p->fit_k[i] - p->last_k) - mx;
+        double y = (double)((int64_t)(p->fit_t[i] - p->last_t)) - my;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    if (m >= 3 && sxx > 0)
+        *slope = sxy / sxx;
+    *at_last = my - *slope * mx;
+}
+
+/* The smallest residual of the samples against the line. */
+static double min_residual(const tempo__pacer *p, double slope, double at_last)
+{
+    double rmin = 0;
+    for (int i = 0; i < p->nfit; i++) {
+        double x = (double)(p->fit_k[i] - p->last_k);
+        double r = (double)((int64_t)(p->fit_t[i] - p->last_t)) - (at_last + slope * x);
+        if (i == 0 || r < rmin)
+            rmin = r;
+    }
+    return rmin;
+}
+
+/* Fits the vblank line: least squares through all samples, then again
+ * through those near its lower envelope only (a present that returned
+ * late, because the thread was preempted or the machine busy, says
+ * nothing about the vblank, and a run of them would tilt the slope), then
+ * the line lowered onto the earliest return (returns are never early). */
+static void refit(tempo__pacer *p)
+{
+    int n = p->nfit;
+    if (n < 3) {
+        p->anchor_ns = p->last_t;
+        p->locked = false;
+        return;
+    }
+    double slope, at_last;
+    fit_line(p, NULL, &slope, &at_last);
+    if (p->locked) {
+        /* Judge lateness against the period learnt so far, not against a
+         * line the late returns have already tilted. */
+        slope = p->period_ns;
+        double sx = 0, sy = 0;
+        for (int i = 0; i < n; i++) {
+            sx += (double)(p->fit_k[i] - p->last_k);
+            sy += (double)((int64_t)(p->fit_t[i] - p->last_t));
+        }
+        at_last = (sy - slope * sx) / n;
+    }
+    double rmin = min_residual(p, slope, at_last);
+    double band = p->period_ns / 50 > ENVELOPE_BAND_NS ? p->period_ns / 50 : ENVELOPE_BAND_NS;
+    bool use[TEMPO__PACER_FIT];
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        double x = (double)(p->fit_k[i] - p->last_k);
+        double r = (double)((int64_t)(p->fit_t[i] - p->last_t)) - (at_last + slope * x);
+        use[i] = r - rmin <= band;
+        kept += use[i];
+    }
+    if (kept < 3)
+        for (int i = 0; i < n; i++)
+            use[i] = true;
+    fit_line(p, use, &slope, &at_last);
+    /* A slope far from the period we started from is a wrong numbering,
+     * not a display: keep the period we have. */
+    if (slope > 0.75 * p->guess_ns && slope < 1.25 * p->guess_ns)
+        p->period_ns = slope;
+    /* The line with that period through the samples used. */
+    double sx = 0, sy = 0;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (use[i]) {
+            sx += (double)(p->fit_k[i] - p->last_k);
+            sy += (double)((int64_t)(p->fit_t[i] - p->last_t));
+            m++;
+        }
+    at_last = (sy - p->period_ns * sx) / m;
+    double off = at_last + min_residual(p, p->period_ns, at_last); /* <= 0 */
+    p->anchor_ns = off < 0 ? p->last_t - (uint64_t)llround(-off) : p->last_t;
+    p->locked = n >= LOCK_SAMPLES;
+}
+
+static void add_sample(tempo__pacer *p, int64_t k, uint64_t t)
+{
+    p->fit_k[p->fit_next] = k;
+    p->fit_t[p->fit_next] = t;
+    p->fit_next = (p->fit_next + 1) % TEMPO__PACER_FIT;
+    if (p->nfit < TEMPO__PACER_FIT)
+        p->nfit++;
+    p->last_k = k;
+    p->last_t = t;
+    p->st.samples++;
+    p->outlier_run = 0;
+    refit(p);
+}
+
+void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns,
+                            uint64_t return_ns)
+{
+    p->st.presents++;
+    uint64_t pred_before = p->predicted_cost_ns;
+    if (call_ns >= start_ns)
+        add_cost(p, call_ns - start_ns);
+    /* Every return much closer to the previous one than the period: a
+     * faster display than the mode said (every other return would still
+     * fit the slow period, so this looks at all returns, not the fit's).
+     * Start over from the interval we see. */
+    uint64_t prev = p->prev_return_ns;
+    p->prev_return_ns = return_ns;
+    if (prev != 0 && return_ns > prev && (double)(return_ns - prev) < 0.75 * p->period_ns) {
+        if (++p->short_run >= MAX_OUTLIER_RUN) {
+            p->st.resets++;
+            p->period_ns = (double)(return_ns - prev);
+            p->guess_ns = p->period_ns;
+            tempo__pacer_reset(p);
+            add_sample(p, 0, return_ns);
+            return;
+        }
+    } else {
+        p->short_run = 0;
+    }
+    if (p->nfit == 0) {
+        add_sample(p, 0, return_ns);
+        return;
+    }
+    if (return_ns <= p->last_t) {
+        p->st.outliers++;
+        return;
+    }
+    double P = p->period_ns;
+    int64_t n;
+    bool ok;
+    if (p->locked) {
+        /* Number it by the vblank it lands nearest; accept it if it lands
+         * just after (returns are late, never early). */
+        double rel = (double)(return_ns - p->anchor_ns) / P;
+        n = (int64_t)llround(rel);
+        double resid = (double)(return_ns - p->anchor_ns) - (double)n * P;
+        /* A return well before the vblank it should wait for did not
+         * block: vsync is not in effect (a driver or compositor ignoring
+         * it). Learning from it would teach the pacer its own rhythm, a
+         * little faster each frame. */
+        ok = n >= 1 && resid > -EARLY_TOLERANCE_NS && resid < P / 4;
+    } else {
+        double d = (double)(return_ns - p->last_t);
+        n = (int64_t)llround(d / P);
+        ok = n >= 1 && fabs(d - (double)n * P) < P / 4;
+    }
+    if (!ok) {
+        p->st.outliers++;
+        if (++p->outlier_run >= MAX_OUTLIER_RUN) {
+            p->st.resets++;
+            tempo__pacer_reset(p);
+            add_sample(p, 0, return_ns);
+        }
+        return;
+    }
+    uint64_t cost = call_ns >= start_ns ? call_ns - start_ns : 0;
+    if (p->locked && n > 1) {
+        p->st.missed += (uint64_t)(n - 1);
+        /* The render kept to its prediction (give or take the base margin)
+         * and still missed: the present needs more time before the flip
+         * than the margin leaves. */
+        if (cost <= pred_before + p->margin_ns && p->extra_margin_ns < P / 2)
+            p->extra_margin_ns += P / 32;
+    } else if (p->locked) {
+        p->extra_margin_ns -= p->extra_margin_ns / 1024; /* every vblank met: give it back slowly */
+    }
+    add_sample(p, p->last_k + n, return_ns);
+}
+
+uint64_t tempo__pacer_next_vblank(const tempo__pacer *p, uint64_t t_ns)
+{
+    if (p->nfit == 0 || t_ns <= p->anchor_ns)
+        return p->nfit == 0 ? t_ns : p->anchor_ns;
+    double n = ceil((double)(t_ns - p->anchor_ns) / p->period_ns);
+    uint64_t v = p->anchor_ns + (uint64_t)llround(n * p->period_ns);
+    if (v < t_ns) /* rounding of n * period */
+        v = p->anchor_ns + (uint64_t)llround((n + 1) * p->period_ns);
+    return v;
+}
+
+uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
+{
+    if (!p->locked)
+        return now_ns;
+    uint64_t lead = p->predicted_cost_ns + p->margin_ns + (uint64_t)p->extra_margin_ns;
+    if ((double)lead >= p->period_ns)
+        return now_ns; /* no slack: render at once, the present paces us */
+    return tempo__pacer_next_vblank(p, now_ns + lead) - lead;
+}

@@ -1,0 +1,109 @@
+/* Display pacing: the vblank as one more thing the loop waits for.
+ *
+ * Pure arithmetic on timestamps, no clock and no SDL, so every decision is
+ * tested on a fake clock (tests/test_pacer.c). [loop thread]
+ *
+ * With vsync a present blocks until the next vblank, so the time a present
+ * returns is a (slightly late) vblank timestamp. The pacer fits a line
+ * through the last presents' return times, vblank index k against time
+ * (least squares: the slope is the refresh period, robust to jitter and
+ * exact at 59.94 Hz), numbering them by how many periods passed in between
+ * (so a missed vblank is a gap, not a bad sample), then moves the line down
+ * onto the earliest return it holds (returns are never early: the lower
+ * envelope is the vblank itself). From that it predicts the next vblanks.
+ * It also predicts the render cost (the largest of the recent costs, each
+ * measured from the wake-up the pacer asked for, so late wake-ups count as
+ * cost) and tells the loop when to wake:
+ *     wake = next vblank - predicted cost - margin,
+ * where the margin grows when a render that kept to its predicted cost
+ * still missed its vblank (the present's own work before the flip, which
+ * the pacer cannot see apart from its blocking) and shrinks slowly while
+ * every vblank is met,
+ * the same idea as Android's Swappy and DXGI's frame-latency waitable
+ * object: never queue a frame, start it just in time. Input read at the
+ * wake reaches the screen at that vblank, so input-to-screen is at most one
+ * period plus the predicted cost plus the margin, instead of the two or
+ * three queued frames a loop that renders back to back gets.
+ *
+ * Without vsync there are no vblank timestamps; the loop then renders on a
+ * plain schedule at the display's refresh rate (tempo__pacer_display_hz).
+ */
+#ifndef TEMPO_PACER_H
+#define TEMPO_PACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TEMPO__PACER_FIT 64   /* presents in the fit */
+#define TEMPO__PACER_COSTS 16 /* render costs in the prediction */
+
+typedef struct tempo__pacer_stats {
+    uint64_t presents;  /* presented() calls */
+    uint64_t samples;   /* returns accepted into the fit */
+    uint64_t outliers;  /* returns off every predicted vblank (a present that did not block) */
+    uint64_t missed;    /* vblanks that passed without a present, once locked */
+    uint64_t resets;    /* fits restarted after too many outliers */
+} tempo__pacer_stats;
+
+typedef struct tempo__pacer {
+    /* settings */
+    uint64_t nominal_period_ns; /* from the display mode; the first guess */
+    uint64_t margin_ns;         /* safety before the vblank */
+
+    /* the fit: vblank index and return time of the accepted presents */
+    int64_t fit_k[TEMPO__PACER_FIT];
+    uint64_t fit_t[TEMPO__PACER_FIT];
+    int nfit, fit_next;
+    int64_t last_k;       /* index of the newest accepted present */
+    uint64_t last_t;      /* its return time */
+    double period_ns;     /* fitted (nominal until locked) */
+    double guess_ns;      /* the period a fit may stray from by 25%: the nominal one, or
+                             the interval measured when the fit restarted on a faster display */
+    uint64_t anchor_ns;   /* a vblank: the fitted line at last_k, on the lower envelope */
+    bool locked;          /* enough samples for the fit to be trusted */
+    int outlier_run;      /* consecutive outliers */
+    uint64_t prev_return_ns; /* the previous present's return, accepted or not */
+    int short_run;        /* consecutive returns much closer than a period */
+
+    /* render cost */
+    uint64_t cost[TEMPO__PACER_COSTS];
+    int ncost, cost_next;
+    uint64_t predicted_cost_ns;
+    double extra_margin_ns; /* learnt: what the present itself needs before the flip */
+
+    tempo__pacer_stats st;
+} tempo__pacer;
+
+/* The refresh rate to pace at, from a display mode's refresh_rate in Hz:
+ * 0 (unknown, e.g. under Xvfb) or nonsense => 60. */
+uint32_t tempo__pacer_display_hz(int refresh_rate);
+
+/* Starts with the display's nominal period (0 => 60 Hz) and a safety
+ * margin (0 => 500 us). */
+void tempo__pacer_init(tempo__pacer *p, uint64_t nominal_period_ns, uint64_t margin_ns);
+
+/* Forgets the phase and the fit (after a pause, a vsync toggle, a window
+ * moved to another display), keeping the period learnt so far as the next
+ * guess. The cost prediction is kept. */
+void tempo__pacer_reset(tempo__pacer *p);
+
+/* One present happened: the loop started the frame's work for it at
+ * `start_ns` (the wake the pacer asked for, or later), called the present
+ * at `call_ns`, and it returned at `return_ns`. */
+void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns,
+                            uint64_t return_ns);
+
+/* The first predicted vblank at or after `t_ns`; t_ns itself until the
+ * first present. */
+uint64_t tempo__pacer_next_vblank(const tempo__pacer *p, uint64_t t_ns);
+
+/* When the loop should start its next render: next vblank - predicted
+ * cost - margin, for the first vblank that leaves that much time after
+ * `now_ns`. `now_ns` while the pacer has not locked yet (the blocking
+ * present paces the loop meanwhile), or when the cost leaves no slack. */
+uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns);
+
+/* The refresh period: fitted, or the nominal one before the fit locks. */
+uint64_t tempo__pacer_period_ns(const tempo__pacer *p);
+
+#endif /* TEMPO_PACER_H */

@@ -1,0 +1,558 @@
+/* The loop's display pacing and pauses on the shared fake clock (issue 11):
+ *  - the default loop (zero descriptor, no vsync, no cap) never spins: it
+ *    renders at the display's refresh rate and sleeps in between
+ *    (problem 4; on 873cb95 it rendered every frame without sleeping);
+ *  - with vsync the present is a wait: a fake vsync present blocks until
+ *    the next vblank of a 60 or 59.94 Hz display by advancing the fake
+ *    clock; the loop learns the period, wakes just in time, counts the
+ *    blocked time as waiting, and input reaches the screen within one
+ *    refresh plus the render cost;
+ *  - the game's pause stops updates and keeps rendering; the idle pause
+ *    tells the game, and input (a pause key) reaches the game while paused.
+ * Every verdict is on the fake clock. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <SDL.h>
+
+#include "harness.h"
+#include "tempo/tempo.h"
+
+#define US TEMPO_NS_PER_US
+#define MS TEMPO_NS_PER_MS
+#define S TEMPO_NS_PER_S
+#define T0 (1000 * S)
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+/* ---- A game that counts, on a fake clock ----------------------------------- */
+
+typedef struct game {
+    tempo_fake_clock *fc;
+    uint64_t updates, renders, presents;
+    uint64_t cost_lo, cost_hi; /* each render spends uniform [lo, hi] fake time */
+    uint64_t rng;
+    float last_alpha;
+    /* fake vsync display: vblank k at vb0 + k * num / den */
+    uint64_t vb0, num, den;
+    int64_t last_k;
+    int missed;                /* presents that skipped a vblank after warm-up */
+    uint64_t warmup_until;
+    uint64_t max_blocked_ns;   /* the longest present after warm-up */
+    /* input: scheduled arrivals, seen by input_event, shown by the present */
+    uint64_t next_input_ns, input_step_ns;
+    uint64_t oldest_unshown_ns; /* arrival of the oldest input seen but not yet rendered */
+    uint64_t oldest_in_frame_ns; /* what the current render shows */
+    uint64_t max_latency_ns;
+    uint64_t inputs_seen;
+    uint64_t pushed_arrival_ns; /* when the input just pushed arrived */
+    bool pause_key_resumes;
+    int pause_calls, resume_calls;
+} game;
+
+static void on_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    game *g = user;
+    g->updates++;
+}
+
+static void on_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    game *g = user;
+    g->renders++;
+    g->last_alpha = alpha;
+    g->oldest_in_frame_ns = g->oldest_unshown_ns;
+    g->oldest_unshown_ns = 0;
+    uint64_t cost = g->cost_lo + (g->cost_hi > g->cost_lo ? rnd(&g->rng) % (g->cost_hi - g->cost_lo + 1) : 0);
+    tempo_fake_clock_advance(g->fc, cost);
+}
+
+static uint64_t vblank_at(const game *g, int64_t k)
+{
+    return g->vb0 + (uint64_t)k * g->num / g->den;
+}
+
+/* The fake vsync present: blocks until the first vblank at or after now
+ * (one flip per vblank) by advancing the clock there, plus a small late
+ * return. */
+static void fake_vsync_present(tempo_loop *loop, void *user)
+{
+    (void)loop;
+    game *g = user;
+    uint64_t now = tempo_fake_clock_now(g->fc);
+    int64_t k = now <= g->vb0 ? 0 : (int64_t)((now - g->vb0) * g->den / g->num);
+    while (vblank_at(g, k) < now)
+        k++;
+    if (k <= g->last_k)
+        k = g->last_k + 1;
+    bool steady = now >= g->warmup_until;
+    if (steady && g->last_k >= 0 && k != g->last_k + 1)
+        g->missed++;
+    g->last_k = k;
+    uint64_t v = vblank_at(g, k);
+    tempo_fake_clock_set(g->fc, v + 20 * US + rnd(&g->rng) % (60 * US));
+    if (steady && v - now > g->max_blocked_ns)
+        g->max_blocked_ns = v - now;
+    if (steady && g->oldest_in_frame_ns != 0 && v - g->oldest_in_frame_ns > g->max_latency_ns)
+        g->max_latency_ns = v - g->oldest_in_frame_ns;
+    g->oldest_in_frame_ns = 0;
+    g->presents++;
+}
+
+/* Input arrives on a schedule: the loop's fake sleep stops at the next
+ * arrival and an SDL key event is queued, as if the OS woke the loop. */
+static uint64_t input_hook(void *user, uint64_t now_ns, uint64_t deadline_ns)
+{
+    game *g = user;
+    if (g->input_step_ns == 0 || g->next_input_ns > deadline_ns)
+        return deadline_ns == TEMPO_INFINITE ? now_ns : deadline_ns;
+    /* An arrival during a render or present is seen at the next wait. */
+    uint64_t at = g->next_input_ns > now_ns ? g->next_input_ns : now_ns;
+    g->pushed_arrival_ns = g->next_input_ns;
+    g->next_input_ns += g->input_step_ns;
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_KEYDOWN;
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.scancode = SDL_SCANCODE_SPACE;
+    SDL_PushEvent(&e);
+    return at;
+}
+
+static bool on_input(tempo_loop *loop, const tempo_input_event *ev, void *user)
+{
+    game *g = user;
+    g->inputs_seen++;
+    if (g->oldest_unshown_ns == 0)
+        g->oldest_unshown_ns = g->pushed_arrival_ns;
+    if (g->pause_key_resumes && ev->type == TEMPO_INPUT_KEY && ev->u.key.scancode == SDL_SCANCODE_ESCAPE)
+        tempo_loop_pause(loop, false);
+    return false;
+}
+
+static void on_pause(tempo_loop *loop, bool paused, void *user)
+{
+    (void)loop;
+    game *g = user;
+    if (paused)
+        g->pause_calls++;
+    else
+        g->resume_calls++;
+}
+
+static void game_init(game *g)
+{
+    memset(g, 0, sizeof *g);
+    g->fc = tempo_fake_clock_create(T0);
+    g->rng = 0x2545F4914F6CDD1Du;
+    g->last_k = -1;
+    g->vb0 = T0 + 5 * MS + 777;
+    g->num = S;
+    g->den = 60;
+}
+
+static tempo_loop *game_loop(game *g, tempo_loop_desc d)
+{
+    d.clock = tempo_fake_clock_get(g->fc);
+    d.update = on_update;
+    d.render = on_render;
+    d.on_pause = on_pause;
+    d.user = g;
+    return tempo_loop_create(&d);
+}
+
+/* Runs frames until the fake clock reaches `until`; at most max_frames. */
+static uint64_t run_until(tempo_loop *loop, game *g, uint64_t until, uint64_t max_frames)
+{
+    uint64_t frames = 0;
+    while (tempo_fake_clock_now(g->fc) < until && frames < max_frames) {
+        if (tempo_loop_frame(loop) != 0)
+            break;
+        frames++;
+    }
+    return frames;
+}
+
+static void drain_sdl_events(void)
+{
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) {
+    }
+}
+
+/* ---- Problem 4: the default loop never spins --------------------------------- */
+
+static void zero_descriptor_renders_at_the_display_rate_and_sleeps(void)
+{
+    static const tempo_loop_policy policies[] = {TEMPO_LOOP_INTERPOLATED, TEMPO_LOOP_VARIABLE,
+                                                 TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS};
+    for (int p = 0; p < 3; p++) {
+        game g;
+        game_init(&g);
+        g.cost_lo = g.cost_hi = 1 * MS;
+        /* Nothing set but the fake clock (and the counting callbacks). */
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .clock = tempo_fake_clock_get(g.fc), .policy = policies[p],
+            .update = on_update, .render = on_render, .user = &g});
+        uint64_t frames = run_until(loop, &g, T0 + 2 * S, 1000000);
+        const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+        tempo_fake_clock_stats cs;
+        tempo_fake_clock_get_stats(g.fc, &cs);
+        tt_note("%s: %llu frames, %llu renders, %llu updates in %.3f s; %llu sleeps",
+                tempo_loop_policy_name(policies[p]), (unsigned long long)frames,
+                (unsigned long long)g.renders, (unsigned long long)g.updates,
+                (double)(tempo_fake_clock_now(g.fc) - T0) / 1e9, (unsigned long long)cs.waits);
+        /* Time moved on: the loop slept instead of rendering in place. */
+        CHECK_GE_U64(tempo_fake_clock_now(g.fc), T0 + 2 * S);
+        /* 60 renders per second (no window: the 60 Hz fallback). */
+        CHECK_GE_U64(g.renders, 119);
+        CHECK_LE_U64(g.renders, 122);
+        /* It sleeps between renders: about one sleep per render or update. */
+        CHECK_GE_U64(cs.waits, g.renders - 1);
+        CHECK_LE_U64(frames, g.renders + g.updates + 4);
+        CHECK_GE_DBL(st->total.wait_share, 0.9);
+        CHECK_EQ_U64(tempo_loop_get_refresh_ns(loop), 16666667);
+        tempo_loop_destroy(loop);
+        tempo_fake_clock_destroy(g.fc);
+        if (tt_failed())
+            return;
+    }
+}
+
+static void display_hz_sets_the_pace(void)
+{
+    game g;
+    game_init(&g);
+    tempo_loop *loop = game_loop(&g, (tempo_loop_desc){.display_hz = 144});
+    run_until(loop, &g, T0 + 1 * S, 1000000);
+    tt_note("144 Hz display: %llu renders in 1 s", (unsigned long long)g.renders);
+    CHECK_GE_U64(g.renders, 143);
+    CHECK_LE_U64(g.renders, 146);
+    /* A cap still wins, below or above the display rate. */
+    CHECK_EQ_INT(tempo_loop_set_max_render_hz(loop, 30), 0);
+    uint64_t r = g.renders;
+    run_until(loop, &g, T0 + 2 * S, 1000000);
+    CHECK_GE_U64(g.renders - r, 29);
+    CHECK_LE_U64(g.renders - r, 31);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(g.fc);
+}
+
+/* ---- Vsync: the present is a wait ------------------------------------------------ */
+
+static void vsync_run(uint64_t num, uint64_t den, const char *label)
+{
+    game g;
+    game_init(&g);
+    g.num = num;
+    g.den = den;
+    g.cost_lo = 2 * MS;
+    g.cost_hi = 3 * MS;
+    g.warmup_until = T0 + 1 * S;
+    g.next_input_ns = T0 + 3 * MS;
+    g.input_step_ns = 7300 * US; /* not a multiple of the refresh */
+    tempo_fake_clock_on_wait(g.fc, input_hook, &g);
+    tempo_loop *loop = game_loop(&g, (tempo_loop_desc){
+        .present = fake_vsync_present, .vsync = TEMPO_LOOP_VSYNC_ON, .input_event = on_input});
+    CHECK(tempo_loop_get_vsync(loop));
+    run_until(loop, &g, T0 + 11 * S, 10000000);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    double period = (double)num / (double)den;
+    double renders_per_s = st->last_second.renders_per_s;
+    tt_note("%s: refresh %llu ns (true %.0f), %.2f renders/s, %.2f frames/s, wait %.0f%% (present %.0f%%), "
+            "game %.0f%%; latency max %.2f ms (bound %.2f), longest present %.2f ms, missed %d (stats %llu)",
+            label, (unsigned long long)st->refresh_ns, period, renders_per_s, st->last_second.frames_per_s,
+            st->last_second.wait_share * 100,
+            100.0 * (double)st->last_second.present_ns / (double)st->last_second.elapsed_ns,
+            st->last_second.game_share * 100, (double)g.max_latency_ns / 1e6,
+            (period + (double)g.cost_hi + 0.5e6) / 1e6, (double)g.max_blocked_ns / 1e6, g.missed,
+            (unsigned long long)st->total.missed_vblanks);
+    CHECK(st->vsync);
+    CHECK_LT_DBL(fabs((double)st->refresh_ns - period), 1000.0);
+    CHECK_LT_DBL(fabs(renders_per_s - 1e9 / period), 1.01);
+    CHECK_EQ_INT(g.missed, 0);
+    /* Blocked in the present is waiting, not game time: the game's share
+     * is its render cost (2-3 ms of ~16.7). */
+    CHECK_GE_U64(st->last_second.present_ns, 1);
+    CHECK_LE_DBL(st->last_second.game_share, 0.2);
+    CHECK_GE_DBL(st->last_second.wait_share, 0.8);
+    /* Just in time: the render starts so close to its vblank that the
+     * present waits at most the margin plus the unused predicted cost. */
+    CHECK_LE_U64(g.max_blocked_ns, st->predicted_render_ns + 500 * US - 2 * MS + 100 * US);
+    /* Input to the screen: one refresh + the render cost (its largest) +
+     * the pacer's 0.5 ms margin. */
+    CHECK_GE_U64(g.inputs_seen, 1000);
+    CHECK_LE_DBL((double)g.max_latency_ns, period + (double)g.cost_hi + 500e3);
+    /* The loop sleeps about once per render and once per update, not more. */
+    CHECK_LE_DBL(st->last_second.frames_per_s, 60 + 1e9 / period + 1e9 / 7.3e6 + 3);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(g.fc);
+    drain_sdl_events();
+}
+
+static void vsync_60hz_present_is_a_wait(void)
+{
+    vsync_run(S, 60, "60 Hz");
+}
+
+static void vsync_59_94hz_present_is_a_wait(void)
+{
+    vsync_run(S * 1001, 60000, "59.94 Hz");
+}
+
+static void vsync_toggle_needs_a_present_the_loop_makes(void)
+{
+    game g;
+    game_init(&g);
+    tempo_loop *plain = game_loop(&g, (tempo_loop_desc){.vsync = TEMPO_LOOP_VSYNC_ON});
+    CHECK(!tempo_loop_get_vsync(plain)); /* the game presents: the loop cannot pace by it */
+    CHECK_EQ_INT(tempo_loop_set_vsync(plain, true), TEMPO_ENOTSUP);
+    tempo_loop_destroy(plain);
+    tempo_loop *loop = game_loop(&g, (tempo_loop_desc){.present = fake_vsync_present});
+    CHECK(!tempo_loop_get_vsync(loop)); /* AUTO without a renderer: off */
+    run_until(loop, &g, T0 + 1 * S, 1000000);
+    CHECK_GE_U64(g.presents, 59);
+    CHECK_EQ_INT(tempo_loop_set_vsync(loop, true), 0);
+    CHECK(tempo_loop_get_vsync(loop));
+    uint64_t r = g.renders;
+    run_until(loop, &g, T0 + 3 * S, 1000000);
+    CHECK_GE_U64(g.renders - r, 119);
+    CHECK_LE_U64(g.renders - r, 121);
+    CHECK_EQ_INT(tempo_loop_set_vsync(loop, false), 0);
+    CHECK_EQ_INT(tempo_loop_set_vsync(NULL, false), TEMPO_EINVAL);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(g.fc);
+}
+
+static void counting_present(tempo_loop *loop, void *user)
+{
+    (void)loop;
+    ((game *)user)->presents++; /* returns at once: "vsync" that does not block */
+}
+
+/* The renderer says PRESENTVSYNC but the present does not block (a driver
+ * or compositor that ignores it): the loop must still not spin. */
+static void vsync_that_does_not_block_still_paces(void)
+{
+    game g;
+    game_init(&g);
+    g.cost_lo = g.cost_hi = 500 * US;
+    tempo_loop *loop =
+        game_loop(&g, (tempo_loop_desc){.present = counting_present, .vsync = TEMPO_LOOP_VSYNC_ON});
+    uint64_t frames = run_until(loop, &g, T0 + 2 * S, 1000000);
+    tt_note("%llu frames, %llu presents in 2 s", (unsigned long long)frames, (unsigned long long)g.presents);
+    CHECK_GE_U64(tempo_fake_clock_now(g.fc), T0 + 2 * S);
+    CHECK_GE_U64(g.presents, 100);
+    CHECK_LE_U64(g.presents, 122);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(g.fc);
+}
+
+
+static int busy_source(void *self, tempo_source_call *call)
+{
+    game *g = self;
+    /* Units of 6 ms until the deadline (at least one), always more left:
+     * a loader with a long queue of texture uploads. */
+    do {
+        tempo_fake_clock_advance(g->fc, 6 * MS);
+        call->items++;
+    } while (tempo_fake_clock_now(g->fc) < call->deadline_ns);
+    return 1;
+}
+
+/* A source that always has work fills the time up to each render and
+ * overruns it by up to one unit: frames run late, and renders must still
+ * reach about every vblank (a guard for how a passed pacer wake is
+ * handled: it makes the render due, it is never moved forward). */
+static void vsync_late_frames_still_render(void)
+{
+    game g;
+    game_init(&g);
+    g.cost_lo = g.cost_hi = 1 * MS;
+    tempo_handle *work = tempo_event_create(true, true); /* manual reset, stays signalled */
+    tempo_loop *loop =
+        game_loop(&g, (tempo_loop_desc){.present = fake_vsync_present, .vsync = TEMPO_LOOP_VSYNC_ON});
+    tempo_loop_add_source(loop, &(tempo_source_desc){.name = "busy", .handle = work, .dispatch = busy_source,
+                                                     .self = &g});
+    uint64_t frames = run_until(loop, &g, T0 + 2 * S, 100000);
+    tt_note("%llu frames, %llu renders, %llu updates in 2 s with a source that always has work",
+            (unsigned long long)frames, (unsigned long long)g.renders, (unsigned long long)g.updates);
+    CHECK_GE_U64(g.renders, 55); /* at worst one render every two vblanks */
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(work);
+    tempo_fake_clock_destroy(g.fc);
+}
+
+/* ---- Pauses -------------------------------------------------------------------------- */
+
+static void game_pause_stops_updates_and_keeps_rendering(void)
+{
+    game g;
+    game_init(&g);
+    tempo_loop *loop = game_loop(&g, (tempo_loop_desc){.update_hz = 30});
+    run_until(loop, &g, T0 + 1 * S + 5 * MS, 1000000);
+    uint64_t u = g.updates, r = g.renders;
+    CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
+    CHECK(tempo_loop_is_game_paused(loop));
+    CHECK(!tempo_loop_is_paused(loop)); /* not the idle pause */
+    float alpha = g.last_alpha;
+    run_until(loop, &g, T0 + 3 * S, 1000000);
+    CHECK_EQ_U64(g.updates, u);               /* game time stood still */
+    CHECK_GE_U64(g.renders - r, 119);         /* the menu rendered at 60 Hz */
+    CHECK_LE_U64(g.renders - r, 121);
+    CHECK_EQ_DBL(g.last_alpha, alpha > 0 ? g.last_alpha : 0); /* frozen, not jumping */
+    CHECK(tempo_loop_get_stats(loop)->game_paused);
+    CHECK_EQ_INT(g.pause_calls, 0); /* on_pause is the idle pause's */
+    /* Resume: no catch-up burst for the 2 s in the menu. */
+    CHECK_EQ_INT(tempo_loop_set_game_paused(loop, false), 0);
+    tempo_loop_frame(loop);
+    CHECK_EQ_U64(g.updates, u + 1);
+    run_until(loop, &g, T0 + 4 * S, 1000000);
+    CHECK_GE_U64(g.updates - u, 29);
+    CHECK_LE_U64(g.updates - u, 32);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(g.fc);
+}
+
+static void game_pause_in_lockstep_renders_at_the_pace(void)
+{
+    game g;
+    game_init(&g);
+    tempo_loop *loop =
+        game_loop(&g, (tempo_loop_desc){.update_hz = 10, .policy = TEMPO_LOOP_LOCKSTEP});
+    run_until(loop, &g, T0 + 1 * S, 1000000);
+    tempo_loop_set_game_paused(loop, true);
+    uint64_t u = g.updates, r = g.renders;
+    uint64_t frames = run_until(loop, &g, T0 + 2 * S, 1000000);
+    CHECK_EQ_U64(g.updates, u);
+    CHECK_GE_U64(g.renders - r, 59);
+    CHECK_LE_U64(g.renders - r, 61);
+    CHECK_LE_U64(frames, 62); /* and slept between them */
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(g.fc);
+}
+
+static void idle_pause_tells_the_game_and_a_pause_key_resumes(void)
+{
+    game g;
+    game_init(&g);
+    g.pause_key_resumes = true;
+    tempo_input *in = tempo_input_create(&(tempo_input_desc){.no_controllers = true});
+    tempo_loop *loop =
+        game_loop(&g, (tempo_loop_desc){.input = in, .input_event = on_input});
+    run_until(loop, &g, T0 + 100 * MS, 1000000);
+    tempo_loop_pause(loop, true);
+    tempo_loop_frame(loop);
+    CHECK_EQ_INT(g.pause_calls, 1);
+    CHECK_EQ_INT(g.resume_calls, 0);
+    /* Paused: the loop's waits have no deadline and nothing runs. */
+    uint64_t r = g.renders, u = g.updates;
+    tempo_fake_clock_stats before, after;
+    tempo_fake_clock_get_stats(g.fc, &before);
+    for (int i = 0; i < 5; i++) {
+        tempo_fake_clock_advance(g.fc, 1 * S);
+        tempo_loop_frame(loop);
+    }
+    tempo_fake_clock_get_stats(g.fc, &after);
+    CHECK_EQ_U64(after.infinite_waits - before.infinite_waits, after.waits - before.waits);
+    CHECK_EQ_U64(g.renders, r);
+    CHECK_EQ_U64(g.updates, u);
+    /* The pause key arrives while paused: input_event sees it at once
+     * (update() does not run) and resumes the loop. */
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_KEYDOWN;
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.scancode = SDL_SCANCODE_ESCAPE;
+    SDL_PushEvent(&e);
+    tempo_loop_frame(loop);
+    CHECK(!tempo_loop_is_paused(loop));
+    CHECK_EQ_INT(g.resume_calls, 1);
+    CHECK_EQ_U64(g.updates, u + 1); /* resumed in that very frame, no catch-up */
+    CHECK(tempo_input_key_down(in, SDL_SCANCODE_ESCAPE));
+    tempo_loop_destroy(loop);
+    tempo_input_destroy(in);
+    tempo_fake_clock_destroy(g.fc);
+    drain_sdl_events();
+}
+
+static void push_window_event(Uint8 what)
+{
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_WINDOWEVENT;
+    e.window.event = what;
+    SDL_PushEvent(&e);
+}
+
+/* Minimized is the same idle pause: the game hears of it, nothing runs,
+ * the waits have no deadline; restored, it resumes without catch-up. */
+static void minimize_pauses_and_tells_the_game(void)
+{
+    game g;
+    game_init(&g);
+    tempo_input *in = tempo_input_create(&(tempo_input_desc){.no_controllers = true});
+    tempo_loop *loop = game_loop(&g, (tempo_loop_desc){.input = in});
+    run_until(loop, &g, T0 + 100 * MS, 1000000);
+    push_window_event(SDL_WINDOWEVENT_MINIMIZED);
+    tempo_loop_frame(loop);
+    CHECK(tempo_loop_is_paused(loop));
+    CHECK_EQ_INT(g.pause_calls, 1);
+    uint64_t r = g.renders, u = g.updates;
+    tempo_fake_clock_stats before, after;
+    tempo_fake_clock_get_stats(g.fc, &before);
+    for (int i = 0; i < 3; i++) {
+        tempo_fake_clock_advance(g.fc, 1 * S);
+        tempo_loop_frame(loop);
+    }
+    tempo_fake_clock_get_stats(g.fc, &after);
+    CHECK_EQ_U64(after.infinite_waits - before.infinite_waits, 3);
+    CHECK_EQ_U64(after.waits - before.waits, 3);
+    CHECK_EQ_U64(g.renders, r);
+    CHECK_EQ_U64(g.updates, u);
+    push_window_event(SDL_WINDOWEVENT_RESTORED);
+    tempo_loop_frame(loop);
+    CHECK(!tempo_loop_is_paused(loop));
+    CHECK_EQ_INT(g.resume_calls, 1);
+    CHECK_EQ_U64(g.updates, u + 1);
+    tempo_loop_destroy(loop);
+    tempo_input_destroy(in);
+    tempo_fake_clock_destroy(g.fc);
+    drain_sdl_events();
+}
+
+static const tt_case cases[] = {
+    TT_CASE(zero_descriptor_renders_at_the_display_rate_and_sleeps),
+    TT_CASE(display_hz_sets_the_pace),
+    TT_CASE(vsync_60hz_present_is_a_wait),
+    TT_CASE(vsync_59_94hz_present_is_a_wait),
+    TT_CASE(vsync_toggle_needs_a_present_the_loop_makes),
+    TT_CASE(vsync_that_does_not_block_still_paces),
+    TT_CASE(vsync_late_frames_still_render),
+    TT_CASE(game_pause_stops_updates_and_keeps_rendering),
+    TT_CASE(game_pause_in_lockstep_renders_at_the_pace),
+    TT_CASE(idle_pause_tells_the_game_and_a_pause_key_resumes),
+    TT_CASE(minimize_pauses_and_tells_the_game),
+};
+
+int main(int argc, char **argv)
+{
+    /* SDL's event queue only (no video): the loop reads it, the tests push. */
+    if (SDL_Init(SDL_INIT_EVENTS) != 0) {
+        printf("SDL_Init: %s\n0 passed, 1 failed\n", SDL_GetError());
+        return 1;
+    }
+    int rc = TT_MAIN(argc, argv, cases);
+    SDL_Quit();
+    return rc;
+}

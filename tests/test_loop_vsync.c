@@ -1,0 +1,160 @@
+/* Display pacing on the real clock with real renderers (issue 11): the
+ * default loop never spins, and with SDL_RENDERER_PRESENTVSYNC the loop
+ * presents itself, paces by the presents and counts their blocking as
+ * waiting. Under Xvfb the opengl and software renderers pace presents at
+ * ~60/s; under the dummy driver SDL simulates vsync or presents return at
+ * once (the loop must not spin either way).
+ *
+ * Real time on a shared machine: only order and occurrence, with bounds a
+ * loaded machine cannot break (load lowers rates and raises nothing but
+ * game time). The exact pacing verdicts are in test_loop_pacing (fake
+ * clock); the numbers printed here are for the report. */
+#include <stdio.h>
+#include <string.h>
+
+#include <SDL.h>
+
+#include "harness.h"
+#include "tempo/tempo.h"
+
+#define MS TEMPO_NS_PER_MS
+
+static bool video_ok;
+
+typedef struct counter {
+    SDL_Renderer *r;
+    uint64_t renders;
+} counter;
+
+static void render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    counter *c = user;
+    c->renders++;
+    if (c->r != NULL) {
+        SDL_SetRenderDrawColor(c->r, 20, 20, 40, 255);
+        SDL_RenderClear(c->r);
+    }
+}
+
+static Uint32 SDLCALL quit_later(Uint32 interval, void *loop)
+{
+    (void)interval;
+    tempo_loop_quit(loop);
+    return 0;
+}
+
+typedef struct run_result {
+    double seconds, renders_per_s, cpu_share;
+    const tempo_loop_stats *st;
+} run_result;
+
+static run_result run_for(tempo_loop *loop, counter *c, int ms)
+{
+    tempo_usage u0, u1;
+    SDL_TimerID t = SDL_AddTimer((Uint32)ms, quit_later, loop);
+    tempo_process_usage(&u0);
+    uint64_t t0 = tempo_now_ns();
+    tempo_loop_run(loop);
+    run_result r;
+    r.seconds = (double)(tempo_now_ns() - t0) / 1e9;
+    tempo_process_usage(&u1);
+    SDL_RemoveTimer(t);
+    r.renders_per_s = (double)c->renders / r.seconds;
+    r.cpu_share = (double)(u1.cpu_ns - u0.cpu_ns) / 1e9 / r.seconds;
+    r.st = tempo_loop_get_stats(loop);
+    return r;
+}
+
+/* Problem 4 on the real clock: a zero descriptor used to render ~1.4 M
+ * frames/s at 100% CPU. */
+static void default_loop_does_not_spin(void)
+{
+    counter c = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.render = render, .user = &c});
+    run_result r = run_for(loop, &c, 500);
+    tt_note("zero descriptor: %.1f renders/s, CPU %.1f%% of a core, refresh %llu ns", r.renders_per_s,
+            r.cpu_share * 100, (unsigned long long)tempo_loop_get_refresh_ns(loop));
+    CHECK_GE_U64(c.renders, 2);
+    /* The display rate (60 without a known refresh) plus slack; an
+     * unbounded loop does hundreds of thousands. */
+    CHECK_LE_DBL(r.renders_per_s, 1e9 / (double)tempo_loop_get_refresh_ns(loop) * 1.2 + 5);
+    CHECK_LT_DBL(r.cpu_share, 0.5);
+    tempo_loop_destroy(loop);
+}
+
+static void vsync_renderer(const char *driver)
+{
+    if (!video_ok)
+        TT_SKIP("no video");
+    SDL_SetHint(SDL_HINT_RENDER_DRIVER, driver);
+    SDL_Window *w = SDL_CreateWindow("tempo-vsync", 0, 0, 160, 120, 0);
+    SDL_Renderer *rd = w ? SDL_CreateRenderer(w, -1, SDL_RENDERER_PRESENTVSYNC) : NULL;
+    SDL_SetHint(SDL_HINT_RENDER_DRIVER, "");
+    if (rd == NULL) {
+        if (w)
+            SDL_DestroyWindow(w);
+        char why[160];
+        snprintf(why, sizeof why, "no %s renderer here: %s", driver, SDL_GetError());
+        TT_SKIP(why);
+    }
+    SDL_RendererInfo info;
+    SDL_GetRendererInfo(rd, &info);
+    counter c = {.r = rd};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.window = w, .renderer = rd, .render = render,
+                                                             .user = &c});
+    /* AUTO: the loop paces by vsync exactly when the renderer has it. */
+    CHECK_EQ_INT(tempo_loop_get_vsync(loop), (info.flags & SDL_RENDERER_PRESENTVSYNC) != 0);
+    run_result r = run_for(loop, &c, 1500);
+    const tempo_loop_counts *t = &r.st->total;
+    tt_note("%s (%s) vsync %d: %.1f renders/s, %.1f frames/s, refresh %llu ns, predicted render %.2f ms, "
+            "wait %.0f%% (present %.0f%%), game %.0f%%, missed vblanks %llu, CPU %.1f%%",
+            driver, info.name, r.st->vsync, r.renders_per_s, t->frames_per_s,
+            (unsigned long long)r.st->refresh_ns, (double)r.st->predicted_render_ns / 1e6,
+            t->wait_share * 100, 100.0 * (double)t->present_ns / (double)t->elapsed_ns, t->game_share * 100,
+            (unsigned long long)t->missed_vblanks, r.cpu_share * 100);
+    CHECK_GE_U64(c.renders, 3);
+    CHECK_LE_DBL(r.renders_per_s, 150.0); /* paced, whatever the present does */
+    CHECK_LT_DBL(r.cpu_share, 0.6);
+    /* The loop presented, and the present's time went to waiting. */
+    CHECK_GE_U64(t->present_ns, 1);
+    CHECK_LE_U64(t->present_ns, t->wait_ns);
+    /* Toggle at runtime (the samples' key): the loop follows the renderer. */
+    if (tempo_loop_set_vsync(loop, false) == 0) {
+        CHECK(!tempo_loop_get_vsync(loop));
+        CHECK_EQ_INT(tempo_loop_set_vsync(loop, true), 0);
+        CHECK(tempo_loop_get_vsync(loop));
+    }
+    tempo_loop_destroy(loop);
+    SDL_DestroyRenderer(rd);
+    SDL_DestroyWindow(w);
+}
+
+static void vsync_software_renderer(void)
+{
+    vsync_renderer("software");
+}
+
+static void vsync_opengl_renderer(void)
+{
+    vsync_renderer("opengl");
+}
+
+static const tt_case cases[] = {
+    TT_CASE(default_loop_does_not_spin),
+    TT_CASE(vsync_software_renderer),
+    TT_CASE(vsync_opengl_renderer),
+};
+
+int main(int argc, char **argv)
+{
+    video_ok = SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) == 0;
+    if (!video_ok)
+        SDL_Init(SDL_INIT_TIMER);
+    printf("# video driver %s\n", video_ok ? SDL_GetCurrentVideoDriver() : "(none)");
+    int rc = TT_MAIN(argc, argv, cases);
+    tempo_shutdown();
+    SDL_Quit();
+    return rc;
+}

@@ -1,0 +1,426 @@
+/* Display pacing (framework/pacer.h) against a deterministic fake vsync.
+ *
+ * The fake display has vblank k at vb0 + floor(k * num / den) ns (exact for
+ * 60 Hz and 59.94 Hz = 60000/1001). Its present blocks until the first
+ * vblank at or after the call by advancing the fake clock there (plus a
+ * small seeded return delay, as a real present returns a little after the
+ * flip). A simulated loop wakes when the pacer says (a little late, seeded),
+ * reads the input that has arrived, renders for a seeded cost, presents,
+ * and reports to the pacer. Every verdict is on the fake clock. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "pacer.h"
+#include "tempo/clock.h"
+
+#define US TEMPO_NS_PER_US
+#define MS TEMPO_NS_PER_MS
+
+typedef struct display {
+    tempo_fake_clock *fc;
+    uint64_t vb0;
+    uint64_t num, den; /* period = num / den ns */
+    uint64_t rng;
+    uint64_t max_return_delay_ns; /* a present returns up to this late */
+    uint64_t extra_delay_ns;      /* ...plus this (a busy machine) */
+    uint64_t present_work_ns;     /* the present catches a vblank only this long before it */
+    int64_t last_k;               /* vblank index of the last present */
+} display;
+
+static uint64_t rnd(uint64_t *s)
+{
+    /* xorshift64*: seeded, so every run sees the same "jitter". */
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+static uint64_t rnd_range(uint64_t *s, uint64_t lo, uint64_t hi)
+{
+    return hi <= lo ? lo : lo + rnd(s) % (hi - lo + 1);
+}
+
+static void display_init(display *d, uint64_t num, uint64_t den)
+{
+    memset(d, 0, sizeof *d);
+    d->fc = tempo_fake_clock_create(1000 * MS);
+    d->vb0 = 1000 * MS + 3 * MS + 123; /* an arbitrary phase */
+    d->num = num;
+    d->den = den;
+    d->rng = 0x9e3779b97f4a7c15u;
+    d->max_return_delay_ns = 100 * US;
+    d->last_k = -1;
+}
+
+static uint64_t vblank_at(const display *d, int64_t k)
+{
+    return d->vb0 + (uint64_t)k * d->num / d->den;
+}
+
+/* Index of the first vblank at or after t. */
+static int64_t vblank_index_after(const display *d, uint64_t t)
+{
+    if (t <= d->vb0)
+        return 0;
+    int64_t k = (int64_t)((t - d->vb0) * d->den / d->num);
+    while (vblank_at(d, k) < t)
+        k++;
+    return k;
+}
+
+/* The fake vsync present: blocks (advances the clock) until the next vblank
+ * not yet used, then returns a little late. Returns the vblank index. */
+static int64_t fake_present(display *d)
+{
+    uint64_t now = tempo_fake_clock_now(d->fc);
+    int64_t k = vblank_index_after(d, now + d->present_work_ns);
+    if (k <= d->last_k)
+        k = d->last_k + 1; /* one flip per vblank */
+    d->last_k = k;
+    tempo_fake_clock_set(d->fc, vblank_at(d, k) + d->extra_delay_ns + rnd_range(&d->rng, 0, d->max_return_delay_ns));
+    return k;
+}
+
+typedef struct run_result {
+    int frames;
+    int missed;               /* presents that skipped a vblank, steady state */
+    uint64_t max_latency_ns;  /* input arrival -> the vblank showing it */
+    uint64_t max_cost_ns;     /* the largest render cost incl. wake lateness */
+    uint64_t max_pred_ns;     /* the largest predicted cost during the run */
+    uint64_t early_wakes;     /* render starts after the vblank they aimed at */
+    double jitter_p99_ns;     /* |present interval - period|, 99th percentile */
+    double blocked_share;     /* share of the run spent blocked in the present */
+} run_result;
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Runs `frames` frames after `warmup`, paced (or back to back when !paced).
+ * Costs are uniform in [cost_lo, cost_hi]; wakes are up to max_late late;
+ * input arrives every 7.3 ms. stall_at >= 0: that frame's render takes
+ * stall_ns instead. */
+static run_result run(display *d, tempo__pacer *p, bool paced, int warmup, int frames,
+                      uint64_t cost_lo, uint64_t cost_hi, uint64_t max_late, int stall_at,
+                      uint64_t stall_ns)
+{
+    run_result r = {0};
+    double *jit = calloc((size_t)frames, sizeof *jit);
+    uint64_t next_input = tempo_fake_clock_now(d->fc) + 1 * MS;
+    const uint64_t input_step = 7300 * US;
+    uint64_t prev_ret = 0, blocked = 0, t_begin = 0;
+    int64_t prev_k = -1;
+    double period = (double)d->num / (double)d->den;
+    for (int f = 0; f < warmup + frames; f++) {
+        bool measure = f >= warmup;
+        uint64_t now = tempo_fake_clock_now(d->fc);
+        if (f == warmup)
+            t_begin = now;
+        uint64_t wake = paced ? tempo__pacer_wake_ns(p, now) : now;
+        if (measure && p->predicted_cost_ns > r.max_pred_ns)
+            r.max_pred_ns = p->predicted_cost_ns;
+        uint64_t late = rnd_range(&d->rng, 0, max_late);
+        tempo_fake_clock_set(d->fc, (wake > now ? wake : now) + late);
+        now = tempo_fake_clock_now(d->fc);
+        /* What the loop passes: the planned wake when it was on time. */
+        uint64_t start = now >= wake && now - wake < (uint64_t)(period / 2) ? wake : now;
+        /* Input that arrived by now is read in this frame. */
+        uint64_t oldest_unread = next_input;
+        bool got_input = false;
+        while (next_input <= now) {
+            got_input = true;
+            next_input += input_step;
+        }
+        uint64_t cost = f == stall_at ? stall_ns : rnd_range(&d->rng, cost_lo, cost_hi);
+        tempo_fake_clock_advance(d->fc, cost);
+        uint64_t call = tempo_fake_clock_now(d->fc);
+        int64_t k = fake_present(d);
+        uint64_t ret = tempo_fake_clock_now(d->fc);
+        tempo__pacer_presented(p, start, call, ret);
+        if (measure) {
+            uint64_t v = vblank_at(d, k);
+            r.frames++;
+            blocked += ret - call;
+            if (call - start > r.max_cost_ns)
+                r.max_cost_ns = call - start;
+            if (prev_k >= 0 && k != prev_k + 1)
+                r.missed++;
+            if (got_input && v - oldest_unread > r.max_latency_ns)
+                r.max_latency_ns = v - oldest_unread;
+            if (prev_ret != 0)
+                jit[r.frames - 1] = fabs((double)(ret - prev_ret) - period * (double)(k - prev_k));
+        }
+        prev_k = k;
+        prev_ret = ret;
+    }
+    qsort(jit, (size_t)r.frames, sizeof *jit, cmp_dbl);
+    r.jitter_p99_ns = r.frames > 0 ? jit[(r.frames * 99) / 100] : 0;
+    uint64_t span = tempo_fake_clock_now(d->fc) - t_begin;
+    r.blocked_share = span ? (double)blocked / (double)span : 0;
+    free(jit);
+    return r;
+}
+
+static void display_hz_falls_back_to_60(void)
+{
+    CHECK_EQ_INT(tempo__pacer_display_hz(0), 60);
+    CHECK_EQ_INT(tempo__pacer_display_hz(-5), 60);
+    CHECK_EQ_INT(tempo__pacer_display_hz(100000), 60);
+    CHECK_EQ_INT(tempo__pacer_display_hz(59), 59);
+    CHECK_EQ_INT(tempo__pacer_display_hz(144), 144);
+}
+
+static void before_lock_it_renders_at_once(void)
+{
+    tempo__pacer p;
+    tempo__pacer_init(&p, 0, 0);
+    CHECK_EQ_U64(tempo__pacer_period_ns(&p), 16666667);
+    CHECK_EQ_U64(tempo__pacer_wake_ns(&p, 5 * MS), 5 * MS);
+    CHECK_EQ_U64(tempo__pacer_next_vblank(&p, 5 * MS), 5 * MS);
+}
+
+/* The common checks of a steady run at `num/den` ns per vblank. */
+static void steady(uint64_t num, uint64_t den, uint32_t mode_hz)
+{
+    display d;
+    display_init(&d, num, den);
+    tempo__pacer p;
+    tempo__pacer_init(&p, TEMPO_NS_PER_S / tempo__pacer_display_hz((int)mode_hz), 0);
+    run_result r = run(&d, &p, true, 120, 1200, 2 * MS, 4 * MS, 200 * US, -1, 0);
+    double period = (double)num / (double)den;
+    tt_note("period %.1f ns learnt %.1f ns; latency max %.2f ms (bound %.2f); jitter p99 %.1f us; "
+            "blocked %.0f%%; missed %d",
+            period, p.period_ns, (double)r.max_latency_ns / 1e6,
+            (period + (double)r.max_pred_ns + (double)p.margin_ns) / 1e6,
+            r.jitter_p99_ns / 1e3, r.blocked_share * 100, r.missed);
+    CHECK(p.locked);
+    CHECK_LT_DBL(fabs(p.period_ns - period), 1000.0); /* within 1 us */
+    CHECK_EQ_INT(r.missed, 0);
+    CHECK_EQ_U64(p.st.missed, 0);
+    /* Input reaches the screen within one refresh + the render cost (the
+     * predicted one, which covers late wake-ups) + the safety margin. */
+    CHECK_LE_DBL((double)r.max_latency_ns, period + (double)r.max_pred_ns + (double)p.margin_ns);
+    CHECK_LE_U64(p.predicted_cost_ns, r.max_cost_ns);
+    CHECK_LE_DBL(r.jitter_p99_ns, 500e3);
+    /* The loop waits in the present only for the margin plus the cost it
+     * did not need: most of the period is spent asleep before the wake. */
+    CHECK_LT_DBL(r.blocked_share, 0.25);
+    /* The next wake lands before the next vblank by the cost + margin. */
+    uint64_t now = tempo_fake_clock_now(d.fc);
+    uint64_t wake = tempo__pacer_wake_ns(&p, now);
+    uint64_t v = vblank_at(&d, vblank_index_after(&d, now));
+    if (v < wake) /* the vblank the wake aims at */
+        v = vblank_at(&d, vblank_index_after(&d, now) + 1);
+    CHECK_LE_U64(wake, v);
+    /* 20 us: the fit's error (its vblank is the earliest return seen). */
+    CHECK_GE_U64(v - wake, p.predicted_cost_ns + p.margin_ns - 20 * US);
+    CHECK_LE_U64(v - wake, p.predicted_cost_ns + p.margin_ns + 150 * US);
+    tempo_fake_clock_destroy(d.fc);
+}
+
+static void vsync_60hz(void)
+{
+    steady(TEMPO_NS_PER_S, 60, 60);
+}
+
+static void vsync_59_94hz(void)
+{
+    /* The mode says 59 (SDL2 rounds down), the display runs at 60000/1001. */
+    steady(TEMPO_NS_PER_S * 1001, 60000, 59);
+}
+
+static void vsync_59_94hz_mode_unknown(void)
+{
+    steady(TEMPO_NS_PER_S * 1001, 60000, 0); /* 0 Hz: assumed 60 */
+}
+
+/* The loop that renders back to back with a blocking present: input read
+ * just after a render starts waits a whole frame, then another to show. */
+static void back_to_back_is_worse(void)
+{
+    display d;
+    display_init(&d, TEMPO_NS_PER_S, 60);
+    tempo__pacer p;
+    tempo__pacer_init(&p, 0, 0);
+    run_result naive = run(&d, &p, false, 120, 600, 2 * MS, 4 * MS, 200 * US, -1, 0);
+    run_result paced = run(&d, &p, true, 120, 600, 2 * MS, 4 * MS, 200 * US, -1, 0);
+    tt_note("input-to-screen max: back to back %.2f ms, paced %.2f ms",
+            (double)naive.max_latency_ns / 1e6, (double)paced.max_latency_ns / 1e6);
+    CHECK_GE_U64(naive.max_latency_ns, 28 * MS);
+    CHECK_LE_U64(paced.max_latency_ns, 22 * MS);
+    CHECK_GE_DBL(naive.blocked_share, 0.6); /* it "works" while blocked: the old stats */
+    tempo_fake_clock_destroy(d.fc);
+}
+
+/* A 40 ms stall (a texture upload) misses vblanks once; the pacer counts
+ * them, keeps its phase and is back on every vblank right after. */
+static void stall_misses_then_recovers(void)
+{
+    display d;
+    display_init(&d, TEMPO_NS_PER_S * 1001, 60000);
+    tempo__pacer p;
+    tempo__pacer_init(&p, 0, 0);
+    run(&d, &p, true, 120, 200, 2 * MS, 3 * MS, 100 * US, 50, 40 * MS);
+    CHECK_GE_U64(p.st.missed, 2);
+    CHECK_LE_U64(p.st.missed, 3);
+    CHECK(p.locked);
+    uint64_t missed = p.st.missed;
+    /* The stall's cost lingers in the prediction for TEMPO__PACER_COSTS
+     * frames (early wakes, no misses), then steady again. */
+    run_result r = run(&d, &p, true, TEMPO__PACER_COSTS, 300, 2 * MS, 3 * MS, 100 * US, -1, 0);
+    CHECK_EQ_INT(r.missed, 0);
+    CHECK_EQ_U64(p.st.missed, missed);
+    CHECK_LE_U64(p.predicted_cost_ns, 3 * MS + 100 * US);
+    CHECK_LT_DBL(fabs(p.period_ns - 1e9 * 1001 / 60000), 1000.0);
+    tempo_fake_clock_destroy(d.fc);
+}
+
+/* Returns that are far off (a present that did not block, a preempted
+ * thread) are outliers: they neither bend the period nor move the phase. */
+static void jittery_returns_do_not_bend_the_fit(void)
+{
+    display d;
+    display_init(&d, TEMPO_NS_PER_S, 60);
+    d.max_return_delay_ns = 1500 * US; /* heavy jitter on every return */
+    tempo__pacer p;
+    tempo__pacer_init(&p, 0, 0);
+    run_result r = run(&d, &p, true, 200, 1000, 1 * MS, 2 * MS, 300 * US, -1, 0);
+    tt_note("period %.1f ns, missed %d, outliers %" PRIu64, p.period_ns, r.missed, p.st.outliers);
+    CHECK_LT_DBL(fabs(p.period_ns - 1e9 / 60), 5000.0);
+    CHECK_EQ_INT(r.missed, 0);
+    /* One return 5 ms late: rejected, nothing learnt from it. */
+    double before = p.period_ns;
+    uint64_t anchor_before = p.anchor_ns, out = p.st.outliers;
+    uint64_t call = tempo__pacer_next_vblank(&p, tempo_fake_clock_now(d.fc)) - 1 * MS;
+    tempo__pacer_presented(&p, call - 1 * MS, call, call + 1 * MS + 5 * MS);
+    CHECK_EQ_U64(p.st.outliers, out + 1);
+    CHECK_EQ_DBL(p.period_ns, before);
+    CHECK_EQ_U64(p.anchor_ns, anchor_before);
+    tempo_fake_clock_destroy(d.fc);
+}
+
+/* The mode says 60 Hz but the display runs at 120: after a run of
+ * outliers the pacer starts over from the intervals it sees. */
+static void faster_display_than_the_mode(void)
+{
+    display d;
+    display_init(&d, TEMPO_NS_PER_S, 120);
+    tempo__pacer p;
+    tempo__pacer_init(&p, TEMPO_NS_PER_S / 60, 0);
+    run(&d, &p, true, 100, 100, 1 * MS, 2 * MS, 100 * US, -1, 0);
+    run_result r = run(&d, &p, true, 0, 400, 1 * MS, 2 * MS, 100 * US, -1, 0);
+    tt_note("period %.1f ns after %" PRIu64 " resets", p.period_ns, p.st.resets);
+    CHECK_GE_U64(p.st.resets, 1);
+    CHECK_LT_DBL(fabs(p.period_ns - 1e9 / 120), 1000.0);
+    CHECK_EQ_INT(r.missed, 0);
+    tempo_fake_clock_destroy(d.fc);
+}
+
+/* A render that costs more than a period leaves no slack: render at once
+ * and let the blocking present pace (every other vblank), never spin. */
+static void cost_over_a_period_renders_at_once(void)
+{
+    display d;
+    display_init(&d, TEMPO_NS_PER_S, 60);
+    tempo__pacer p;
+    tempo__pacer_init(&p, 0, 0);
+    run(&d, &p, true, 60, 0, 2 * MS, 2 * MS, 0, -1, 0);
+    CHECK(p.locked);
+    run(&d, &p, true, 20, 0, 20 * MS, 20 * MS, 0, -1, 0);
+    uint64_t now = tempo_fake_clock_now(d.fc);
+    CHECK_EQ_U64(tempo__pacer_wake_ns(&p, now), now);
+    tempo_fake_clock_destroy(d.fc);
+}
+
+
+/* The machine gets busy: for 40 frames every present returns a little
+ * later than the one before (up to 3 ms). Those returns say nothing about
+ * the vblank; a plain least-squares fit would tilt its slope by tens of
+ * microseconds per frame. */
+static void late_returns_do_not_tilt_the_period(void)
+{
+    display d;
+    display_init(&d, TEMPO_NS_PER_S * 1001, 60000);
+    tempo__pacer p;
+    tempo__pacer_init(&p, 0, 0);
+    run(&d, &p, true, 100, 0, 2 * MS, 3 * MS, 100 * US, -1, 0);
+    double worst = 0;
+    for (int i = 0; i < 40; i++) {
+        d.extra_delay_ns = (uint64_t)i * 75 * US;
+        run(&d, &p, true, 0, 1, 2 * MS, 3 * MS, 100 * US, -1, 0);
+        double err = fabs(p.period_ns - 1e9 * 1001 / 60000);
+        if (err > worst)
+            worst = err;
+    }
+    tt_note("worst period error during the ramp: %.0f ns", worst);
+    CHECK_LT_DBL(worst, 20000.0);
+    d.extra_delay_ns = 0;
+    run_result r = run(&d, &p, true, 64, 200, 2 * MS, 3 * MS, 100 * US, -1, 0);
+    CHECK_EQ_INT(r.missed, 0);
+    CHECK_LT_DBL(fabs(p.period_ns - 1e9 * 1001 / 60000), 1000.0);
+    tempo_fake_clock_destroy(d.fc);
+}
+
+/* The present itself needs 2 ms of work before the flip (a driver copying
+ * the frame), which the pacer cannot tell from blocking: renders that keep
+ * to their predicted cost still miss. The pacer widens its margin until
+ * they stop missing. */
+static void margin_grows_for_a_present_that_needs_time(void)
+{
+    display d;
+    display_init(&d, TEMPO_NS_PER_S, 60);
+    d.present_work_ns = 2 * MS;
+    tempo__pacer p;
+    tempo__pacer_init(&p, 0, 0);
+    run(&d, &p, true, 200, 0, 2 * MS, 3 * MS, 100 * US, -1, 0);
+    run_result r = run(&d, &p, true, 0, 600, 2 * MS, 3 * MS, 100 * US, -1, 0);
+    tt_note("learnt extra margin %.2f ms; missed %d of 600", p.extra_margin_ns / 1e6, r.missed);
+    CHECK_GE_DBL(p.extra_margin_ns, 1.5e6);
+    CHECK_LE_INT(r.missed, 6); /* the slow give-back probes now and then */
+    tempo_fake_clock_destroy(d.fc);
+}
+
+static void reset_keeps_the_period(void)
+{
+    display d;
+    display_init(&d, TEMPO_NS_PER_S * 1001, 60000);
+    tempo__pacer p;
+    tempo__pacer_init(&p, 0, 0);
+    run(&d, &p, true, 200, 0, 2 * MS, 3 * MS, 100 * US, -1, 0);
+    double learnt = p.period_ns;
+    tempo__pacer_reset(&p);
+    CHECK(!p.locked);
+    CHECK_EQ_DBL(p.period_ns, learnt);
+    uint64_t now = tempo_fake_clock_now(d.fc);
+    CHECK_EQ_U64(tempo__pacer_wake_ns(&p, now), now);
+    run_result r = run(&d, &p, true, 20, 300, 2 * MS, 3 * MS, 100 * US, -1, 0);
+    CHECK(p.locked);
+    CHECK_EQ_INT(r.missed, 0);
+    tempo_fake_clock_destroy(d.fc);
+}
+
+static const tt_case cases[] = {
+    TT_CASE(display_hz_falls_back_to_60),
+    TT_CASE(before_lock_it_renders_at_once),
+    TT_CASE(vsync_60hz),
+    TT_CASE(vsync_59_94hz),
+    TT_CASE(vsync_59_94hz_mode_unknown),
+    TT_CASE(back_to_back_is_worse),
+    TT_CASE(stall_misses_then_recovers),
+    TT_CASE(jittery_returns_do_not_bend_the_fit),
+    TT_CASE(faster_display_than_the_mode),
+    TT_CASE(cost_over_a_period_renders_at_once),
+    TT_CASE(late_returns_do_not_tilt_the_period),
+    TT_CASE(margin_grows_for_a_present_that_needs_time),
+    TT_CASE(reset_keeps_the_period),
+};
+
+int main(int argc, char **argv)
+{
+    return TT_MAIN(argc, argv, cases);
+}
