@@ -2,8 +2,17 @@
  * and wheel input reaches a passive message wait, comes out as Tempo input
  * events with sane timestamps, and idling costs no polling wake-ups.
  *
+ * Nothing checked depends on the machine's load: events are checked for
+ * occurrence and order (and how long after xdotool they came is a note);
+ * wake-ups are the waiting thread's own (RUSAGE_THREAD on Linux), which a
+ * busy machine cannot add to, and the count of message wakes is bounded by
+ * the X events xdotool causes, not by time.
+ *
  * Skipped without the x11 video driver or xdotool, except where ./dev sets
  * TEMPO_REQUIRE_X11=1 (then it fails instead, like the conformance suite). */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +21,10 @@
 
 #include "harness.h"
 #include "tempo/tempo.h"
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#endif
 
 #define MS TEMPO_NS_PER_MS
 
@@ -61,11 +74,25 @@ static int send_input(void *p)
     return s->rc;
 }
 
-/* Counts process wake-ups while the loop idles in a message wait. */
+/* Voluntary context switches of the calling thread where the OS counts them
+ * per thread (Linux), else of the process (other threads add to it, e.g.
+ * ThreadSanitizer's own ~10/s). */
+static uint64_t own_switches(const tempo_usage *process)
+{
+#if defined(__linux__)
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+        return (uint64_t)ru.ru_nvcsw;
+#endif
+    return process->voluntary_switches;
+}
+
+/* Counts the waiting thread's wake-ups while it idles in a message wait. */
 static double idle_wakeups_per_s(tempo_input *in, uint64_t ns, int *returns)
 {
     tempo_usage u0, u1;
     tempo_process_usage(&u0);
+    uint64_t sw0 = own_switches(&u0);
     uint64_t t0 = tempo_now_ns();
     *returns = 0;
     for (uint64_t spent; (spent = since(t0)) < ns;) {
@@ -78,7 +105,7 @@ static double idle_wakeups_per_s(tempo_input *in, uint64_t ns, int *returns)
         }
     }
     tempo_process_usage(&u1);
-    return (double)(u1.voluntary_switches - u0.voluntary_switches) / ((double)since(t0) / 1e9);
+    return (double)(own_switches(&u1) - sw0) / ((double)since(t0) / 1e9);
 }
 
 static void xdotool_input_arrives_as_tempo_events(void)
@@ -103,7 +130,7 @@ static void xdotool_input_arrives_as_tempo_events(void)
     double idle = idle_wakeups_per_s(in, 1000 * MS, &returns);
     tt_note("idle: %.0f wake-ups/s, %d message returns, route %s", idle, returns,
             tempo_wait_route());
-    CHECK_LE_DBL(idle, 20.0); /* ThreadSanitizer's own thread wakes ~10/s */
+    CHECK_LE_DBL(idle, 20.0);
     CHECK_LE_INT(returns, 2);
     const char *forced = SDL_getenv("TEMPO_SDL_WAIT_ROUTE");
     bool sdl_route = forced != NULL && SDL_strcmp(forced, "sdl") == 0;
@@ -115,8 +142,9 @@ static void xdotool_input_arrives_as_tempo_events(void)
     int wakes = 0, events = 0;
     uint64_t last_time = 0, max_lag = 0;
     uint64_t t0 = tempo_now_ns();
-    while (!(key_down && key_up && moved && rdown && rup && wheel) && since(t0) < 10000 * MS) {
-        int r = tempo_wait(NULL, 0, 10000 * MS, TEMPO_WAIT_MESSAGES);
+    /* 30 s: only reached when input is lost (xdotool takes ~0.3 s idle). */
+    while (!(key_down && key_up && moved && rdown && rup && wheel) && since(t0) < 30000 * MS) {
+        int r = tempo_wait(NULL, 0, 30000 * MS, TEMPO_WAIT_MESSAGES);
         if (r != 0)
             break;
         uint64_t woke = tempo_now_ns();
@@ -127,7 +155,7 @@ static void xdotool_input_arrives_as_tempo_events(void)
         while (tempo_input_poll(in, &ev) > 0) {
             events++;
             /* Sane: stamped at the wake that delivered it, ordered, after
-             * xdotool started, and not long after it finished. */
+             * xdotool started (how long after it finished is a note). */
             CHECK_EQ_U64(ev.time_ns, woke);
             CHECK_GE_U64(ev.time_ns, last_time);
             last_time = ev.time_ns;
@@ -174,11 +202,11 @@ static void xdotool_input_arrives_as_tempo_events(void)
     CHECK(wheel);
     CHECK(key_down);
     CHECK(key_up);
-    CHECK_LE_U64(max_lag, 500 * MS);
     tt_note("%d events in %d message wake-ups; latest event %.2f ms after xdotool exited", events,
             wakes, (double)max_lag / 1e6);
     /* The loop woke for the input (each burst costs a wake), not by polling:
-     * xdotool's four bursts are spread over ~150 ms. */
+     * xdotool's four bursts cause a bounded number of X events, however
+     * slowly they arrive (a late wake finds several at once). */
     CHECK_LE_INT(wakes, 40);
     tempo_input_destroy(in);
     SDL_DestroyWindow(win);
