@@ -42,6 +42,9 @@
 #define NET_SELECT_FD_LIMIT FD_SETSIZE
 #endif
 #endif
+#ifndef NET_SELECT_FD_LIMIT
+#define NET_SELECT_FD_LIMIT 0 /* no limit on the descriptor's value */
+#endif
 
 #include "net_frame.h"
 #include "platform.h"
@@ -127,23 +130,16 @@ static long long socket_descriptor(const void *sock, const IPaddress *inside)
  * cannot wait on these sockets (see "select() limits" at the top). */
 static bool select_can_wait(TCPsocket tcp, UDPsocket udp, char *why, size_t why_size)
 {
-#if defined(NET_SELECT_FD_LIMIT)
     long long fds[2] = {socket_descriptor(tcp, SDLNet_TCP_GetPeerAddress(tcp)),
                         socket_descriptor(udp, SDLNet_UDP_GetPeerAddress(udp, -1))};
     for (int i = 0; i < 2; i++)
-        if (fds[i] >= NET_SELECT_FD_LIMIT) {
+        if (NET_SELECT_FD_LIMIT > 0 && fds[i] >= NET_SELECT_FD_LIMIT) {
             snprintf(why, why_size,
                      "too many files open: socket descriptor %lld is past select()'s FD_SETSIZE (%d), "
                      "which SDL_net waits with",
                      fds[i], (int)NET_SELECT_FD_LIMIT);
             return false;
         }
-#else
-    (void)tcp;
-    (void)udp;
-#endif
-    (void)why;
-    (void)why_size;
     return true;
 }
 
