@@ -13,9 +13,6 @@
  * tenth of the rate. Idle wake-ups are the waiting thread's own voluntary
  * context switches (getrusage RUSAGE_THREAD on Linux; the process's
  * elsewhere), not the other threads'. Latencies and rates are notes. */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* RUSAGE_THREAD */
-#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +21,6 @@
 
 #include "harness.h"
 #include "tempo/tempo.h"
-
-#if defined(__linux__)
-#include <sys/resource.h>
-#endif
 
 #define MS TEMPO_NS_PER_MS
 
@@ -258,12 +251,8 @@ typedef struct cost {
  * per thread (Linux), else of the process (other threads add to it). */
 static uint64_t own_switches(const tempo_usage *process)
 {
-#if defined(__linux__)
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) == 0)
-        return (uint64_t)ru.ru_nvcsw;
-#endif
-    return process->voluntary_switches;
+    uint64_t n;
+    return tt_thread_switches(&n) ? n : process->voluntary_switches;
 }
 
 /* Idles for `ns` in the way named by `mode`, measuring the process. */

@@ -10,9 +10,6 @@
  *
  * Skipped without the x11 video driver or xdotool, except where ./dev sets
  * TEMPO_REQUIRE_X11=1 (then it fails instead, like the conformance suite). */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* RUSAGE_THREAD */
-#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +18,6 @@
 
 #include "harness.h"
 #include "tempo/tempo.h"
-
-#if defined(__linux__)
-#include <sys/resource.h>
-#endif
 
 #define MS TEMPO_NS_PER_MS
 
@@ -79,12 +72,8 @@ static int send_input(void *p)
  * ThreadSanitizer's own ~10/s). */
 static uint64_t own_switches(const tempo_usage *process)
 {
-#if defined(__linux__)
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) == 0)
-        return (uint64_t)ru.ru_nvcsw;
-#endif
-    return process->voluntary_switches;
+    uint64_t n;
+    return tt_thread_switches(&n) ? n : process->voluntary_switches;
 }
 
 /* Counts the waiting thread's wake-ups while it idles in a message wait. */
