@@ -337,6 +337,12 @@ int tempo_net_send(tempo_net *n, uint16_t type, const void *data, size_t size)
     tempo_net_frame_header(small, type, (uint32_t)size);
     int r = 0;
     plat_mutex_lock(n->send_lock);
+    if (n->sock == NULL && atomic_load(&n->error) != 0) {
+        /* Never connected: refused, unresolvable, FD_SETSIZE (see ERROR). */
+        tempo__set_error(TEMPO_EIO, "tempo_net_send: the connection failed before it was made");
+        plat_mutex_unlock(n->send_lock);
+        return TEMPO_EIO;
+    }
     if (n->sock == NULL) {
         r = TEMPO_EBUSY;
     } else if (n->send_failed) {
