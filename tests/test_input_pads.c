@@ -191,7 +191,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void pad_button_arrives_within_the_poll_interval(void)
+static void pad_button_presses_arrive_in_order_by_polling(void)
 {
     need_virtual_pad();
     const uint32_t hz = 250;
@@ -364,7 +364,7 @@ static void polling_cost_with_a_controller_open(void)
 
 static const tt_case cases[] = {
     TT_CASE(virtual_pad_is_opened_and_reported),
-    TT_CASE(pad_button_arrives_within_the_poll_interval),
+    TT_CASE(pad_button_presses_arrive_in_order_by_polling),
     TT_CASE(polling_cost_with_a_controller_open),
 };
 
