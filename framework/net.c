@@ -8,6 +8,17 @@
  * wake socket is bound to an ephemeral port; a stray datagram from elsewhere
  * only makes the thread look at `stopping` and go back to sleep).
  *
+ * select() limits. SDL_net waits with select() (SDLNet_CheckSockets, and
+ * SDLNet_UDP_Recv's readiness check). On POSIX systems an fd_set is a bitmap
+ * of FD_SETSIZE (1024) bits, so a socket whose descriptor is at or above it
+ * (a process with more than ~1024 files open) makes FD_SET write past the
+ * set: glibc's fortified FD_SET aborts the whole process there. Before the
+ * thread first waits, it checks both sockets' descriptors and, when one is
+ * out of select's range, ends the connection with a TEMPO_NET_MSG_ERROR
+ * (TEMPO_EIO, "FD_SETSIZE" in the detail) instead of calling select.
+ * Winsock's fd_set is a list of up to FD_SETSIZE sockets of any value, so
+ * there is no such limit (and no <sys/select.h>) on Windows.
+ *
  * Ownership: the loop thread creates and destroys; the network thread owns
  * the receive buffer and the socket set; `sock` is published under
  * send_lock once connected, for tempo_net_send() from any thread, and closed
@@ -15,11 +26,25 @@
  */
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <SDL_net.h>
+
+/* A feature test, not a platform switch: where select() takes a bitmap,
+ * <sys/select.h> says how large it is (see the top). */
+#if defined(__has_include)
+#if __has_include(<sys/select.h>)
+#include <sys/select.h>
+#define NET_SELECT_FD_LIMIT FD_SETSIZE
+#endif
+#endif
+#ifndef NET_SELECT_FD_LIMIT
+#define NET_SELECT_FD_LIMIT 0 /* no limit on the descriptor's value */
+#endif
 
 #include "net_frame.h"
 #include "platform.h"
@@ -66,6 +91,58 @@ static void report(tempo_net *n, uint32_t type, int code, const char *fmt, ...)
     tempo_netq_push_wait(n->q, type, &st, sizeof st, n->stop, TEMPO_INFINITE);
 }
 
+/* The descriptor behind an SDL_net socket, or -1 when it cannot be known.
+ * SDL_net has no getter for it. Its TCP and UDP socket structs (every 2.x
+ * release) begin { int ready; SOCKET channel; IPaddress ... }, and the public
+ * address getters return a pointer to that IPaddress inside the struct: the
+ * descriptor is read only when the address sits exactly where that layout
+ * puts it (SOCKET is an int on POSIX, pointer-sized on Win64), so a
+ * different layout degrades to "unknown", never to a wrong read. */
+static long long socket_descriptor(const void *sock, const IPaddress *inside)
+{
+    struct int_layout {
+        int ready;
+        int channel;
+        IPaddress address;
+    };
+    struct ptr_layout {
+        int ready;
+        uintptr_t channel;
+        IPaddress address;
+    };
+    if (sock == NULL || inside == NULL)
+        return -1;
+    ptrdiff_t off = (const char *)inside - (const char *)sock;
+    if (off == (ptrdiff_t)offsetof(struct int_layout, address)) {
+        int fd;
+        memcpy(&fd, (const char *)sock + offsetof(struct int_layout, channel), sizeof fd);
+        return fd;
+    }
+    if (off == (ptrdiff_t)offsetof(struct ptr_layout, address)) {
+        uintptr_t fd;
+        memcpy(&fd, (const char *)sock + offsetof(struct ptr_layout, channel), sizeof fd);
+        return (long long)fd;
+    }
+    return -1;
+}
+
+/* [network thread] Fills `why` and returns false when SDL_net's select()
+ * cannot wait on these sockets (see "select() limits" at the top). */
+static bool select_can_wait(TCPsocket tcp, UDPsocket udp, char *why, size_t why_size)
+{
+    long long fds[2] = {socket_descriptor(tcp, SDLNet_TCP_GetPeerAddress(tcp)),
+                        socket_descriptor(udp, SDLNet_UDP_GetPeerAddress(udp, -1))};
+    for (int i = 0; i < 2; i++)
+        if (NET_SELECT_FD_LIMIT > 0 && fds[i] >= NET_SELECT_FD_LIMIT) {
+            snprintf(why, why_size,
+                     "too many files open: socket descriptor %lld is past select()'s FD_SETSIZE (%d), "
+                     "which SDL_net waits with",
+                     fds[i], (int)NET_SELECT_FD_LIMIT);
+            return false;
+        }
+    return true;
+}
+
 /* [network thread] Pushes every whole frame in the receive buffer and
  * keeps the partial one. Returns false when the stream is malformed (already
  * reported) or the thread must stop. */
@@ -109,6 +186,12 @@ static int net_main(void *arg)
     TCPsocket s = SDLNet_TCP_Open(&ip);
     if (s == NULL) {
         report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot connect: %s", SDLNet_GetError());
+        return 0;
+    }
+    char why[sizeof(((tempo_net_status *)0)->detail)];
+    if (!select_can_wait(s, n->wake, why, sizeof why)) {
+        SDLNet_TCP_Close(s); /* never published: tempo_net_send reports EBUSY */
+        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "%s", why);
         return 0;
     }
     plat_mutex_lock(n->send_lock);
@@ -254,6 +337,12 @@ int tempo_net_send(tempo_net *n, uint16_t type, const void *data, size_t size)
     tempo_net_frame_header(small, type, (uint32_t)size);
     int r = 0;
     plat_mutex_lock(n->send_lock);
+    if (n->sock == NULL && atomic_load(&n->error) != 0) {
+        /* Never connected: refused, unresolvable, FD_SETSIZE (see ERROR). */
+        tempo__set_error(TEMPO_EIO, "tempo_net_send: the connection failed before it was made");
+        plat_mutex_unlock(n->send_lock);
+        return TEMPO_EIO;
+    }
     if (n->sock == NULL) {
         r = TEMPO_EBUSY;
     } else if (n->send_failed) {

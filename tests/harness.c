@@ -1,10 +1,17 @@
 /* See harness.h. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#endif
 #include "harness.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#endif
 
 static int failures_in_case;
 static jmp_buf skip_jump;
@@ -50,6 +57,19 @@ bool tt_env_flag(const char *name)
 {
     const char *v = getenv(name);
     return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+bool tt_thread_switches(uint64_t *out)
+{
+#if defined(__linux__) && defined(RUSAGE_THREAD)
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+        *out = (uint64_t)ru.ru_nvcsw;
+        return true;
+    }
+#endif
+    (void)out;
+    return false;
 }
 
 static bool selected(int argc, char **argv, const char *name)

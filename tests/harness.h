@@ -85,4 +85,11 @@ void tt_note(const char *fmt, ...) TT_PRINTF_(1, 2);
  * skipped (e.g. TEMPO_REQUIRE_X11=1 under Xvfb). */
 bool tt_env_flag(const char *name);
 
+/* Voluntary context switches of the calling thread so far (the times it
+ * blocked), into *out; false where the OS does not count them per thread
+ * (then use tempo_process_usage, which other threads add to). Wake-up
+ * counts of one waiting thread do not grow with the machine's load, unlike
+ * the process's (e.g. ThreadSanitizer's own thread wakes ~10/s). */
+bool tt_thread_switches(uint64_t *out);
+
 #endif /* TEMPO_TEST_HARNESS_H */

@@ -1,11 +1,17 @@
 /* tempo/audio.h on SDL's "dummy" and "disk" audio drivers, which consume
  * buffers in real time on any machine (no sound card): position
- * notifications fire in order, within one device buffer of the requested
- * frame, never before the device has really played that far, and end /
- * cancel / replay / loop / music cases report what happened.
+ * notifications fire in order, from the device buffer that holds the
+ * requested frame, never before the device has really played that far, and
+ * end / cancel / replay / loop / music cases report what happened.
  *
  * The buffer is 480 frames at 48 kHz = exactly 10 ms, because both drivers
- * pace themselves with SDL_Delay(buffer in whole ms). */
+ * pace themselves with SDL_Delay(buffer in whole ms) after each buffer: a
+ * busy machine only makes them late, never early. So every time bound here
+ * is a lower bound ("not before the frame's nominal time") that load cannot
+ * break; how late notices arrive depends on the machine's load and is
+ * printed as a note, not checked (the dummy driver fell 170-285 ms behind
+ * nominal beside a parallel build). Waits for notices have a generous
+ * TIMEOUT_NS that only a lost notice reaches. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,7 +25,7 @@
 #define RATE 48000
 #define BUF 480
 #define BUF_NS (10 * MS)
-#define SLACK_NS (150 * MS)
+#define TIMEOUT_NS (20000 * MS) /* only reached when a notice is lost */
 
 static char disk_file[512];
 
@@ -33,6 +39,21 @@ static tempo_audio *open_on(const char *driver, int max_markers)
     if (au == NULL)
         tt_fail(__FILE__, __LINE__, "tempo_audio_open(%s): %s", driver, tempo_get_error());
     return au;
+}
+
+/* Locks the open audio devices (SDL_mixer does not say which one it opened;
+ * SDL's device locks are recursive and Tempo takes them too). The audio
+ * thread raises notices and sets their handles under this lock, so holding
+ * it stops the callback, and taking it once waits for one in progress. */
+static void lock_audio_devices(bool lock)
+{
+    for (SDL_AudioDeviceID id = 1; id < 16; id++)
+        if (SDL_GetAudioDeviceStatus(id) != SDL_AUDIO_STOPPED) {
+            if (lock)
+                SDL_LockAudioDevice(id);
+            else
+                SDL_UnlockAudioDevice(id);
+        }
 }
 
 /* A chunk of `frames` stereo frames of a quiet tone, in the device format. */
@@ -104,24 +125,19 @@ static void markers_on(const char *driver)
     /* Hold the audio callback while the play and its marks are set up: on a
      * slow (sanitizer) run the first buffer was once mixed before frames 0
      * and 100 were marked, and a mark for a passed frame fires late by
-     * design. SDL_mixer does not say which device it opened: lock the open
-     * ones (SDL's device locks are recursive; Tempo takes them too). */
-    for (SDL_AudioDeviceID id = 1; id < 16; id++)
-        if (SDL_GetAudioDeviceStatus(id) != SDL_AUDIO_STOPPED)
-            SDL_LockAudioDevice(id);
+     * design. */
+    lock_audio_devices(true);
     int ch = tempo_audio_play(au, -1, s.chunk, 0);
     CHECK_GE_INT(ch, 0);
     /* Marked out of order on purpose: notices still come in frame order. */
     for (int i = NM - 1; i >= 0; i--)
         CHECK_EQ_INT(tempo_audio_mark(au, ch, at[i], beat, (uint64_t)i), 0);
     CHECK_EQ_INT(tempo_audio_mark_end(au, ch, beat, 100), 0);
-    for (SDL_AudioDeviceID id = 1; id < 16; id++)
-        if (SDL_GetAudioDeviceStatus(id) != SDL_AUDIO_STOPPED)
-            SDL_UnlockAudioDevice(id);
+    lock_audio_devices(false);
 
     tempo_audio_notice n[NM + 1];
     uint64_t rx[NM + 1];
-    int got = collect(au, beat, n, rx, NM + 1, 3000 * MS);
+    int got = collect(au, beat, n, rx, NM + 1, TIMEOUT_NS);
     CHECK_EQ_INT(got, NM + 1);
     tempo_audio_stats st;
     tempo_audio_get_stats(au, &st);
@@ -141,9 +157,12 @@ static void markers_on(const char *driver)
          * nominal time of the frame minus at most one buffer. */
         uint64_t nominal = st.start_ns + n[i].device_frame * TEMPO_NS_PER_S / RATE;
         CHECK_GE_U64(n[i].raised_ns + BUF_NS, nominal);
-        CHECK_GE_U64(rx[i], n[i].raised_ns);
-        CHECK_LE_U64(rx[i], nominal + SLACK_NS);
         CHECK_GE_U64(n[i].play_ns, nominal); /* + offset + one buffer of latency */
+        /* Raised in frame order, received after being raised. How long after
+         * the nominal time is the machine's business (see the note). */
+        if (i > 0)
+            CHECK_LE_U64(n[i - 1].raised_ns, n[i].raised_ns);
+        CHECK_GE_U64(rx[i], n[i].raised_ns);
         late_rx[i] = (int64_t)rx[i] - (int64_t)nominal;
         late_raised[i] = (int64_t)n[i].raised_ns - (int64_t)nominal;
     }
@@ -162,10 +181,12 @@ static void markers_on(const char *driver)
      * audio thread publishes a notice and then sets the handle, so the set
      * of the last notice can land just after the loop read it (seen once
      * under wine): a harmless spurious wake that the next empty poll clears.
-     * Give that set time to land, then poll and check. */
+     * Both happen under the device lock: taking it waits for that set to
+     * land (a fixed sleep did not, on a loaded machine). */
     tempo_audio_notice extra;
     CHECK_EQ_INT(tempo_audio_poll(au, &extra), 0);
-    SDL_Delay(20);
+    lock_audio_devices(true);
+    lock_audio_devices(false);
     CHECK_EQ_INT(tempo_audio_poll(au, &extra), 0);
     tempo_handle *h = tempo_audio_handle(au);
     CHECK_EQ_INT(tempo_wait(&h, 1, 0, 0), TEMPO_ETIMEDOUT);
@@ -201,7 +222,7 @@ static void marks_after_the_fact_and_beyond_the_end(void)
     CHECK_EQ_INT(tempo_audio_mark_end(au, ch, NULL, 2), 0);
     tempo_audio_notice n[4];
     uint64_t rx[4];
-    CHECK_EQ_INT(collect(au, NULL, n, rx, 2, 2000 * MS), 2);
+    CHECK_EQ_INT(collect(au, NULL, n, rx, 2, TIMEOUT_NS), 2);
     CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_CANCELED);
     CHECK_EQ_U64(n[0].tag, 1);
     CHECK_EQ_INT(n[1].kind, TEMPO_AUDIO_END);
@@ -230,25 +251,34 @@ static void replaying_a_channel_ends_the_old_play(void)
     tempo_audio *au = open_on("dummy", 0);
     if (au == NULL)
         return;
-    sound s = make_sound(48000);
+    /* 10 s: a replay that comes late (a loaded machine) still finds the
+     * first play far from frame `late` and from its end. */
+    const uint64_t late = 400000;
+    sound s = make_sound(480000);
+    tempo_handle *started = tempo_event_create(false, false);
     CHECK_EQ_INT(tempo_audio_play(au, 3, s.chunk, 0), 3);
-    CHECK_EQ_INT(tempo_audio_mark(au, 3, 40000, NULL, 1), 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, 3, 2 * BUF, started, 9), 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, 3, late, NULL, 1), 0);
     CHECK_EQ_INT(tempo_audio_mark_end(au, 3, NULL, 2), 0);
-    SDL_Delay(50);
-    CHECK_EQ_INT(tempo_audio_play(au, 3, s.chunk, 0), 3); /* replaces it */
+    /* Replace the play once it has played two buffers (not after a fixed
+     * sleep: the audio thread may not have run at all by then). */
     tempo_audio_notice n[3];
+    uint64_t rx[1];
+    CHECK_EQ_INT(collect(au, started, &n[0], rx, 1, TIMEOUT_NS), 1);
+    CHECK_EQ_U64(n[0].tag, 9);
+    CHECK_EQ_INT(tempo_audio_play(au, 3, s.chunk, 0), 3); /* replaces it */
     CHECK_EQ_INT(tempo_audio_poll(au, &n[0]), 1);
     CHECK_EQ_INT(tempo_audio_poll(au, &n[1]), 1);
     CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_CANCELED);
     CHECK_EQ_U64(n[0].tag, 1);
     CHECK_EQ_INT(n[1].kind, TEMPO_AUDIO_END);
     CHECK_EQ_U64(n[1].tag, 2);
-    CHECK_LT_U64(n[1].frame, 40000);
-    CHECK_GE_U64(n[1].frame, BUF); /* it did play for ~50 ms */
+    CHECK_LT_U64(n[1].frame, late);
+    CHECK_GE_U64(n[1].frame, 2 * BUF); /* it did play past the first mark */
+    tempo_event_destroy(started);
     /* Marks now follow the new play, counted from its own start. */
     CHECK_EQ_INT(tempo_audio_mark(au, 3, 960, NULL, 3), 0);
-    uint64_t rx[1];
-    CHECK_EQ_INT(collect(au, NULL, &n[2], rx, 1, 2000 * MS), 1);
+    CHECK_EQ_INT(collect(au, NULL, &n[2], rx, 1, TIMEOUT_NS), 1);
     CHECK_EQ_INT(n[2].kind, TEMPO_AUDIO_MARK);
     CHECK_EQ_U64(n[2].tag, 3);
     CHECK_GE_U64(n[2].device_frame, n[1].device_frame);
@@ -269,7 +299,7 @@ static void looping_plays_count_across_loops(void)
     CHECK_EQ_INT(tempo_audio_mark_end(au, ch, NULL, 2), 0);
     tempo_audio_notice n[2];
     uint64_t rx[2];
-    CHECK_EQ_INT(collect(au, NULL, n, rx, 2, 2000 * MS), 2);
+    CHECK_EQ_INT(collect(au, NULL, n, rx, 2, TIMEOUT_NS), 2);
     CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_MARK);
     CHECK_LE_U64(n[0].mixed_frames, n[0].device_frame);
     CHECK_LT_U64(n[0].device_frame, n[0].mixed_frames + BUF);
@@ -327,7 +357,7 @@ static void music_markers_and_end(void)
     CHECK_EQ_INT(tempo_audio_mark_end(au, TEMPO_AUDIO_MUSIC, sig, 3), 0);
     tempo_audio_notice n[3];
     uint64_t rx[3];
-    CHECK_EQ_INT(collect(au, sig, n, rx, 3, 3000 * MS), 3);
+    CHECK_EQ_INT(collect(au, sig, n, rx, 3, TIMEOUT_NS), 3);
     tempo_audio_stats st;
     tempo_audio_get_stats(au, &st);
     for (int i = 0; i < 2; i++) {

@@ -2,6 +2,12 @@
  * and wheel input reaches a passive message wait, comes out as Tempo input
  * events with sane timestamps, and idling costs no polling wake-ups.
  *
+ * Nothing checked depends on the machine's load: events are checked for
+ * occurrence and order (and how long after xdotool they came is a note);
+ * wake-ups are the waiting thread's own (RUSAGE_THREAD on Linux), which a
+ * busy machine cannot add to, and the count of message wakes is bounded by
+ * the X events xdotool causes, not by time.
+ *
  * Skipped without the x11 video driver or xdotool, except where ./dev sets
  * TEMPO_REQUIRE_X11=1 (then it fails instead, like the conformance suite). */
 #include <stdatomic.h>
@@ -38,34 +44,54 @@ static bool need_x11(void)
 
 typedef struct sender {
     const char *title;
+    tempo_handle *focused; /* set by the test once SDL reports the focus */
     _Atomic uint64_t started_ns, finished_ns;
     int rc;
 } sender;
 
+/* [xdotool thread] Focuses the window, waits until the test saw the focus
+ * arrive, then sends the input. Focus first: SDL ignores a click it
+ * processes within 10 ms of processing the window's FocusIn (the click that
+ * focused a window), and on a loaded machine one pump can process both, so
+ * a click right behind windowfocus was sometimes dropped. */
 static int send_input(void *p)
 {
     sender *s = p;
     char cmd[512];
-    /* No window manager under Xvfb: focus explicitly. The window is at the
-     * screen's origin, so window and screen coordinates agree. Button 3 is
-     * the right button, button 4 one wheel notch away from the user. */
+    /* No window manager under Xvfb: focus explicitly. */
+    snprintf(cmd, sizeof cmd, "xdotool search --sync --name '%s' windowfocus --sync >/dev/null 2>&1", s->title);
+    s->rc = system(cmd);
+    if (s->rc != 0 || tempo_wait(&s->focused, 1, 30000 * MS, 0) != 0)
+        return s->rc ? s->rc : -1;
+    /* The window is at the screen's origin, so window and screen coordinates
+     * agree. Button 3 is the right button, button 4 one wheel notch away
+     * from the user. */
     snprintf(cmd, sizeof cmd,
-             "xdotool search --sync --name '%s' windowfocus --sync "
+             "xdotool search --sync --name '%s' "
              "mousemove --window %%1 40 30 sleep 0.05 click 3 sleep 0.05 click 4 sleep 0.05 "
              "keydown x sleep 0.05 keyup x >/dev/null 2>&1",
              s->title);
-    SDL_Delay(100);
     atomic_store(&s->started_ns, tempo_now_ns());
     s->rc = system(cmd);
     atomic_store(&s->finished_ns, tempo_now_ns());
     return s->rc;
 }
 
-/* Counts process wake-ups while the loop idles in a message wait. */
+/* Voluntary context switches of the calling thread where the OS counts them
+ * per thread (Linux), else of the process (other threads add to it, e.g.
+ * ThreadSanitizer's own ~10/s). */
+static uint64_t own_switches(const tempo_usage *process)
+{
+    uint64_t n;
+    return tt_thread_switches(&n) ? n : process->voluntary_switches;
+}
+
+/* Counts the waiting thread's wake-ups while it idles in a message wait. */
 static double idle_wakeups_per_s(tempo_input *in, uint64_t ns, int *returns)
 {
     tempo_usage u0, u1;
     tempo_process_usage(&u0);
+    uint64_t sw0 = own_switches(&u0);
     uint64_t t0 = tempo_now_ns();
     *returns = 0;
     for (uint64_t spent; (spent = since(t0)) < ns;) {
@@ -78,7 +104,7 @@ static double idle_wakeups_per_s(tempo_input *in, uint64_t ns, int *returns)
         }
     }
     tempo_process_usage(&u1);
-    return (double)(u1.voluntary_switches - u0.voluntary_switches) / ((double)since(t0) / 1e9);
+    return (double)(own_switches(&u1) - sw0) / ((double)since(t0) / 1e9);
 }
 
 static void xdotool_input_arrives_as_tempo_events(void)
@@ -103,22 +129,27 @@ static void xdotool_input_arrives_as_tempo_events(void)
     double idle = idle_wakeups_per_s(in, 1000 * MS, &returns);
     tt_note("idle: %.0f wake-ups/s, %d message returns, route %s", idle, returns,
             tempo_wait_route());
-    CHECK_LE_DBL(idle, 20.0); /* ThreadSanitizer's own thread wakes ~10/s */
+    CHECK_LE_DBL(idle, 20.0);
     CHECK_LE_INT(returns, 2);
     const char *forced = SDL_getenv("TEMPO_SDL_WAIT_ROUTE");
     bool sdl_route = forced != NULL && SDL_strcmp(forced, "sdl") == 0;
     CHECK_STR_EQ(tempo_wait_route(), sdl_route ? "sdl-events" : "x11-fd+eventfd");
 
-    sender s = {.title = title};
+    sender s = {.title = title, .focused = tempo_event_create(true, false)};
     SDL_Thread *th = SDL_CreateThread(send_input, "xdotool", &s);
     bool key_down = false, key_up = false, moved = false, rdown = false, rup = false, wheel = false;
     int wakes = 0, events = 0;
     uint64_t last_time = 0, max_lag = 0;
     uint64_t t0 = tempo_now_ns();
-    while (!(key_down && key_up && moved && rdown && rup && wheel) && since(t0) < 10000 * MS) {
-        int r = tempo_wait(NULL, 0, 10000 * MS, TEMPO_WAIT_MESSAGES);
-        if (r != 0)
+    /* 30 s: only reached when input is lost (xdotool takes ~0.3 s idle). */
+    while (!(key_down && key_up && moved && rdown && rup && wheel) && since(t0) < 30000 * MS) {
+        if (SDL_GetKeyboardFocus() == win)
+            tempo_event_set(s.focused);
+        int r = tempo_wait(NULL, 0, 30000 * MS, TEMPO_WAIT_MESSAGES);
+        if (r != 0) {
+            tt_note("tempo_wait: %s", tempo_errname(r));
             break;
+        }
         uint64_t woke = tempo_now_ns();
         wakes++;
         SDL_Event e;
@@ -127,12 +158,12 @@ static void xdotool_input_arrives_as_tempo_events(void)
         while (tempo_input_poll(in, &ev) > 0) {
             events++;
             /* Sane: stamped at the wake that delivered it, ordered, after
-             * xdotool started, and not long after it finished. */
+             * xdotool started (how long after it finished is a note). */
             CHECK_EQ_U64(ev.time_ns, woke);
             CHECK_GE_U64(ev.time_ns, last_time);
             last_time = ev.time_ns;
             uint64_t started = atomic_load(&s.started_ns);
-            CHECK(started != 0 && ev.time_ns >= started);
+            CHECK(started != 0 && ev.time_ns >= started); /* none during the focus step */
             uint64_t fin = atomic_load(&s.finished_ns);
             if (fin != 0 && ev.time_ns > fin && ev.time_ns - fin > max_lag)
                 max_lag = ev.time_ns - fin;
@@ -166,7 +197,9 @@ static void xdotool_input_arrives_as_tempo_events(void)
             }
         }
     }
+    tempo_event_set(s.focused); /* never leave the thread waiting */
     SDL_WaitThread(th, NULL);
+    tempo_event_destroy(s.focused);
     CHECK_EQ_INT(s.rc, 0);
     CHECK(moved);
     CHECK(rdown);
@@ -174,11 +207,11 @@ static void xdotool_input_arrives_as_tempo_events(void)
     CHECK(wheel);
     CHECK(key_down);
     CHECK(key_up);
-    CHECK_LE_U64(max_lag, 500 * MS);
     tt_note("%d events in %d message wake-ups; latest event %.2f ms after xdotool exited", events,
             wakes, (double)max_lag / 1e6);
     /* The loop woke for the input (each burst costs a wake), not by polling:
-     * xdotool's four bursts are spread over ~150 ms. */
+     * xdotool's four bursts cause a bounded number of X events, however
+     * slowly they arrive (a late wake finds several at once). */
     CHECK_LE_INT(wakes, 40);
     tempo_input_destroy(in);
     SDL_DestroyWindow(win);
@@ -190,6 +223,10 @@ static const tt_case cases[] = {
 
 int main(int argc, char **argv)
 {
+    /* A click is input however soon it follows a focus change (SDL drops a
+     * click processed within 10 ms of the window's FocusIn otherwise; the
+     * case also focuses first, see send_input). */
+    SDL_SetHint(SDL_HINT_MOUSE_FOCUS_CLICKTHROUGH, "1");
     video_ok = SDL_Init(SDL_INIT_VIDEO) == 0;
     printf("# backend %s, video driver %s\n", tempo_backend_name(),
            video_ok ? SDL_GetCurrentVideoDriver() : "(none)");

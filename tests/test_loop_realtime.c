@@ -1,8 +1,13 @@
 /* Real-time smoke tests of the game loop: the real clock, the real wait,
- * SDL's dummy video driver (no display needed). Machines are shared and
- * noisy, so every bound is generous; precision is bench_loop's job. What
- * these catch: a loop that spins instead of sleeping, one that does not
- * wake for its timer, or one that another thread cannot wake. */
+ * SDL's dummy video driver (no display needed). What these catch: a loop
+ * that spins instead of sleeping, one that does not wake for its timer, or
+ * one that another thread cannot wake.
+ *
+ * Machines are shared and loaded, so nothing here depends on how soon the
+ * scheduler runs a thread: the checks are on order, occurrence, the wake
+ * reasons the loop reports, and bounds that load can only make easier
+ * (never more updates than the clock allows; a late wake means fewer
+ * frames, not more). Precision is bench_loop's job; the numbers are notes. */
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -77,14 +82,23 @@ static void real_loop_keeps_rate_and_sleeps(void)
             (unsigned long long)s->total.lateness_p99_ns / 1000,
             (unsigned long long)s->total.lateness_max_ns / 1000);
     CHECK_GE_U64(wall, 500 * MS);
-    CHECK_LE_U64(wall, 1500 * MS);
-    CHECK_GE_U64(c.updates, 20); /* 30 expected */
-    CHECK_LE_U64(c.updates, 40);
-    CHECK_LE_U64(c.renders, 45);
-    CHECK_GE_U64(s->total.wakes[TEMPO_LOOP_WAKE_TIMER], 15); /* it slept between ticks */
-    CHECK_LE_U64(s->total.frames, 100);                     /* and did not spin */
-    CHECK(cpu < 0.25);                                      /* ~1% expected */
-    CHECK(s->total.wait_share > 0.5);
+    CHECK(c.woke_at >= t0 + 500 * MS); /* ended by the watched timer */
+    double wall_s = (double)wall / 1e9;
+    /* Never ahead of the clock (60 Hz updates, renders capped at 60 Hz). */
+    CHECK_LE_DBL((double)c.updates, wall_s * 60 + 1);
+    CHECK_LE_DBL((double)c.renders, wall_s * 60 + 1);
+    /* Every tick due by the end ran, or was dropped by the stall clamp
+     * (counted), except those of the last <= 250 ms (max_gap_ns) that a
+     * starved loop may not have reached when the timer ended the run: at
+     * least 30 - 15 - 1 of the 30. A loop that stops updating fails. */
+    CHECK_GE_U64(c.updates + s->total.dropped_updates, 14);
+    CHECK_GE_U64(c.renders, 1);
+    /* Slept: at least one wake by its timer, and about one frame per update
+     * or render, never the thousands of a loop that polls (load makes
+     * frames fewer). The CPU share only shrinks under load. */
+    CHECK_GE_U64(s->total.wakes[TEMPO_LOOP_WAKE_TIMER], 1);
+    CHECK_LE_DBL((double)s->total.frames, wall_s * 120 + 10);
+    CHECK(cpu < 0.25); /* ~1% expected */
     tempo_loop_destroy(loop);
     tempo_timer_destroy(end);
     SDL_DestroyWindow(win);
@@ -109,7 +123,8 @@ static void quit_from_another_thread_wakes_the_loop(void)
     SDL_WaitThread(th, NULL);
     tt_note("quit after %.1f ms (signal at 100 ms)", (double)took / 1e6);
     CHECK_GE_U64(took, 100 * MS);
-    CHECK_LE_U64(took, 600 * MS);
+    /* Woken by the quit itself (not by its next update, 1 s away, which a
+     * very late quitter would meet first: the signal still counts once). */
     CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.wakes[TEMPO_LOOP_WAKE_SIGNAL], 1);
     tempo_loop_destroy(loop);
 }
@@ -138,10 +153,10 @@ static void watched_handle_set_by_a_thread_wakes_the_loop(void)
     SDL_Thread *th = SDL_CreateThread(ping_later, "pinger", &pg);
     CHECK_EQ_INT(tempo_loop_run(loop), 0);
     SDL_WaitThread(th, NULL);
-    uint64_t latency = c.woke_at - atomic_load(&pg.sent_at);
-    tt_note("watch callback %.1f us after the signal", (double)latency / 1e3);
+    uint64_t sent_at = atomic_load(&pg.sent_at);
     CHECK(c.woke_at != 0);
-    CHECK_LE_U64(latency, 100 * MS);
+    CHECK_GE_U64(c.woke_at, sent_at); /* the callback follows the signal */
+    tt_note("watch callback %.1f us after the signal", (double)(c.woke_at - sent_at) / 1e3);
     CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.wakes[TEMPO_LOOP_WAKE_WATCH], 1);
     tempo_loop_destroy(loop);
     tempo_event_destroy(pg.event);
@@ -175,7 +190,9 @@ static void render_request_from_a_thread(void)
     SDL_WaitThread(th, NULL);
     tt_note("second render after %.1f ms (request at 50 ms)", (double)took / 1e6);
     CHECK_EQ_U64(c.renders, 2);
-    CHECK_LE_U64(took, 600 * MS); /* not the next update, 1 s away */
+    /* Rendered because of the request, not the next update (1 s away). */
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.wakes[TEMPO_LOOP_WAKE_SIGNAL], 1);
+    CHECK_EQ_U64(tempo_loop_get_stats(loop)->total.updates, 1); /* the first frame's */
     tempo_loop_destroy(loop);
 }
 

@@ -47,7 +47,11 @@ enum {
     TEMPO_NET_MSG_CONNECTED = 0x10000, /* code 0 */
     TEMPO_NET_MSG_CLOSED = 0x10001,    /* the peer closed between frames: code 0 */
     TEMPO_NET_MSG_ERROR = 0x10002      /* code: TEMPO_EIO (connect, resolve,
-                                          socket), TEMPO_EFORMAT (malformed
+                                          socket; also a socket that SDL_net's
+                                          select() cannot watch because the
+                                          process has too many files open:
+                                          POSIX FD_SETSIZE, 1024, is in the
+                                          detail), TEMPO_EFORMAT (malformed
                                           stream); detail says what */
 };
 
