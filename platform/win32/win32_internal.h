@@ -54,6 +54,19 @@ void win32__timer_give(win32_timer *t);
 /* The kernel object behind a Tempo event (for SetEventNotification). */
 HANDLE win32__handle_os(tempo_handle *event);
 
+/* Test seam for the message wait (tests/test_win32.c): when non-NULL, called
+ * instead of MsgWaitForMultipleObjectsEx, so a test can act as real Windows
+ * does where wine differs (queued input reported before the handles, the
+ * QS_TOUCH|QS_POINTER bits rejected by Windows 7). Set it only while no
+ * message wait runs. */
+typedef DWORD(WINAPI *win32_msgwait_fn)(DWORD count, const HANDLE *handles, DWORD ms, DWORD mask,
+                                        DWORD flags);
+extern win32_msgwait_fn win32__msgwait;
+
+/* The QS_* mask message waits use now: QS_ALLINPUT, less QS_TOUCH|QS_POINTER
+ * once the system rejected them (Windows 7). Thread: any. */
+unsigned win32__queue_mask(void);
+
 /* Frees the timer pool and ends the timeBeginPeriod raise, if any. [loop thread] */
 void win32__clock_shutdown(void);
 

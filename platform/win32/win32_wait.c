@@ -375,15 +375,103 @@ static DWORD ms_until(uint64_t at, uint64_t now)
     return ms >= INFINITE ? INFINITE - 1 : (DWORD)ms;
 }
 
-static DWORD os_wait(const HANDLE *kh, DWORD count, DWORD ms, bool messages)
+/* The queue mask. QS_ALLINPUT, built with _WIN32_WINNT >= 0x0602, includes
+ * QS_TOUCH | QS_POINTER, which Windows 7 rejects (ERROR_INVALID_PARAMETER:
+ * every message wait would fail). The first rejection drops those bits for
+ * the rest of the process (Windows 7 posts WM_TOUCH, which QS_POSTMESSAGE
+ * covers, and has no pointer messages). */
+#ifndef QS_TOUCH
+#define QS_TOUCH 0x0800
+#endif
+#ifndef QS_POINTER
+#define QS_POINTER 0x1000
+#endif
+#define QS_WIN8_BITS (QS_TOUCH | QS_POINTER)
+static atomic_uint g_qs_mask = QS_ALLINPUT;
+
+win32_msgwait_fn win32__msgwait; /* the test seam (win32_internal.h) */
+
+static DWORD msgwait(DWORD count, const HANDLE *kh, DWORD ms, DWORD flags)
+{
+    win32_msgwait_fn fn = win32__msgwait != NULL ? win32__msgwait : MsgWaitForMultipleObjectsEx;
+    unsigned mask = atomic_load(&g_qs_mask);
+    DWORD w = fn(count, kh, ms, mask, flags);
+    if (w == WAIT_FAILED && GetLastError() == ERROR_INVALID_PARAMETER && (mask & QS_WIN8_BITS)) {
+        mask &= ~(unsigned)QS_WIN8_BITS;
+        atomic_store(&g_qs_mask, mask);
+        w = fn(count, kh, ms, mask, flags);
+    }
+    return w;
+}
+
+unsigned win32__queue_mask(void)
+{
+    return atomic_load(&g_qs_mask);
+}
+
+/* True while the thread's queue holds input a message wait would report.
+ * After SDL_PumpEvents that means SDL left it there: its message loop is off
+ * (SDL_HINT_WINDOWS_ENABLE_MESSAGELOOP=0), or it stopped at messages newer
+ * than the pump. Only the caller can take it. */
+static bool queue_has_input(void)
+{
+    return HIWORD(GetQueueStatus(atomic_load(&g_qs_mask))) != 0;
+}
+
+static DWORD os_wait(const HANDLE *kh, DWORD count, DWORD ms, bool messages, bool alertable)
 {
     if (messages)
-        return MsgWaitForMultipleObjectsEx(count, kh, ms, QS_ALLINPUT, MWMO_INPUTAVAILABLE);
+        return msgwait(count, kh, ms, MWMO_INPUTAVAILABLE | (alertable ? MWMO_ALERTABLE : 0));
     if (count == 0) {
         Sleep(ms);
         return WAIT_TIMEOUT;
     }
     return WaitForMultipleObjects(count, kh, FALSE, ms);
+}
+
+/* The deadline timer's completion routine when it has no slot in the wait
+ * set: running it is what ends the alertable wait (WAIT_IO_COMPLETION). */
+static VOID CALLBACK deadline_apc(LPVOID arg, DWORD low, DWORD high)
+{
+    (void)arg;
+    (void)low;
+    (void)high;
+}
+
+static bool arm_apc(HANDLE timer, uint64_t due_ns, uint64_t now_ns)
+{
+    uint64_t units = due_ns > now_ns ? (due_ns - now_ns + 99u) / 100u : 1u;
+    const uint64_t max_units = UINT64_C(10000000) * 3600 * 24 * 365; /* see win32__timer_arm */
+    LARGE_INTEGER li;
+    li.QuadPart = -(LONGLONG)(units > max_units ? max_units : units);
+    return SetWaitableTimer(timer, &li, 0, deadline_apc, NULL, FALSE) != 0;
+}
+
+/* The lowest signalled handle, claimed, or -1: a zero-timeout look at the
+ * kernel objects below the first due timer, then that timer. Real Windows,
+ * with MWMO_INPUTAVAILABLE, returns the queue's index as soon as input is
+ * queued without looking at the handles (wine happens to look at them first),
+ * so a messages result is never reported before this. */
+static int poll_handles(tempo_handle *const *handles, const HANDLE *kh, int n)
+{
+    for (;;) {
+        int due = first_due_timer(handles, n, plat_now_ns());
+        DWORD limit = (DWORD)(due >= 0 ? due : n);
+        if (limit > 0) {
+            DWORD w = WaitForMultipleObjects(limit, kh, FALSE, 0);
+            if (w < WAIT_OBJECT_0 + limit) {
+                int i = (int)(w - WAIT_OBJECT_0);
+                if (claim(handles[i]))
+                    return i;
+                continue; /* stale: look again */
+            }
+        }
+        if (due < 0)
+            return -1;
+        if (claim(handles[due]))
+            return due;
+        /* another waiter took the tick: look again */
+    }
 }
 
 int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
@@ -396,16 +484,21 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
         atomic_fetch_add(&handles[i]->refs, 1);
     }
     /* The deadline timer takes the slot after the handles when the kernel's
-     * limit leaves one (MsgWaitForMultipleObjectsEx keeps one for the queue);
-     * otherwise timeouts are whole milliseconds, rounded up. */
+     * limit leaves one (MsgWaitForMultipleObjectsEx keeps one for the queue).
+     * With 63 handles and messages it has none: it then ends an alertable
+     * wait through its completion routine (an APC), which needs no slot and
+     * keeps the same precision. Alertable waits also run other APCs queued
+     * to the loop thread (ReadFileEx completions...) inside tempo_wait. Only
+     * if no timer can be had are timeouts whole milliseconds, rounded up. */
     const int cap = messages ? MAXIMUM_WAIT_OBJECTS - 1 : MAXIMUM_WAIT_OBJECTS;
-    win32_timer *dl = n < cap ? win32__timer_take() : NULL;
-    const DWORD slots = (DWORD)n + (dl != NULL);
-    if (dl != NULL)
+    win32_timer *dl = win32__timer_take();
+    const bool dl_slot = dl != NULL && n < cap;
+    const DWORD slots = (DWORD)n + dl_slot;
+    if (dl_slot)
         kh[n] = dl->handle;
+    bool apc_armed = false;
     const uint64_t pad_poll_ns = messages ? message_wait_begin() : 0;
 
-    bool input = false; /* the Win32 queue had input when we last looked */
     uint64_t polled_at = 0;
     int r;
     for (;;) {
@@ -422,10 +515,11 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
         /* Block only when nothing is known to be ready; otherwise poll the
          * kernel (timeout 0) for the handles below the due timer, so the
          * lowest signalled index still wins, then messages, then timeout. */
-        bool block = due < 0 && !input && !sdl_pending && now < deadline;
+        bool block = due < 0 && !sdl_pending && now < deadline;
         DWORD count = block ? slots : (DWORD)(due >= 0 ? due : n);
         bool with_messages = messages && due < 0;
         DWORD ms = 0;
+        bool alertable = false;
         if (block) {
             uint64_t wake_at = deadline;
             if (pad_poll_ns > 0 && polled_at + pad_poll_ns < wake_at)
@@ -434,16 +528,23 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
                 wake_at = plat_announce_recheck(&g_announce, announced, now, wake_at);
             ms = INFINITE;
             if (wake_at != UINT64_MAX) {
-                if (dl == NULL || !win32__timer_arm(dl->handle, wake_at, now))
+                if (dl_slot && win32__timer_arm(dl->handle, wake_at, now)) {
+                    /* in the wait set */
+                } else if (!dl_slot && dl != NULL && arm_apc(dl->handle, wake_at, now)) {
+                    alertable = apc_armed = true;
+                } else {
                     ms = ms_until(wake_at, now);
+                }
             }
         }
-        DWORD w = os_wait(kh, count, ms, with_messages);
+        DWORD w = os_wait(kh, count, ms, with_messages, alertable);
         if (w == WAIT_FAILED) {
             r = win32__error(TEMPO_EPLATFORM, with_messages ? "MsgWaitForMultipleObjectsEx"
                                                             : "WaitForMultipleObjects");
             break;
         }
+        if (w == WAIT_IO_COMPLETION)
+            continue; /* the deadline APC (or another APC) ran: the clock decides */
         if (w < WAIT_OBJECT_0 + count) {
             int i = (int)(w - WAIT_OBJECT_0);
             if (i < n && claim(handles[i])) {
@@ -453,23 +554,26 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
             continue; /* the deadline timer, or nothing to claim: look again */
         }
         if (with_messages && w == WAIT_OBJECT_0 + count) {
-            if (sdl_pending) {
-                r = n; /* the handles were checked first: none is signalled */
+            /* Every handle comes before messages, whatever the OS checked. */
+            r = poll_handles(handles, kh, n);
+            if (r >= 0)
+                break;
+            r = n;
+            if (sdl_pending || !SDL_WasInit(SDL_INIT_EVENTS))
+                break;
+            /* Let SDL's window procedure take the traffic now: what it turns
+             * into SDL events ends the wait; the rest (paint, activation,
+             * wine's own window messages) costs no return to the caller, as
+             * on the SDL backend. Input SDL leaves in the queue ends it too:
+             * waiting on would find it again at once, forever (a livelock
+             * with SDL's message loop off); the caller pumps it. */
+            SDL_PumpEvents();
+            if (sdl_events_pending() || queue_has_input())
+                break;
+            if (plat_now_ns() >= deadline) {
+                r = TEMPO_ETIMEDOUT;
                 break;
             }
-            if (SDL_WasInit(SDL_INIT_EVENTS)) {
-                /* Let SDL's window procedure take the traffic now: what it
-                 * turns into SDL events ends the wait (above, next turn);
-                 * the rest (paint, activation, wine's own window messages)
-                 * costs no return to the caller, as on the SDL backend. */
-                SDL_PumpEvents();
-                continue;
-            }
-            if (!block) {
-                r = n;
-                break;
-            }
-            input = true; /* no SDL queue: check the handles once more, then report it */
             continue;
         }
         if (w >= WAIT_ABANDONED_0 && w < WAIT_ABANDONED_0 + count) {
@@ -486,7 +590,7 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
                 }
                 continue; /* another waiter took the tick */
             }
-            if (input || sdl_pending) {
+            if (sdl_pending) {
                 r = n;
                 break;
             }
@@ -497,8 +601,11 @@ int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned
     }
     if (messages)
         atomic_store(&g_waiting_thread, 0);
-    if (dl != NULL)
+    if (dl != NULL) {
+        if (apc_armed)
+            CancelWaitableTimer(dl->handle); /* no completion routine queued later */
         win32__timer_give(dl);
+    }
     for (int i = 0; i < n; i++)
         handle_unref(handles[i]);
     return r;
