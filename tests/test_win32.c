@@ -7,14 +7,19 @@
  *
  * A watchdog ends the program (as a failure) if a wait never returns, so a
  * livelock shows as a failed case, not as a test runner timeout. */
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include <SDL.h>
 
 #include "harness.h"
 #include "platform.h"
+#include "tempo/input.h"
 #include "tempo/tempo.h"
 #include "win32/win32_internal.h"
+#include "xdo.h"
+
+#include <dbt.h>
 
 #define MS TEMPO_NS_PER_MS
 
@@ -219,11 +224,290 @@ static void full_wait_set_with_messages_keeps_a_precise_deadline(void)
         tempo_event_destroy(h[i]);
 }
 
+/* ---- 5. DirectInput --------------------------------------------------------- */
+
+static void wheel_remainders_add_up_to_notches(void)
+{
+    int32_t rem = 0;
+    /* A high-resolution wheel: 40 units at a time, three make a notch. */
+    CHECK_EQ_INT(win32__wheel_notches(&rem, 40), 0);
+    CHECK_EQ_INT(win32__wheel_notches(&rem, 40), 0);
+    CHECK_EQ_INT(win32__wheel_notches(&rem, 40), 1);
+    CHECK_EQ_INT(rem, 0);
+    CHECK_EQ_INT(win32__wheel_notches(&rem, 300), 2);
+    CHECK_EQ_INT(rem, 60);
+    /* Turning back voids the remainder: 60 down does not cancel 60 up. */
+    CHECK_EQ_INT(win32__wheel_notches(&rem, -60), 0);
+    CHECK_EQ_INT(win32__wheel_notches(&rem, -60), -1);
+    CHECK_EQ_INT(win32__wheel_notches(&rem, -240), -2);
+    CHECK_EQ_INT(rem, 0);
+}
+
+typedef struct seen {
+    tempo_input_event ev[512];
+    int n;
+} seen;
+
+static void collect(const tempo_input_event *ev, void *user)
+{
+    seen *s = user;
+    if (s->n < (int)(sizeof s->ev / sizeof s->ev[0]))
+        s->ev[s->n++] = *ev;
+}
+
+static int find_key(const seen *s, int sc, int down)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->ev[i].type == TEMPO_INPUT_KEY && s->ev[i].u.key.scancode == sc && s->ev[i].u.key.down == down)
+            return i;
+    return -1;
+}
+
+static bool need_xdotool(void)
+{
+    if (tt_xdotool_available())
+        return true;
+    if (tt_env_flag("TEMPO_REQUIRE_XDOTOOL")) {
+        tt_fail(__FILE__, __LINE__, "TEMPO_REQUIRE_XDOTOOL is set but xdotool is unavailable");
+        return false;
+    }
+    TT_SKIP("needs xdotool (wine on X11)");
+}
+
+typedef struct native {
+    SDL_Window *win;
+    plat_input *in;
+    tempo_handle *h;
+    seen s;
+    int notifications, message_wakes, input_only_wakes;
+} native;
+
+static bool native_open(native *t, const char *title, unsigned devices)
+{
+    if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0)
+        TT_SKIP("no SDL video");
+    t->win = SDL_CreateWindow(title, 0, 0, 200, 150, SDL_WINDOW_SHOWN);
+    CHECK(t->win != NULL);
+    t->in = t->win != NULL ? plat_input_open(t->win, devices) : NULL;
+    if (t->in == NULL) {
+        tt_fail(__FILE__, __LINE__, "plat_input_open: %s", tempo_get_error());
+        if (t->win != NULL)
+            SDL_DestroyWindow(t->win);
+        SDL_QuitSubSystem(SDL_INIT_VIDEO);
+        return false;
+    }
+    t->h = plat_input_handle(t->in);
+    return true;
+}
+
+static void native_close(native *t)
+{
+    plat_input_close(t->in);
+    SDL_DestroyWindow(t->win);
+    SDL_QuitSubSystem(SDL_INIT_VIDEO);
+}
+
+/* Waits like a loop until done(t) or 10 s, reading the native handle and
+ * draining SDL's queue on message wakes. */
+static void native_run(native *t, bool (*done)(const native *t))
+{
+    uint64_t t0 = tempo_now_ns();
+    while (!done(t) && tempo_now_ns() - t0 < 10000 * MS) {
+        kick("native input wait");
+        int r = tempo_wait(&t->h, 1, 10000 * MS, TEMPO_WAIT_MESSAGES);
+        kick("");
+        if (r == 0) {
+            t->notifications++;
+            CHECK_GE_INT(plat_input_read(t->in, tempo_now_ns(), collect, &t->s), 0);
+        } else if (r == 1) {
+            t->message_wakes++;
+            SDL_Event e;
+            int events = 0, input = 0;
+            while (SDL_PollEvent(&e)) {
+                events++;
+                input += e.type == SDL_KEYDOWN || e.type == SDL_KEYUP ||
+                         (e.type >= SDL_MOUSEMOTION && e.type <= SDL_MOUSEWHEEL);
+            }
+            /* A wake whose only news was SDL's copy of native input. */
+            if (events > 0 && input == events)
+                t->input_only_wakes++;
+        } else {
+            tt_fail(__FILE__, __LINE__, "tempo_wait returned %d (%s)", r, tempo_strerror(r));
+            break;
+        }
+    }
+}
+
+static bool qwe_arrived(const native *t)
+{
+    return find_key(&t->s, SDL_SCANCODE_Q, 0) >= 0 && find_key(&t->s, SDL_SCANCODE_W, 0) >= 0 &&
+           find_key(&t->s, SDL_SCANCODE_E, 0) >= 0;
+}
+
+/* SDL's own key messages must not wake the loop a second time: DirectInput's
+ * notification is the wake for that input. */
+static void native_input_wakes_once_per_input(void)
+{
+    if (!need_xdotool())
+        return;
+    static native t;
+    memset(&t, 0, sizeof t);
+    if (!native_open(&t, "tempo-win32-once", PLAT_INPUT_KEYBOARD | PLAT_INPUT_MOUSE))
+        return;
+    CHECK_EQ_INT(tt_xdotool("search --sync --name tempo-win32-once windowfocus --sync sleep 0.3 "
+                            "key --delay 40 q w e"), 0);
+    native_run(&t, qwe_arrived);
+    tt_note("%d notification wakes, %d message wakes (%d with only SDL's copy of keys/mouse), %d events",
+            t.notifications, t.message_wakes, t.input_only_wakes, t.s.n);
+    CHECK(qwe_arrived(&t));
+    CHECK_EQ_INT(t.input_only_wakes, 0);
+    native_close(&t);
+}
+
+static bool r_arrived(const native *t)
+{
+    return find_key(&t->s, SDL_SCANCODE_R, 0) >= 0;
+}
+
+/* A secure desktop (Ctrl+Alt+Del, UAC, Win+L) unacquires the devices with no
+ * focus change: the next key SDL sees must bring DirectInput back. */
+static void devices_lost_without_a_focus_change_come_back(void)
+{
+    if (!need_xdotool())
+        return;
+    static native t;
+    memset(&t, 0, sizeof t);
+    if (!native_open(&t, "tempo-win32-lost", PLAT_INPUT_KEYBOARD | PLAT_INPUT_MOUSE))
+        return;
+    CHECK_EQ_INT(tt_xdotool("search --sync --name tempo-win32-lost windowfocus --sync sleep 0.3 "
+                            "key --delay 40 q w e"), 0);
+    native_run(&t, qwe_arrived);
+    CHECK(qwe_arrived(&t));
+    win32__dinput_lose(t.in);
+    t.s.n = 0;
+    CHECK_EQ_INT(tt_xdotool("search --sync --name tempo-win32-lost key --delay 200 t y r"), 0);
+    native_run(&t, r_arrived);
+    tt_note("after the loss: %d notification wakes, %d message wakes, %d events", t.notifications,
+            t.message_wakes, t.s.n);
+    CHECK(r_arrived(&t));
+    CHECK(find_key(&t.s, SDL_SCANCODE_R, 1) >= 0);
+    native_close(&t);
+}
+
+static bool shift_up_arrived(const native *t)
+{
+    return find_key(&t->s, SDL_SCANCODE_LSHIFT, 0) >= 0;
+}
+
+/* A key pressed while the device was lost reads as down once it is back
+ * (the state at acquire), and its release follows. */
+static void key_pressed_while_lost_reads_as_down(void)
+{
+    if (!need_xdotool())
+        return;
+    static native t;
+    memset(&t, 0, sizeof t);
+    if (!native_open(&t, "tempo-win32-held", PLAT_INPUT_KEYBOARD))
+        return;
+    CHECK_EQ_INT(tt_xdotool("search --sync --name tempo-win32-held windowfocus --sync sleep 0.3 "
+                            "key --delay 40 q w e"), 0);
+    native_run(&t, qwe_arrived);
+    win32__dinput_lose(t.in);
+    t.s.n = 0;
+    CHECK_EQ_INT(tt_xdotool("search --sync --name tempo-win32-held keydown shift sleep 0.5 keyup shift"), 0);
+    native_run(&t, shift_up_arrived);
+    int down = find_key(&t.s, SDL_SCANCODE_LSHIFT, 1), up = find_key(&t.s, SDL_SCANCODE_LSHIFT, 0);
+    tt_note("shift down at %d, up at %d, %d events", down, up, t.s.n);
+    CHECK(down >= 0 && up > down);
+    native_close(&t);
+}
+
+static HANDLE g_enum_gate;
+static atomic_int g_enum_calls;
+
+/* [enumeration thread] A slow EnumDevices: held until the test opens the gate. */
+static void slow_enumeration(void)
+{
+    atomic_fetch_add(&g_enum_calls, 1);
+    WaitForSingleObject(g_enum_gate, 30000);
+}
+
+static int count_type(const seen *s, uint32_t type)
+{
+    int k = 0;
+    for (int i = 0; i < s->n; i++)
+        k += s->ev[i].type == type;
+    return k;
+}
+
+/* EnumDevices can take seconds: opening, reading and a device arrival must
+ * not wait for it on the loop thread. */
+static void controller_enumeration_stays_off_the_loop_thread(void)
+{
+    if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0)
+        TT_SKIP("no SDL video");
+    g_enum_gate = CreateEventW(NULL, TRUE, FALSE, NULL);
+    atomic_store(&g_enum_calls, 0);
+    win32__enum_hook = slow_enumeration;
+    SDL_Window *win = SDL_CreateWindow("tempo-win32-enum", 0, 0, 160, 120, SDL_WINDOW_SHOWN);
+    CHECK(win != NULL);
+    kick("plat_input_open(PADS) with EnumDevices held");
+    plat_input *in = win != NULL ? plat_input_open(win, PLAT_INPUT_PADS) : NULL;
+    CHECK(in != NULL);
+    static seen s;
+    s.n = 0;
+    uint64_t longest = 0;
+    if (in != NULL) {
+        /* Reads go on while the enumeration is held. */
+        for (int i = 0; i < 3; i++) {
+            uint64_t t0 = tempo_now_ns();
+            CHECK_GE_INT(plat_input_read(in, t0, collect, &s), 0);
+            uint64_t took = tempo_now_ns() - t0;
+            longest = took > longest ? took : longest;
+        }
+        /* A device arrival while it is held: the notification window's
+         * message, then a read (what the loop does on that frame). */
+        HWND notify = FindWindowExW(HWND_MESSAGE, NULL, L"tempo-dinput-notify", NULL);
+        CHECK(notify != NULL);
+        if (notify != NULL)
+            SendMessageW(notify, WM_DEVICECHANGE, DBT_DEVICEARRIVAL, 0);
+        uint64_t t0 = tempo_now_ns();
+        CHECK_GE_INT(plat_input_read(in, t0, collect, &s), 0);
+        uint64_t took = tempo_now_ns() - t0;
+        longest = took > longest ? took : longest;
+        CHECK_EQ_INT(atomic_load(&g_enum_calls), 1); /* still held in the first pass */
+        /* Released: the second pass (the arrival) follows and signals. */
+        SetEvent(g_enum_gate);
+        uint64_t w0 = tempo_now_ns();
+        while (atomic_load(&g_enum_calls) < 2 && tempo_now_ns() - w0 < 10000 * MS)
+            Sleep(5);
+        CHECK_EQ_INT(atomic_load(&g_enum_calls), 2);
+        tempo_handle *h = plat_input_handle(in);
+        CHECK_EQ_INT(tempo_wait(&h, 1, 10000 * MS, 0), 0);
+        CHECK_GE_INT(plat_input_read(in, tempo_now_ns(), collect, &s), 0);
+        tt_note("longest read while EnumDevices was held: %.2f ms; pads found: %d",
+                (double)longest / 1e6, count_type(&s, TEMPO_INPUT_DEVICE_ADDED));
+        kick("plat_input_close");
+        plat_input_close(in);
+    }
+    kick("");
+    win32__enum_hook = NULL;
+    CloseHandle(g_enum_gate);
+    if (win != NULL)
+        SDL_DestroyWindow(win);
+    SDL_QuitSubSystem(SDL_INIT_VIDEO);
+}
+
 static const tt_case cases[] = {
     TT_CASE(handles_are_reported_before_queued_input),
     TT_CASE(message_waits_work_where_touch_bits_are_rejected),
     TT_CASE(full_wait_set_with_messages_keeps_a_precise_deadline),
     TT_CASE(wait_returns_when_sdl_leaves_messages_queued),
+    TT_CASE(wheel_remainders_add_up_to_notches),
+    TT_CASE(native_input_wakes_once_per_input),
+    TT_CASE(devices_lost_without_a_focus_change_come_back),
+    TT_CASE(key_pressed_while_lost_reads_as_down),
+    TT_CASE(controller_enumeration_stays_off_the_loop_thread),
 };
 
 int main(int argc, char **argv)

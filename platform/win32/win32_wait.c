@@ -331,9 +331,38 @@ static bool joystick_open(void)
     return false;
 }
 
+static atomic_int g_quiet_keyboard, g_quiet_mouse; /* open native devices (win32__quiet_sdl_input) */
+
+void win32__quiet_sdl_input(bool keyboard, bool mouse, int delta)
+{
+    if (keyboard)
+        atomic_fetch_add(&g_quiet_keyboard, delta);
+    if (mouse)
+        atomic_fetch_add(&g_quiet_mouse, delta);
+}
+
+/* True if SDL's queue has an event that should end a message wait: any
+ * event but the key and mouse events of devices DirectInput reads (their
+ * notification handle wakes the loop once per input; those SDL copies wait
+ * in the queue for the next dispatch, which drops them). */
 static bool sdl_events_pending(void)
 {
-    return SDL_WasInit(SDL_INIT_EVENTS) && SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    if (!SDL_WasInit(SDL_INIT_EVENTS))
+        return false;
+    bool kb = atomic_load(&g_quiet_keyboard) > 0, mouse = atomic_load(&g_quiet_mouse) > 0;
+    if (!kb && !mouse)
+        return SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    /* Event types in order: ... SDL_KEYDOWN, SDL_KEYUP, text and keymap events,
+     * ... SDL_MOUSEMOTION .. SDL_MOUSEWHEEL, ... */
+    if (SDL_HasEvents(SDL_FIRSTEVENT, SDL_KEYDOWN - 1))
+        return true;
+    if (!kb && SDL_HasEvents(SDL_KEYDOWN, SDL_KEYUP))
+        return true;
+    if (SDL_HasEvents(SDL_KEYUP + 1, SDL_MOUSEMOTION - 1))
+        return true;
+    if (!mouse && SDL_HasEvents(SDL_MOUSEMOTION, SDL_MOUSEWHEEL))
+        return true;
+    return SDL_HasEvents(SDL_MOUSEWHEEL + 1, SDL_LASTEVENT);
 }
 
 /* [loop thread] Returns the controller poll interval this wait keeps (0: none). */
