@@ -243,6 +243,18 @@ static void wheel_remainders_add_up_to_notches(void)
     CHECK_EQ_INT(rem, 0);
 }
 
+/* DIDC_POLLEDDEVICE devices signal nothing until polled, and an acquire that
+ * failed in front has nothing else to retry it: the tick covers both, and
+ * stays off otherwise (no wakes in the background). */
+static void input_tick_runs_only_when_needed(void)
+{
+    CHECK_EQ_INT(win32__input_tick_ms(false, false, true), 0);
+    CHECK_EQ_INT(win32__input_tick_ms(false, true, false), 0);
+    CHECK_EQ_INT(win32__input_tick_ms(false, true, true), 250);
+    CHECK_EQ_INT(win32__input_tick_ms(true, false, false), 8);
+    CHECK_EQ_INT(win32__input_tick_ms(true, true, true), 8);
+}
+
 typedef struct seen {
     tempo_input_event ev[512];
     int n;
@@ -443,6 +455,44 @@ static void key_released_during_a_buffer_overflow_does_not_stick(void)
     native_close(&t);
 }
 
+static int count_buttons(const seen *s, int down)
+{
+    int k = 0;
+    for (int i = 0; i < s->n; i++)
+        k += s->ev[i].type == TEMPO_INPUT_MOUSE_BUTTON && s->ev[i].u.button.down == down;
+    return k;
+}
+
+static bool z_arrived(const native *t)
+{
+    return find_key(&t->s, SDL_SCANCODE_Z, 0) >= 0;
+}
+
+/* A button pressed while the mouse was not acquired (the click that brings
+ * the window back) reports no up without its down. */
+static void button_up_without_its_down_is_dropped(void)
+{
+    if (!need_xdotool())
+        return;
+    static native t;
+    memset(&t, 0, sizeof t);
+    if (!native_open(&t, "tempo-win32-click", PLAT_INPUT_KEYBOARD | PLAT_INPUT_MOUSE))
+        return;
+    CHECK_EQ_INT(tt_xdotool("search --sync --name tempo-win32-click windowfocus --sync sleep 0.3 "
+                            "mousemove --window %1 50 50 key --delay 40 q w e"), 0);
+    native_run(&t, qwe_arrived);
+    win32__dinput_lose(t.in);
+    t.s.n = 0;
+    CHECK_EQ_INT(tt_xdotool("search --sync --name tempo-win32-click mousedown 1 sleep 0.4 mouseup 1 "
+                            "sleep 0.3 key z"), 0);
+    native_run(&t, z_arrived);
+    int downs = count_buttons(&t.s, 1), ups = count_buttons(&t.s, 0);
+    tt_note("%d button downs, %d ups, %d events", downs, ups, t.s.n);
+    CHECK(z_arrived(&t));
+    CHECK_EQ_INT(ups, downs);
+    native_close(&t);
+}
+
 static HANDLE g_enum_gate;
 static atomic_int g_enum_calls;
 
@@ -525,9 +575,11 @@ static const tt_case cases[] = {
     TT_CASE(full_wait_set_with_messages_keeps_a_precise_deadline),
     TT_CASE(wait_returns_when_sdl_leaves_messages_queued),
     TT_CASE(wheel_remainders_add_up_to_notches),
+    TT_CASE(input_tick_runs_only_when_needed),
     TT_CASE(native_input_wakes_once_per_input),
     TT_CASE(devices_lost_without_a_focus_change_come_back),
     TT_CASE(key_released_during_a_buffer_overflow_does_not_stick),
+    TT_CASE(button_up_without_its_down_is_dropped),
     TT_CASE(controller_enumeration_stays_off_the_loop_thread),
 };
 

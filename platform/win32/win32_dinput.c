@@ -1016,11 +1016,20 @@ static void emit_pending(reader *r)
     r->in->npending = 0;
 }
 
-/* Polled devices every 8 ms (125 Hz, a common pad report rate); lost devices
- * every 250 ms while our window is in front (nothing else says when a secure
- * desktop gave the input back). */
+/* Polled devices every 8 ms (125 Hz, a common pad report rate) while one is
+ * acquired; lost devices every 250 ms while our window is in front (an
+ * acquire that failed there, e.g. while a secure desktop still holds the
+ * input, has nothing else to retry it); otherwise no tick: in the
+ * background the focus coming back is the signal. */
 #define POLL_TICK_MS 8
 #define RETRY_TICK_MS 250
+
+unsigned win32__input_tick_ms(bool polled_acquired, bool lost, bool in_front)
+{
+    if (polled_acquired)
+        return POLL_TICK_MS;
+    return lost && in_front ? RETRY_TICK_MS : 0;
+}
 
 int plat_input_read(plat_input *in, uint64_t now_ns, plat_input_fn fn, void *user)
 {
@@ -1048,6 +1057,6 @@ int plat_input_read(plat_input *in, uint64_t now_ns, plat_input_fn fn, void *use
     /* "In front" by SDL's account too: a secure desktop takes the input
      * without a focus change, so SDL still says we have it. */
     bool front = in_front(in) || (SDL_GetWindowFlags(in->window) & SDL_WINDOW_INPUT_FOCUS) != 0;
-    set_tick(in, polled ? POLL_TICK_MS : lost && front ? RETRY_TICK_MS : 0);
+    set_tick(in, win32__input_tick_ms(polled, lost, front));
     return r.count;
 }

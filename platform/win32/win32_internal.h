@@ -84,6 +84,11 @@ void win32__quiet_sdl_input(bool keyboard, bool mouse, int delta);
  * remainder in *rem for the next movement in the same direction. */
 int win32__wheel_notches(int32_t *rem, int32_t dz);
 
+/* The native input tick's period in ms (0: none): fast while a polled device
+ * (DIDC_POLLEDDEVICE) is acquired, slow while a device is lost and the
+ * window is in front. */
+unsigned win32__input_tick_ms(bool polled_acquired, bool lost, bool in_front);
+
 /* Test seam: when non-NULL, the controller enumeration thread calls it
  * before each EnumDevices (a test holds it to stand for a slow
  * enumeration). [enumeration thread] */
