@@ -34,6 +34,7 @@
 #include <SDL.h>
 #include <SDL_mixer.h>
 
+#include "handle_pool.h"
 #include "platform.h"
 #include "tempo/audio.h"
 #include "tempo_internal.h"
@@ -488,7 +489,7 @@ static int add_mark(tempo_audio *au, int channel, uint64_t frame, bool end, temp
 {
     if (au == NULL || channel < TEMPO_AUDIO_MUSIC || channel == -1 || channel >= au->nchan)
         return TEMPO_EINVAL;
-    if (signal != NULL && plat_handle_kind(signal) != PLAT_HANDLE_EVENT)
+    if (signal != NULL && tempo__handle_kind(signal) != PLAT_HANDLE_EVENT)
         return TEMPO_EINVAL;
     if (au->outstanding >= au->max_markers)
         return TEMPO_EFULL;

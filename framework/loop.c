@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handle_pool.h"
 #include "loop_internal.h"
 #include "tempo_internal.h"
 
@@ -271,7 +272,7 @@ static int find_watch(const tempo_loop *L, const tempo_handle *h)
 
 int tempo_loop_watch(tempo_loop *L, tempo_handle *handle, tempo_loop_watch_fn fn, void *user)
 {
-    if (L == NULL || handle == NULL || fn == NULL)
+    if (L == NULL || fn == NULL || tempo__handle_kind(handle) == 0) /* NULL or destroyed */
         return TEMPO_EINVAL;
     if (find_watch(L, handle) >= 0)
         return TEMPO_EBUSY;

@@ -1,13 +1,11 @@
 /* The public handle and wait API: argument checks shared by every backend,
- * so both report the same errors for the same misuse. */
+ * so both report the same errors for the same misuse. Handles are ids looked
+ * up in the handle table (handle_pool.h), so a destroyed or never-issued
+ * handle is TEMPO_EINVAL every time, never a read of freed memory. */
+#include "handle_pool.h"
 #include "platform.h"
 #include "tempo/wait.h"
 #include "tempo_internal.h"
-
-static bool is_kind(const tempo_handle *h, int kind)
-{
-    return h != NULL && plat_handle_kind(h) == kind;
-}
 
 uint64_t tempo_now_ns(void)
 {
@@ -34,65 +32,109 @@ const char *tempo_wait_route(void)
 void tempo_shutdown(void)
 {
     plat_shutdown();
+    tempo__handle_shutdown();
+}
+
+/* Registers a new backend object; on failure destroys it. */
+static tempo_handle *add(plat_handle *obj, int kind)
+{
+    if (obj == NULL)
+        return NULL;
+    tempo_handle *id = tempo__handle_add(obj, kind);
+    if (id == NULL)
+        plat_handle_destroy(obj);
+    return id;
+}
+
+/* Both destroy functions. A stale id or the other kind's destroy is a bug in
+ * the caller that must not pass silently: it is logged (and recorded for
+ * tempo_get_error()). A handle of the other kind is destroyed all the same,
+ * as CloseHandle closes any kernel object: refusing would leak it. */
+static void destroy(tempo_handle *h, int kind, const char *fn)
+{
+    if (h == NULL)
+        return;
+    int actual = 0;
+    plat_handle *obj = tempo__handle_remove(h, &actual);
+    if (obj == NULL) {
+        tempo__set_error(TEMPO_EINVAL, "%s(%p): not a live handle (destroyed twice?); ignored", fn, (void *)h);
+        return;
+    }
+    if (actual != kind)
+        tempo__set_error(TEMPO_EINVAL, "%s(%p): the handle is %s; destroyed it anyway", fn, (void *)h,
+                         actual == PLAT_HANDLE_TIMER ? "a timer (use tempo_timer_destroy)"
+                                                     : "an event (use tempo_event_destroy)");
+    plat_handle_destroy(obj);
 }
 
 tempo_handle *tempo_event_create(bool manual_reset, bool initially_signaled)
 {
-    return plat_event_create(manual_reset, initially_signaled);
+    return add(plat_event_create(manual_reset, initially_signaled), PLAT_HANDLE_EVENT);
 }
 
 int tempo_event_set(tempo_handle *event)
 {
-    if (!is_kind(event, PLAT_HANDLE_EVENT))
+    plat_handle *h = tempo__handle_lock(event, PLAT_HANDLE_EVENT);
+    if (h == NULL)
         return TEMPO_EINVAL;
-    plat_event_set(event);
+    plat_event_set(h);
+    tempo__handle_unlock();
     return 0;
 }
 
 int tempo_event_reset(tempo_handle *event)
 {
-    if (!is_kind(event, PLAT_HANDLE_EVENT))
+    plat_handle *h = tempo__handle_lock(event, PLAT_HANDLE_EVENT);
+    if (h == NULL)
         return TEMPO_EINVAL;
-    plat_event_reset(event);
+    plat_event_reset(h);
+    tempo__handle_unlock();
     return 0;
 }
 
 void tempo_event_destroy(tempo_handle *event)
 {
-    if (is_kind(event, PLAT_HANDLE_EVENT))
-        plat_handle_destroy(event);
+    destroy(event, PLAT_HANDLE_EVENT, "tempo_event_destroy");
 }
 
 tempo_handle *tempo_timer_create(bool manual_reset)
 {
-    return plat_timer_create(manual_reset);
+    return add(plat_timer_create(manual_reset), PLAT_HANDLE_TIMER);
 }
 
 int tempo_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns)
 {
-    if (!is_kind(timer, PLAT_HANDLE_TIMER))
+    plat_handle *h = tempo__handle_lock(timer, PLAT_HANDLE_TIMER);
+    if (h == NULL)
         return TEMPO_EINVAL;
-    plat_timer_set(timer, due_ns, period_ns);
+    plat_timer_set(h, due_ns, period_ns);
+    tempo__handle_unlock();
     return 0;
 }
 
 int tempo_timer_cancel(tempo_handle *timer)
 {
-    if (!is_kind(timer, PLAT_HANDLE_TIMER))
+    plat_handle *h = tempo__handle_lock(timer, PLAT_HANDLE_TIMER);
+    if (h == NULL)
         return TEMPO_EINVAL;
-    plat_timer_cancel(timer);
+    plat_timer_cancel(h);
+    tempo__handle_unlock();
     return 0;
 }
 
 uint64_t tempo_timer_missed(const tempo_handle *timer)
 {
-    return is_kind(timer, PLAT_HANDLE_TIMER) ? plat_timer_missed(timer) : 0;
+    plat_handle *h = tempo__handle_lock(timer, PLAT_HANDLE_TIMER);
+    if (h == NULL)
+        return 0;
+    uint64_t missed = plat_timer_missed(h);
+    tempo__handle_unlock();
+    return missed;
 }
 
 void tempo_timer_destroy(tempo_handle *timer)
 {
-    if (is_kind(timer, PLAT_HANDLE_TIMER))
-        plat_handle_destroy(timer);
+    destroy(timer, PLAT_HANDLE_TIMER, "tempo_timer_destroy");
 }
 
 int tempo_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
@@ -101,8 +143,13 @@ int tempo_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigne
         return TEMPO_ETOOMANY;
     if (n < 0 || (n > 0 && handles == NULL) || (flags & ~(unsigned)TEMPO_WAIT_MESSAGES))
         return TEMPO_EINVAL;
-    for (int i = 0; i < n; i++)
-        if (handles[i] == NULL || plat_handle_kind(handles[i]) == 0)
-            return TEMPO_EINVAL;
-    return plat_wait(handles, n, timeout_ns, flags);
+    /* The references keep each object valid for the whole wait even if its
+     * handle is destroyed meanwhile (then the wait never returns it). */
+    plat_handle *objs[TEMPO_WAIT_MAX_HANDLES];
+    int rc = tempo__handle_retain(handles, n, objs);
+    if (rc < 0)
+        return rc;
+    int r = plat_wait(objs, n, timeout_ns, flags);
+    plat_handles_release(objs, n);
+    return r;
 }

@@ -42,30 +42,41 @@ void plat_sleep_until_ns(uint64_t deadline_ns);
 int plat_process_usage(tempo_usage *out);
 
 /* ---- Waitable handles ---------------------------------------------------
- * struct tempo_handle is private to the backend. Arguments were checked by
- * the framework: handles are non-NULL, of the right kind, not destroyed. */
+ * struct plat_handle is private to the backend: an event or a timer. The
+ * game never sees one: framework/handle_pool.c maps the public ids
+ * (tempo_handle *) to them and checks every id, so the functions here get
+ * live objects of the right kind. Reference counted: the creator's
+ * reference (dropped by plat_handle_destroy) plus one per holder
+ * (plat_handles_retain), so a wait blocked on a destroyed handle keeps its
+ * memory until it returns. */
+
+typedef struct plat_handle plat_handle;
 
 enum plat_handle_kind { PLAT_HANDLE_EVENT = 1, PLAT_HANDLE_TIMER = 2 };
 
-/* The handle's kind, or 0 if `h` is not a live Tempo handle (best effort:
- * a magic number check). */
-int plat_handle_kind(const tempo_handle *h);
+/* NULL on failure, with the detail set. */
+plat_handle *plat_event_create(bool manual_reset, bool initially_signaled);
+void plat_event_set(plat_handle *event);
+void plat_event_reset(plat_handle *event);
 
-tempo_handle *plat_event_create(bool manual_reset, bool initially_signaled);
-void plat_event_set(tempo_handle *event);
-void plat_event_reset(tempo_handle *event);
+plat_handle *plat_timer_create(bool manual_reset);
+void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns);
+void plat_timer_cancel(plat_handle *timer);
+uint64_t plat_timer_missed(const plat_handle *timer);
 
-tempo_handle *plat_timer_create(bool manual_reset);
-void plat_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns);
-void plat_timer_cancel(tempo_handle *timer);
-uint64_t plat_timer_missed(const tempo_handle *timer);
+/* Takes / drops one reference on each of the `n` objects. */
+void plat_handles_retain(plat_handle *const *h, int n);
+void plat_handles_release(plat_handle *const *h, int n);
 
-void plat_handle_destroy(tempo_handle *h);
+/* Kills the handle (never signalled again, even for a wait still blocked
+ * on it) and drops the creator's reference. */
+void plat_handle_destroy(plat_handle *h);
 
 /* The wait described in tempo/wait.h. 0 <= n <= TEMPO_WAIT_MAX_HANDLES and
- * every entry is a live handle. Returns an index, n (messages),
- * TEMPO_ETIMEDOUT or TEMPO_EPLATFORM. */
-int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags);
+ * the caller holds a reference on every entry for the call (a handle
+ * destroyed meanwhile is simply never returned). Returns an index, n
+ * (messages), TEMPO_ETIMEDOUT or TEMPO_EPLATFORM. */
+int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags);
 
 /* Moves pending window messages/input into SDL's event queue
  * (SDL_PumpEvents on both backends today). [loop thread] */
@@ -98,6 +109,23 @@ void plat_mutex_destroy(plat_mutex *m);
 void plat_mutex_lock(plat_mutex *m);
 void plat_mutex_unlock(plat_mutex *m);
 
+/* CPU time (user + system) the calling thread has used so far, in *out_ns.
+ * Returns 0, TEMPO_ENOTSUP where the OS keeps no per-thread count, or
+ * TEMPO_EPLATFORM. Resolution is the OS's: ~1 us on Linux (RUSAGE_THREAD),
+ * the scheduler tick (~10-16 ms) on Windows and under wine (GetThreadTimes).
+ * Used by the conformance suite to prove a passive wait burns no CPU. */
+int plat_thread_cpu_ns(uint64_t *out_ns);
+
+/* ---- Fault injection (tests only) ---------------------------------------
+ * Makes every signal of a blocked wait (an event set, a timer re-armed, a
+ * pushed SDL event waking a message wait) pause for `delay_ns` between its
+ * steps, as if the signalling thread were preempted there: the sdl backend
+ * sleeps between raising its waker's flag and writing its eventfd (or
+ * signalling its condition variable); the win32 backend sleeps before
+ * SetEvent (the kernel event is one step). 0 (the default) turns it off.
+ * Thread: any; affects every thread from the next signal on. */
+void plat_fault_set_signal_delay_ns(uint64_t delay_ns);
+
 /* ---- Native input devices (win32: DirectInput8) --------------------------
  * A backend whose input devices can signal a handle reads them itself and
  * produces tempo_input_event values (tempo/input.h: SDL scancodes, SDL
@@ -128,7 +156,8 @@ plat_input *plat_input_open(struct SDL_Window *window, unsigned devices);
 /* Closes the devices. NULL is a no-op. [loop thread] */
 void plat_input_close(plat_input *in);
 
-/* An auto-reset event, owned by `in`, signalled when a device has buffered
+/* An auto-reset event (a public id: the backend creates it with
+ * tempo_event_create), owned by `in`, signalled when a device has buffered
  * data, a controller came or went, or the window got the focus back (the
  * devices must be re-acquired). Put it in the loop's wait set and call
  * plat_input_read when it is returned. */

@@ -1,4 +1,17 @@
 /* Threads and mutexes of the SDL backend: thin wrappers over SDL's. */
+#if defined(__linux__)
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+#elif defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#elif defined(__unix__) || defined(__APPLE__)
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#endif
 #include <stdlib.h>
 
 #include <SDL.h>
@@ -42,4 +55,34 @@ void plat_mutex_lock(plat_mutex *m)
 void plat_mutex_unlock(plat_mutex *m)
 {
     SDL_UnlockMutex((SDL_mutex *)m);
+}
+
+/* The SDL backend runs on several OSes, each with its own per-thread count. */
+int plat_thread_cpu_ns(uint64_t *out_ns)
+{
+#if defined(__linux__)
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return tempo__set_error(TEMPO_EPLATFORM, "getrusage(RUSAGE_THREAD): %s", strerror(errno));
+    *out_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+              ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+    return 0;
+#elif defined(_WIN32)
+    FILETIME created, exited, kernel, user;
+    if (!GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user))
+        return tempo__set_error(TEMPO_EPLATFORM, "GetThreadTimes: error %lu", GetLastError());
+    uint64_t k = ((uint64_t)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime;
+    uint64_t u = ((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime;
+    *out_ns = (k + u) * 100u; /* FILETIME counts 100 ns units */
+    return 0;
+#elif defined(CLOCK_THREAD_CPUTIME_ID)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return tempo__set_error(TEMPO_EPLATFORM, "clock_gettime(CLOCK_THREAD_CPUTIME_ID): %s", strerror(errno));
+    *out_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return 0;
+#else
+    (void)out_ns;
+    return TEMPO_ENOTSUP;
+#endif
 }

@@ -52,19 +52,19 @@
 
 #define HANDLE_MAGIC 0x54454d50u /* "TEMP" */
 
-struct tempo_handle {
-    uint32_t magic; /* HANDLE_MAGIC while alive, 0 once destroyed */
+struct plat_handle {
+    uint32_t magic; /* HANDLE_MAGIC while alive, 0 once destroyed (waits may still hold it) */
     uint8_t kind;   /* enum plat_handle_kind */
     bool manual_reset;
     bool signaled; /* events; timers: manual-reset and has fired */
-    int refs;      /* the owner's + one per wait holding the handle */
+    int refs;      /* the owner's + one per holder (plat_handles_retain, each wait) */
     plat_sched sched;
     uint64_t missed;
 };
 
 typedef struct waiter {
     struct waiter *next, *prev; /* g_active list, or g_pool (next only) */
-    tempo_handle *const *handles;
+    plat_handle *const *handles;
     int n;
     bool sdl_route; /* woken by pushing an SDL event instead of the waker */
     sdl_waker *waker;
@@ -87,6 +87,9 @@ static _Atomic(SDL_threadID) g_msg_thread;
 
 /* Cross-thread SDL_PushEvent announcements (see plat_announce.h). */
 static plat_announce g_announce;
+
+/* plat_fault_set_signal_delay_ns(); 0: off. */
+static _Atomic(uint64_t) g_fault_delay_ns;
 
 enum route { ROUTE_NONE, ROUTE_FD, ROUTE_SDL };
 
@@ -117,13 +120,25 @@ const char *plat_wait_route(void)
     return atomic_load(&g_route);
 }
 
+void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
+{
+    atomic_store(&g_fault_delay_ns, delay_ns);
+}
+
+void sdl_waker__fault_pause(void)
+{
+    uint64_t d = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
+    if (d > 0)
+        plat_sleep_until_ns(plat_now_ns() + d);
+}
+
 /* ---- Handles ------------------------------------------------------------ */
 
-static tempo_handle *handle_new(int kind, bool manual_reset, bool signaled)
+static plat_handle *handle_new(int kind, bool manual_reset, bool signaled)
 {
     if (get_lock() == NULL)
         return NULL;
-    tempo_handle *h = calloc(1, sizeof *h);
+    plat_handle *h = calloc(1, sizeof *h);
     if (h == NULL) {
         tempo__set_error(TEMPO_ENOMEM, "handle: out of memory");
         return NULL;
@@ -134,11 +149,6 @@ static tempo_handle *handle_new(int kind, bool manual_reset, bool signaled)
     h->signaled = signaled;
     h->refs = 1;
     return h;
-}
-
-int plat_handle_kind(const tempo_handle *h)
-{
-    return h->magic == HANDLE_MAGIC ? h->kind : 0;
 }
 
 /* [g_lock] Wakes one blocked wait. */
@@ -157,7 +167,7 @@ static void wake(waiter *w)
 }
 
 /* [g_lock] Wakes every blocked wait that holds `h`. */
-static void wake_waiters_of(const tempo_handle *h)
+static void wake_waiters_of(const plat_handle *h)
 {
     for (waiter *w = g_active; w != NULL; w = w->next)
         for (int i = 0; i < w->n; i++)
@@ -167,18 +177,39 @@ static void wake_waiters_of(const tempo_handle *h)
             }
 }
 
-static void handle_unref(tempo_handle *h)
+/* [g_lock] */
+static void handle_unref(plat_handle *h)
 {
     if (--h->refs == 0)
         free(h);
 }
 
-tempo_handle *plat_event_create(bool manual_reset, bool initially_signaled)
+void plat_handles_retain(plat_handle *const *h, int n)
+{
+    SDL_mutex *lock = get_lock();
+    SDL_LockMutex(lock);
+    for (int i = 0; i < n; i++)
+        h[i]->refs++;
+    SDL_UnlockMutex(lock);
+}
+
+void plat_handles_release(plat_handle *const *h, int n)
+{
+    if (n == 0)
+        return;
+    SDL_mutex *lock = get_lock();
+    SDL_LockMutex(lock);
+    for (int i = 0; i < n; i++)
+        handle_unref(h[i]);
+    SDL_UnlockMutex(lock);
+}
+
+plat_handle *plat_event_create(bool manual_reset, bool initially_signaled)
 {
     return handle_new(PLAT_HANDLE_EVENT, manual_reset, initially_signaled);
 }
 
-void plat_event_set(tempo_handle *event)
+void plat_event_set(plat_handle *event)
 {
     SDL_mutex *lock = get_lock();
     SDL_LockMutex(lock);
@@ -189,7 +220,7 @@ void plat_event_set(tempo_handle *event)
     SDL_UnlockMutex(lock);
 }
 
-void plat_event_reset(tempo_handle *event)
+void plat_event_reset(plat_handle *event)
 {
     SDL_mutex *lock = get_lock();
     SDL_LockMutex(lock);
@@ -197,12 +228,12 @@ void plat_event_reset(tempo_handle *event)
     SDL_UnlockMutex(lock);
 }
 
-tempo_handle *plat_timer_create(bool manual_reset)
+plat_handle *plat_timer_create(bool manual_reset)
 {
     return handle_new(PLAT_HANDLE_TIMER, manual_reset, false);
 }
 
-void plat_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns)
+void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
 {
     SDL_mutex *lock = get_lock();
     SDL_LockMutex(lock);
@@ -213,7 +244,7 @@ void plat_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns)
     SDL_UnlockMutex(lock);
 }
 
-void plat_timer_cancel(tempo_handle *timer)
+void plat_timer_cancel(plat_handle *timer)
 {
     SDL_mutex *lock = get_lock();
     SDL_LockMutex(lock);
@@ -228,7 +259,7 @@ void plat_timer_cancel(tempo_handle *timer)
     SDL_UnlockMutex(lock);
 }
 
-uint64_t plat_timer_missed(const tempo_handle *timer)
+uint64_t plat_timer_missed(const plat_handle *timer)
 {
     SDL_mutex *lock = get_lock();
     SDL_LockMutex(lock);
@@ -237,7 +268,7 @@ uint64_t plat_timer_missed(const tempo_handle *timer)
     return missed;
 }
 
-void plat_handle_destroy(tempo_handle *h)
+void plat_handle_destroy(plat_handle *h)
 {
     SDL_mutex *lock = get_lock();
     SDL_LockMutex(lock);
@@ -248,7 +279,7 @@ void plat_handle_destroy(tempo_handle *h)
 
 /* [g_lock] True if `h` is signalled at `now`; consumes the signal of an
  * auto-reset handle (and the due ticks of any timer). */
-static bool try_acquire(tempo_handle *h, uint64_t now)
+static bool try_acquire(plat_handle *h, uint64_t now)
 {
     if (h->magic != HANDLE_MAGIC)
         return false;
@@ -268,7 +299,7 @@ static bool try_acquire(tempo_handle *h, uint64_t now)
 }
 
 /* [g_lock] Lowest signalled index, or -1. */
-static int acquire_first(tempo_handle *const *handles, int n, uint64_t now)
+static int acquire_first(plat_handle *const *handles, int n, uint64_t now)
 {
     for (int i = 0; i < n; i++)
         if (try_acquire(handles[i], now))
@@ -277,11 +308,11 @@ static int acquire_first(tempo_handle *const *handles, int n, uint64_t now)
 }
 
 /* [g_lock] The earliest timer due time among the handles, capped by `limit`. */
-static uint64_t next_wake(tempo_handle *const *handles, int n, uint64_t limit)
+static uint64_t next_wake(plat_handle *const *handles, int n, uint64_t limit)
 {
     uint64_t at = limit;
     for (int i = 0; i < n; i++) {
-        const tempo_handle *h = handles[i];
+        const plat_handle *h = handles[i];
         if (h->magic == HANDLE_MAGIC && h->kind == PLAT_HANDLE_TIMER) {
             uint64_t due = plat_sched_next(&h->sched);
             if (due < at)
@@ -295,7 +326,7 @@ static uint64_t next_wake(tempo_handle *const *handles, int n, uint64_t limit)
 
 /* [g_lock] Takes an idle waiter (or makes one) and links it as blocked,
  * holding a reference to each handle. */
-static waiter *waiter_begin(tempo_handle *const *handles, int n, bool sdl_route)
+static waiter *waiter_begin(plat_handle *const *handles, int n, bool sdl_route)
 {
     waiter *w = g_pool;
     if (w != NULL) {
@@ -446,7 +477,7 @@ static uint64_t deadline_after(uint64_t now, uint64_t timeout_ns)
 
 /* [g_lock] The verdict at `now`, or -1 (keep waiting). Handles first, like
  * MsgWaitForMultipleObjects; then messages; then the timeout. */
-static int verdict(tempo_handle *const *handles, int n, bool messages, uint64_t now,
+static int verdict(plat_handle *const *handles, int n, bool messages, uint64_t now,
                    uint64_t deadline)
 {
     int r = acquire_first(handles, n, now);
@@ -469,7 +500,7 @@ static int sdl_timeout_ms(uint64_t wake_at)
     return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
 }
 
-int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
+int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
 {
     SDL_mutex *lock = get_lock();
     if (lock == NULL)

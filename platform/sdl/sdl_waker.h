@@ -34,6 +34,11 @@ void sdl_waker_drain(sdl_waker *w);
  * lock) held by the caller; the eventfd one does not care. */
 void sdl_waker_signal(sdl_waker *w);
 
+/* Test-only fault injection: sleeps for plat_fault_set_signal_delay_ns()'s
+ * delay, if one is set. sdl_waker_signal() calls it between its two steps.
+ * Thread: any. (Defined in sdl_wait.c.) */
+void sdl_waker__fault_pause(void);
+
 /* What ended a sdl_waker_block() (a bit set; 0 means the deadline). */
 enum {
     SDL_WAKER_WOKE_SIGNAL = 1 << 0, /* sdl_waker_signal() */

@@ -46,6 +46,7 @@ void sdl_waker_drain(sdl_waker *w)
 void sdl_waker_signal(sdl_waker *w)
 {
     w->signaled = true;
+    sdl_waker__fault_pause();
     SDL_CondSignal(w->cond);
 }
 

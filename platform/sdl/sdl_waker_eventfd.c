@@ -29,7 +29,12 @@ struct sdl_waker {
     int event_fd;
     int timer_fd;
     /* Set by sdl_waker_signal before it writes the eventfd, so a drain of a
-     * waker nobody signalled (the common case) costs no read() syscall. */
+     * waker nobody signalled (the common case) costs no read() syscall.
+     * Only a hint: a signal split by a preemption (flag set, a drain clears
+     * the flag and reads, then the write lands) leaves the eventfd readable
+     * with the flag clear. So sdl_waker_block reads whenever ppoll() says
+     * readable, whatever the flag says: a readable eventfd is always drained
+     * by the next sleep, at the cost of one early return, never a spin. */
     atomic_bool pending;
 };
 
@@ -68,19 +73,27 @@ void sdl_waker_destroy(sdl_waker *w)
     free(w);
 }
 
-void sdl_waker_drain(sdl_waker *w)
+/* Empties the eventfd. Non-blocking: EAGAIN when it was empty (a concurrent
+ * read took the count, or the write has not landed yet), which is fine. */
+static void read_counter(sdl_waker *w)
 {
-    if (!atomic_exchange(&w->pending, false))
-        return;
     uint64_t count;
-    /* Non-blocking: EAGAIN when a concurrent drain took it, which is fine. */
     if (read(w->event_fd, &count, sizeof count) < 0 && errno != EAGAIN)
         tempo__set_error(TEMPO_EPLATFORM, "eventfd read: %s", strerror(errno));
+}
+
+void sdl_waker_drain(sdl_waker *w)
+{
+    /* A readable eventfd with the flag clear (see `pending`) slips past this
+     * check; the next sdl_waker_block drains it. */
+    if (atomic_exchange(&w->pending, false))
+        read_counter(w);
 }
 
 void sdl_waker_signal(sdl_waker *w)
 {
     atomic_store(&w->pending, true);
+    sdl_waker__fault_pause();
     uint64_t one = 1;
     /* Only fails with EAGAIN when the counter is about to overflow, which
      * still leaves the waker signalled: nothing to report. */
@@ -130,7 +143,14 @@ int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int ext
     int woke = 0;
     if (rc > 0) {
         if (fds[0].revents & POLLIN) {
-            sdl_waker_drain(w);
+            /* Clear the flag first, then read: a signal whose flag we clear
+             * has either written already (this read takes it) or will write
+             * after it (the eventfd stays readable and the next sleep returns
+             * at once and reads it). Reading only when the flag was set would
+             * leave such a late write readable for good: every later ppoll()
+             * returns at once, a 100% CPU spin (issue 10). */
+            atomic_store(&w->pending, false);
+            read_counter(w);
             woke |= SDL_WAKER_WOKE_SIGNAL;
         }
         if (extra_slot >= 0 && (fds[extra_slot].revents & (POLLIN | POLLHUP | POLLERR)))

@@ -554,7 +554,7 @@ plat_input *plat_input_open(SDL_Window *window, unsigned devices)
     in->hwnd = info.info.win.window;
     in->devices = devices;
     InitializeSRWLock(&in->enum_lock);
-    in->signal = plat_event_create(false, false);
+    in->signal = tempo_event_create(false, false); /* a public id: plat_input_handle returns it */
     if (in->signal == NULL)
         goto fail;
     in->signal_os = win32__handle_os(in->signal);
@@ -632,7 +632,7 @@ void plat_input_close(plat_input *in)
     if (in->di != NULL)
         IDirectInput8_Release(in->di);
     if (in->signal != NULL)
-        plat_handle_destroy(in->signal);
+        tempo_event_destroy(in->signal);
     free(in);
 }
 

@@ -109,3 +109,14 @@ void plat_mutex_unlock(plat_mutex *m)
 {
     ReleaseSRWLockExclusive(&m->lock);
 }
+
+int plat_thread_cpu_ns(uint64_t *out_ns)
+{
+    FILETIME created, exited, kernel, user;
+    if (!GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user))
+        return win32__error(TEMPO_EPLATFORM, "GetThreadTimes");
+    uint64_t k = ((uint64_t)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime;
+    uint64_t u = ((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime;
+    *out_ns = (k + u) * 100u; /* FILETIME counts 100 ns units */
+    return 0;
+}

@@ -49,6 +49,7 @@
 #include <SDL.h>
 
 #include "plat_announce.h"
+#include "handle_pool.h"
 #include "plat_sched.h"
 #include "platform.h"
 #include "tempo_internal.h"
@@ -56,7 +57,7 @@
 
 #define HANDLE_MAGIC 0x54454d50u /* "TEMP" */
 
-struct tempo_handle {
+struct plat_handle {
     atomic_uint magic; /* HANDLE_MAGIC while alive, 0 once destroyed */
     uint8_t kind;      /* enum plat_handle_kind */
     bool manual_reset;
@@ -76,6 +77,7 @@ static plat_announce g_announce;      /* cross-thread SDL pushes (plat_announce.
 static atomic_ulong g_loop_thread;    /* thread id of the last message wait */
 static atomic_ulong g_waiting_thread; /* thread id blocked in a message wait, or 0 */
 static _Atomic(uint64_t) g_pad_poll_ns; /* controller poll interval; 0: none */
+static _Atomic(uint64_t) g_fault_delay_ns; /* plat_fault_set_signal_delay_ns; 0: off */
 
 const char *plat_backend_name(void)
 {
@@ -89,19 +91,14 @@ const char *plat_wait_route(void)
 
 /* ---- Handles ------------------------------------------------------------ */
 
-static bool alive(const tempo_handle *h)
+static bool alive(const plat_handle *h)
 {
     return atomic_load_explicit(&h->magic, memory_order_acquire) == HANDLE_MAGIC;
 }
 
-int plat_handle_kind(const tempo_handle *h)
+static plat_handle *handle_new(int kind, bool manual_reset)
 {
-    return alive(h) ? h->kind : 0;
-}
-
-static tempo_handle *handle_new(int kind, bool manual_reset)
-{
-    tempo_handle *h = calloc(1, sizeof *h);
+    plat_handle *h = calloc(1, sizeof *h);
     if (h == NULL) {
         tempo__set_error(TEMPO_ENOMEM, "handle: out of memory");
         return NULL;
@@ -114,7 +111,7 @@ static tempo_handle *handle_new(int kind, bool manual_reset)
     return h;
 }
 
-static void handle_unref(tempo_handle *h)
+static void handle_unref(plat_handle *h)
 {
     if (atomic_fetch_sub(&h->refs, 1) == 1) {
         CloseHandle(h->os);
@@ -122,9 +119,21 @@ static void handle_unref(tempo_handle *h)
     }
 }
 
-tempo_handle *plat_event_create(bool manual_reset, bool initially_signaled)
+void plat_handles_retain(plat_handle *const *h, int n)
 {
-    tempo_handle *h = handle_new(PLAT_HANDLE_EVENT, manual_reset);
+    for (int i = 0; i < n; i++)
+        atomic_fetch_add(&h[i]->refs, 1);
+}
+
+void plat_handles_release(plat_handle *const *h, int n)
+{
+    for (int i = 0; i < n; i++)
+        handle_unref(h[i]);
+}
+
+plat_handle *plat_event_create(bool manual_reset, bool initially_signaled)
+{
+    plat_handle *h = handle_new(PLAT_HANDLE_EVENT, manual_reset);
     if (h == NULL)
         return NULL;
     h->os = CreateEventW(NULL, manual_reset, initially_signaled, NULL);
@@ -136,26 +145,39 @@ tempo_handle *plat_event_create(bool manual_reset, bool initially_signaled)
     return h;
 }
 
-void plat_event_set(tempo_handle *event)
+void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
 {
+    atomic_store(&g_fault_delay_ns, delay_ns);
+}
+
+void plat_event_set(plat_handle *event)
+{
+    uint64_t delay = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
+    if (delay > 0)
+        plat_sleep_until_ns(plat_now_ns() + delay); /* test-only: a preempted setter */
     if (!SetEvent(event->os))
         win32__error(TEMPO_EPLATFORM, "SetEvent");
 }
 
 HANDLE win32__handle_os(tempo_handle *event)
 {
-    return event->os;
+    plat_handle *h = tempo__handle_lock(event, PLAT_HANDLE_EVENT);
+    if (h == NULL)
+        return NULL;
+    HANDLE os = h->os; /* open until the handle is destroyed */
+    tempo__handle_unlock();
+    return os;
 }
 
-void plat_event_reset(tempo_handle *event)
+void plat_event_reset(plat_handle *event)
 {
     if (!ResetEvent(event->os))
         win32__error(TEMPO_EPLATFORM, "ResetEvent");
 }
 
-tempo_handle *plat_timer_create(bool manual_reset)
+plat_handle *plat_timer_create(bool manual_reset)
 {
-    tempo_handle *h = handle_new(PLAT_HANDLE_TIMER, manual_reset);
+    plat_handle *h = handle_new(PLAT_HANDLE_TIMER, manual_reset);
     if (h == NULL)
         return NULL;
     /* Auto-reset tempo timers use a synchronization timer, so one expiry
@@ -171,7 +193,7 @@ tempo_handle *plat_timer_create(bool manual_reset)
 
 /* [t->lock] Makes the kernel timer agree with the software state (see the
  * top comment) after that state changed or a wake-up found nothing due. */
-static void timer_sync_kernel(tempo_handle *t, uint64_t now)
+static void timer_sync_kernel(plat_handle *t, uint64_t now)
 {
     if (t->signaled) {
         /* Armed at a due time that has passed: it is signalled or about to
@@ -190,7 +212,7 @@ static void timer_sync_kernel(tempo_handle *t, uint64_t now)
 /* [t->lock] Consumes the ticks due at `now`; true if the timer is signalled
  * for this waiter (consuming the signal of an auto-reset timer). The same
  * rules as the SDL backend's try_acquire. */
-static bool timer_acquire(tempo_handle *t, uint64_t now)
+static bool timer_acquire(plat_handle *t, uint64_t now)
 {
     uint64_t ticks = plat_sched_consume(&t->sched, now);
     if (ticks > 0) {
@@ -204,7 +226,7 @@ static bool timer_acquire(tempo_handle *t, uint64_t now)
     return true;
 }
 
-void plat_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns)
+void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
 {
     AcquireSRWLockExclusive(&timer->lock);
     plat_sched_arm(&timer->sched, due_ns, period_ns);
@@ -215,7 +237,7 @@ void plat_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns)
     ReleaseSRWLockExclusive(&timer->lock);
 }
 
-void plat_timer_cancel(tempo_handle *timer)
+void plat_timer_cancel(plat_handle *timer)
 {
     AcquireSRWLockExclusive(&timer->lock);
     /* Win32 semantics: a tick that already fell due stays signalled. The
@@ -231,28 +253,32 @@ void plat_timer_cancel(tempo_handle *timer)
     ReleaseSRWLockExclusive(&timer->lock);
 }
 
-uint64_t plat_timer_missed(const tempo_handle *timer)
+uint64_t plat_timer_missed(const plat_handle *timer)
 {
-    tempo_handle *t = (tempo_handle *)timer; /* the lock is state, not the value */
+    plat_handle *t = (plat_handle *)timer; /* the lock is state, not the value */
     AcquireSRWLockShared(&t->lock);
     uint64_t missed = t->missed;
     ReleaseSRWLockShared(&t->lock);
     return missed;
 }
 
-void plat_handle_destroy(tempo_handle *h)
+void plat_handle_destroy(plat_handle *h)
 {
     /* A wait still blocked on it keeps the memory (its reference) but must
-     * never see it signalled again. */
-    atomic_store(&h->magic, 0);
+     * never see it signalled again. An event is reset before it is marked
+     * dead: the other order let a blocked wait find a manual-reset event
+     * still signalled but dead, go round and find it again, spinning until
+     * the reset. No set can follow (the id is gone from the handle table). */
     if (h->kind == PLAT_HANDLE_TIMER) {
         AcquireSRWLockExclusive(&h->lock);
+        atomic_store(&h->magic, 0);
         plat_sched_disarm(&h->sched);
         h->signaled = false;
         win32__timer_quench(h->os);
         ReleaseSRWLockExclusive(&h->lock);
     } else {
         ResetEvent(h->os);
+        atomic_store(&h->magic, 0);
     }
     handle_unref(h);
 }
@@ -261,10 +287,10 @@ void plat_handle_destroy(tempo_handle *h)
 
 /* The lowest index of a timer that is signalled in software at `now` (due
  * or left signalled), or -1. Does not consume anything. */
-static int first_due_timer(tempo_handle *const *handles, int n, uint64_t now)
+static int first_due_timer(plat_handle *const *handles, int n, uint64_t now)
 {
     for (int i = 0; i < n; i++) {
-        tempo_handle *h = handles[i];
+        plat_handle *h = handles[i];
         if (h->kind != PLAT_HANDLE_TIMER)
             continue;
         AcquireSRWLockShared(&h->lock);
@@ -281,7 +307,7 @@ static int first_due_timer(tempo_handle *const *handles, int n, uint64_t now)
  * due. True if the wait may return it; false for a destroyed handle or a
  * timer with nothing due (stale or early expiry, or another waiter took the
  * tick): the wait goes on. */
-static bool claim(tempo_handle *h)
+static bool claim(plat_handle *h)
 {
     if (h->kind != PLAT_HANDLE_TIMER)
         return alive(h);
@@ -481,7 +507,7 @@ static bool arm_apc(HANDLE timer, uint64_t due_ns, uint64_t now_ns)
  * with MWMO_INPUTAVAILABLE, returns the queue's index as soon as input is
  * queued without looking at the handles (wine happens to look at them first),
  * so a messages result is never reported before this. */
-static int poll_handles(tempo_handle *const *handles, const HANDLE *kh, int n)
+static int poll_handles(plat_handle *const *handles, const HANDLE *kh, int n)
 {
     for (;;) {
         int due = first_due_timer(handles, n, plat_now_ns());
@@ -503,7 +529,7 @@ static int poll_handles(tempo_handle *const *handles, const HANDLE *kh, int n)
     }
 }
 
-int plat_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
+int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
 {
     const bool messages = (flags & TEMPO_WAIT_MESSAGES) != 0;
     const uint64_t deadline = deadline_after(plat_now_ns(), timeout_ns);

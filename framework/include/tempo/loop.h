@@ -296,7 +296,7 @@ typedef void (*tempo_loop_watch_fn)(tempo_loop *loop, tempo_handle *handle, void
  * A watch added from a callback takes effect from the next frame.
  * handle: not owned; must stay alive until unwatched (destroying a watched
  * handle makes tempo_loop_frame() fail with TEMPO_EINVAL).
- * Returns 0, TEMPO_EINVAL (NULL argument), TEMPO_EBUSY (already watched) or
+ * Returns 0, TEMPO_EINVAL (NULL argument, destroyed handle), TEMPO_EBUSY (already watched) or
  * TEMPO_ETOOMANY (TEMPO_LOOP_MAX_WATCHES are watched). */
 TEMPO_API int tempo_loop_watch(tempo_loop *loop, tempo_handle *handle, tempo_loop_watch_fn fn,
                                void *user);

@@ -20,6 +20,12 @@
  * tempo_timer_destroy(). Destroying a handle another thread is blocked on is
  * a programming error: Tempo keeps the memory valid until that wait returns,
  * but the destroyed handle is never signalled again.
+ *
+ * A `tempo_handle *` is an id (a table slot and a generation, as sokol_gfx's
+ * ids), not an address: never dereference it. Every function checks it, so a
+ * destroyed handle is TEMPO_EINVAL everywhere, every time -- also a copy kept
+ * after the destroy and after later handles reused its slot -- and can never
+ * reach another handle's state. At most 65535 handles are alive at once.
  */
 #ifndef TEMPO_WAIT_H
 #define TEMPO_WAIT_H
@@ -58,15 +64,21 @@ TEMPO_API tempo_handle *tempo_event_create(bool manual_reset, bool initially_sig
 
 /* Signals the event. Setting a signalled event does nothing (signals do not
  * count). Thread: any, including SDL timer callbacks and audio callbacks: it
- * takes one short internal lock, never blocks on a waiter and never calls
- * into SDL's event queue on the fast routes.
- * Returns 0, or TEMPO_EINVAL if `event` is NULL or not an event. */
+ * takes two short internal locks (the handle table's and the backend's),
+ * never blocks on a waiter and never calls into SDL's event queue on the
+ * fast routes.
+ * Returns 0, or TEMPO_EINVAL if `event` is NULL, destroyed or not an event. */
 TEMPO_API int tempo_event_set(tempo_handle *event);
 
-/* Makes the event non-signalled. Thread: any. Returns 0 or TEMPO_EINVAL. */
+/* Makes the event non-signalled. Thread: any. Returns 0 or TEMPO_EINVAL
+ * (NULL, destroyed, not an event). */
 TEMPO_API int tempo_event_reset(tempo_handle *event);
 
-/* Destroys the event, signalled or not. NULL is a no-op. Thread: any. */
+/* Destroys the event, signalled or not. NULL is a no-op. Thread: any.
+ * Misuse is reported, never silent (a line in the log, and the detail in
+ * tempo_get_error()): a handle already destroyed is ignored; a
+ * timer is destroyed all the same (like Win32's CloseHandle), so nothing
+ * leaks. */
 TEMPO_API void tempo_event_destroy(tempo_handle *event);
 
 /* ---- Waitable timers --------------------------------------------------- */
@@ -84,7 +96,7 @@ TEMPO_API tempo_handle *tempo_timer_create(bool manual_reset);
  * its time. When waits come late, the periods that fell due in between
  * coalesce into one signal, and tempo_timer_missed() reports how many extra
  * periods went by. Setting clears the current signal and the missed count.
- * Returns 0, or TEMPO_EINVAL (NULL or not a timer). Thread: any. */
+ * Returns 0, or TEMPO_EINVAL (NULL, destroyed, not a timer). Thread: any. */
 TEMPO_API int tempo_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns);
 
 /* Disarms the timer. A signal it already raised stays (Win32 semantics).
@@ -94,10 +106,12 @@ TEMPO_API int tempo_timer_cancel(tempo_handle *timer);
 /* How many periods were coalesced into the signal consumed by the last wait
  * that returned this timer, beyond the one it was signalled for: 0 when the
  * waiter kept up, 3 when it returned just after the 4th tick since the one
- * before. 0 for one-shot timers, NULL or non-timers. Thread: any. */
+ * before. 0 for one-shot timers, NULL, destroyed handles or non-timers.
+ * Thread: any. */
 TEMPO_API uint64_t tempo_timer_missed(const tempo_handle *timer);
 
-/* Destroys the timer. NULL is a no-op. Thread: any. */
+/* Destroys the timer. NULL is a no-op. Thread: any. Misuse is reported as
+ * for tempo_event_destroy(): an event given here is destroyed all the same. */
 TEMPO_API void tempo_timer_destroy(tempo_handle *timer);
 
 /* ---- The wait ---------------------------------------------------------- */
