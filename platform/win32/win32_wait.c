@@ -49,6 +49,7 @@
 #include <SDL.h>
 
 #include "plat_announce.h"
+#include "plat_sdl_hook.h"
 #include "handle_pool.h"
 #include "plat_sched.h"
 #include "platform.h"
@@ -72,11 +73,6 @@ struct plat_handle {
 
 static _Atomic(const char *) g_route = "none";
 
-/* Message waits and SDL_PushEvent (see the top comment). */
-static plat_announce g_announce;      /* cross-thread SDL pushes (plat_announce.h) */
-static atomic_ulong g_loop_thread;    /* thread id of the last message wait */
-static atomic_ulong g_waiting_thread; /* thread id blocked in a message wait, or 0 */
-static _Atomic(uint64_t) g_pad_poll_ns; /* controller poll interval; 0: none */
 static _Atomic(uint64_t) g_fault_delay_ns; /* plat_fault_set_signal_delay_ns; 0: off */
 
 const char *plat_backend_name(void)
@@ -324,37 +320,12 @@ static bool claim(plat_handle *h)
 
 /* ---- Messages ----------------------------------------------------------- */
 
-/* [any thread that pushes an SDL event] */
-static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
+/* [any thread that pushes an SDL event] The SDL event-queue hook's wake
+ * (plat_sdl_hook.h): `ctx` is the waiting thread's id. */
+static void wake_thread(void *ctx)
 {
-    (void)userdata;
-    (void)event;
-    /* Events the loop thread adds itself (its own SDL_PumpEvents) need no wake. */
-    if (GetCurrentThreadId() == atomic_load(&g_loop_thread))
-        return 0;
-    plat_announce_push(&g_announce);
-    DWORD waiter = (DWORD)atomic_load(&g_waiting_thread);
-    if (waiter != 0)
-        PostThreadMessageW(waiter, WM_NULL, 0, 0); /* fails only if the queue is full: then it is awake */
-    return 0;
-}
-
-/* Declared in platform.h by the input layer (issue 7). */
-void plat_set_input_poll_interval_ns(uint64_t interval_ns);
-void plat_set_input_poll_interval_ns(uint64_t interval_ns)
-{
-    atomic_store(&g_pad_poll_ns, interval_ns);
-}
-
-/* [loop thread] True while SDL has a joystick open (it must then be polled). */
-static bool joystick_open(void)
-{
-    if (!SDL_WasInit(SDL_INIT_JOYSTICK))
-        return false;
-    for (int i = 0, n = SDL_NumJoysticks(); i < n; i++)
-        if (SDL_JoystickFromInstanceID(SDL_JoystickGetDeviceInstanceID(i)) != NULL)
-            return true;
-    return false;
+    /* Fails only if the queue is full: then the thread is awake anyway. */
+    PostThreadMessageW((DWORD)(uintptr_t)ctx, WM_NULL, 0, 0);
 }
 
 static atomic_int g_quiet_keyboard, g_quiet_mouse; /* open native devices (win32__quiet_sdl_input) */
@@ -401,18 +372,11 @@ static uint64_t message_wait_begin(void)
         PeekMessageW(&msg, NULL, WM_USER, WM_USER, PM_NOREMOVE);
         has_queue = true;
     }
-    uint64_t pad_poll_ns = atomic_load(&g_pad_poll_ns);
-    if (pad_poll_ns > 0 && !joystick_open())
+    uint64_t pad_poll_ns = plat_sdl_pad_poll_ns();
+    if (pad_poll_ns > 0 && !plat_sdl_joystick_open())
         pad_poll_ns = 0;
     atomic_store(&g_route, pad_poll_ns > 0 ? "msgwait+pad-poll" : "msgwait");
-    atomic_store(&g_loop_thread, GetCurrentThreadId());
-    if (SDL_WasInit(SDL_INIT_EVENTS)) {
-        /* Re-registering each time is cheap and survives SDL_Quit(), which
-         * forgets event watches. */
-        SDL_DelEventWatch(on_event_added, NULL);
-        SDL_AddEventWatch(on_event_added, NULL);
-    }
-    atomic_store(&g_waiting_thread, GetCurrentThreadId());
+    plat_sdl_hook_begin(wake_thread, (void *)(uintptr_t)GetCurrentThreadId());
     return pad_poll_ns;
 }
 
@@ -553,11 +517,12 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
         kh[n] = dl->handle;
     bool apc_armed = false;
     const uint64_t pad_poll_ns = messages ? message_wait_begin() : 0;
+    plat_announce *const ann = plat_sdl_announce();
 
     uint64_t polled_at = 0;
     int r;
     for (;;) {
-        unsigned announced = plat_announce_snapshot(&g_announce);
+        unsigned announced = plat_announce_snapshot(ann);
         uint64_t now = plat_now_ns();
         if (pad_poll_ns > 0 && now - polled_at >= pad_poll_ns) {
             SDL_PumpEvents(); /* runs SDL_JoystickUpdate; events it adds end the wait below */
@@ -566,7 +531,7 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
         int due = first_due_timer(handles, n, now);
         bool sdl_pending = messages && sdl_events_pending();
         if (sdl_pending)
-            plat_announce_landed(&g_announce, announced);
+            plat_announce_landed(ann, announced);
         /* Block only when nothing is known to be ready; otherwise poll the
          * kernel (timeout 0) for the handles below the due timer, so the
          * lowest signalled index still wins, then messages, then timeout. */
@@ -580,7 +545,7 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
             if (pad_poll_ns > 0 && polled_at + pad_poll_ns < wake_at)
                 wake_at = polled_at + pad_poll_ns; /* the next controller poll */
             if (messages)
-                wake_at = plat_announce_recheck(&g_announce, announced, now, wake_at);
+                wake_at = plat_announce_recheck(ann, announced, now, wake_at);
             ms = INFINITE;
             if (wake_at != UINT64_MAX) {
                 if (dl_slot && win32__timer_arm(dl->handle, wake_at, now)) {
@@ -655,7 +620,7 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
         /* A millisecond timeout ended: the clock decides. */
     }
     if (messages)
-        atomic_store(&g_waiting_thread, 0);
+        plat_sdl_hook_end();
     if (dl != NULL) {
         if (apc_armed)
             CancelWaitableTimer(dl->handle); /* no completion routine queued later */
@@ -673,6 +638,6 @@ void plat_pump(void)
 
 void plat_shutdown(void)
 {
-    SDL_DelEventWatch(on_event_added, NULL);
+    plat_sdl_hook_shutdown();
     win32__clock_shutdown();
 }
