@@ -529,6 +529,12 @@ static void controller_enumeration_stays_off_the_loop_thread(void)
     s.n = 0;
     uint64_t longest = 0;
     if (in != NULL) {
+        /* The enumeration thread reaches the held EnumDevices (it may start
+         * late on a loaded machine). */
+        uint64_t s0 = tempo_now_ns();
+        while (atomic_load(&g_enum_calls) < 1 && tempo_now_ns() - s0 < 10000 * MS)
+            Sleep(5);
+        CHECK_EQ_INT(atomic_load(&g_enum_calls), 1);
         /* Reads go on while the enumeration is held. */
         for (int i = 0; i < 3; i++) {
             uint64_t t0 = tempo_now_ns();
@@ -569,7 +575,20 @@ static void controller_enumeration_stays_off_the_loop_thread(void)
     SDL_QuitSubSystem(SDL_INIT_VIDEO);
 }
 
+/* ---- 6. Capabilities ----------------------------------------------------- */
+
+static void backend_reports_its_capabilities(void)
+{
+    CHECK(tempo_backend_has(TEMPO_CAP_NATIVE_INPUT));
+    CHECK(tempo_backend_has(TEMPO_CAP_OS_MESSAGE_WAIT));
+    CHECK(tempo_backend_has(TEMPO_CAP_NATIVE_INPUT | TEMPO_CAP_OS_MESSAGE_WAIT));
+    CHECK(!tempo_backend_has(TEMPO_CAP_SDL_ROUTE));
+    CHECK(!tempo_backend_has(TEMPO_CAP_NATIVE_INPUT | TEMPO_CAP_SDL_ROUTE));
+    CHECK(!tempo_backend_has(0));
+}
+
 static const tt_case cases[] = {
+    TT_CASE(backend_reports_its_capabilities),
     TT_CASE(handles_are_reported_before_queued_input),
     TT_CASE(message_waits_work_where_touch_bits_are_rejected),
     TT_CASE(full_wait_set_with_messages_keeps_a_precise_deadline),

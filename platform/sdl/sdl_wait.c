@@ -105,6 +105,11 @@ const char *plat_backend_name(void)
     return "sdl";
 }
 
+unsigned plat_capabilities(void)
+{
+    return TEMPO_CAP_SDL_ROUTE;
+}
+
 const char *plat_wait_route(void)
 {
     return atomic_load(&g_route);

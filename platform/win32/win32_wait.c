@@ -80,6 +80,11 @@ const char *plat_backend_name(void)
     return "win32";
 }
 
+unsigned plat_capabilities(void)
+{
+    return TEMPO_CAP_NATIVE_INPUT | TEMPO_CAP_OS_MESSAGE_WAIT;
+}
+
 const char *plat_wait_route(void)
 {
     return atomic_load(&g_route);
