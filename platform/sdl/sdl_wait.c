@@ -19,7 +19,8 @@
  *    the X display connection), or one without an input source of its own
  *    (dummy, offscreen, no video). ppoll() sleeps with nanosecond timeouts;
  *    SDL events pushed by other threads (SDL_PushEvent, SDL timer callbacks)
- *    wake it through an SDL event watch that signals the waker.
+ *    wake it through the shared SDL event-queue hook (plat_sdl_hook.h), which
+ *    signals the waker.
  *  - sdl route (portable fallback; other video drivers, a joystick open, the
  *    cond waker, or TEMPO_SDL_WAIT_ROUTE=sdl): SDL_WaitEventTimeout(NULL, ms)
  *    blocks inside SDL; signals wake it by pushing a private SDL user event.

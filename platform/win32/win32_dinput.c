@@ -8,15 +8,21 @@
  * HWND with DISCL_FOREGROUND | DISCL_NONEXCLUSIVE: the game gets input while
  * it has the focus and the rest of the desktop keeps working.
  *
- * Losing the focus unacquires the devices. An SDL event watch notices the
- * window getting it back and signals the event, so the next read
- * re-acquires them; keys still down when the keyboard was lost are released
- * then (the key-ups happened while we were not listening).
+ * Acquisition: losing the focus unacquires the devices (keys and buttons we
+ * reported down are released then). They are acquired again by the next
+ * read while the window is in front; reads are triggered by the window's
+ * focus/show/restore/enter events, by a key or click SDL sees while
+ * DirectInput says the device is lost (a secure desktop takes the input
+ * without a focus change), and, while an acquire keeps failing in front, by
+ * a 250 ms tick. Every acquire and every buffer overflow ends with the
+ * device's state (GetDeviceState), reported as changes (sync_device).
  *
  * Controllers come and go: a message-only window registered for HID
- * interface notifications (WM_DEVICECHANGE) signals the event, and the read
- * re-enumerates. A controller that fails with DIERR_UNPLUGGED/INPUTLOST and
- * cannot be re-acquired while we have the focus is closed.
+ * interface notifications (WM_DEVICECHANGE) asks the enumeration thread for
+ * a pass (EnumDevices can take seconds, so it never runs on the loop
+ * thread); the thread signals the event and the next read opens what
+ * appeared. A controller that fails with DIERR_UNPLUGGED is closed.
+ * Controllers that must be polled (DIDC_POLLEDDEVICE) are, on an 8 ms tick.
  *
  * Controller mapping: DirectInput has no notion of a "game controller", only
  * axes, buttons and hats. The default here is the layout XInput pads report
@@ -27,8 +33,10 @@
  * (use the sdl input path). Mouse positions are read with GetCursorPos when
  * the buffer is drained, not when the report happened.
  *
- * Thread: everything runs on the loop thread, except that DirectInput and
- * the device-change window set the event (from any thread).
+ * Thread: everything runs on the loop thread, except the enumeration thread
+ * (enum_main, its own IDirectInput8, results under enum_lock) and the
+ * timer-queue tick; DirectInput, the tick and the enumeration thread set the
+ * event from their threads.
  */
 #define DIRECTINPUT_VERSION 0x0800
 #include <stdatomic.h>
@@ -108,6 +116,7 @@ struct plat_input {
     HANDLE tick;
     DWORD tick_ms;
     bool quiet; /* counted in win32__quiet_sdl_input */
+    DWORD loop_thread; /* the thread that opened `in` */
 };
 
 /* ---- DIK_* (PC set-1 scancodes, 0x80 = E0 prefix) to SDL scancodes ----- */
@@ -485,6 +494,8 @@ static int SDLCALL on_sdl_event(void *user, SDL_Event *e)
      * Ctrl+Alt+Del, UAC, Win+L). A peek says so without consuming anything;
      * the read it triggers acquires again and reports what is held. */
     device *d = NULL;
+    if (GetCurrentThreadId() != in->loop_thread)
+        return 0; /* an event pushed by another thread: DirectInput is the loop thread's */
     if (e->type == SDL_KEYDOWN || e->type == SDL_KEYUP)
         d = in->keyboard;
     else if (e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP || e->type == SDL_MOUSEWHEEL)
@@ -551,6 +562,7 @@ plat_input *plat_input_open(SDL_Window *window, unsigned devices)
         return NULL;
     }
     in->window = window;
+    in->loop_thread = GetCurrentThreadId();
     in->hwnd = info.info.win.window;
     in->devices = devices;
     InitializeSRWLock(&in->enum_lock);

@@ -21,13 +21,18 @@
  * The wait is WaitForMultipleObjects, or MsgWaitForMultipleObjectsEx with
  * QS_ALLINPUT and MWMO_INPUTAVAILABLE when the caller wants messages (then
  * any input already in the thread's queue counts, not only new input). When
- * the queue has messages the wait lets SDL pump them (SDL_PumpEvents: SDL's
- * window procedure handles them) and returns `n` only if that produced SDL
- * events, or SDL's queue already had some; window-system traffic that SDL
- * turns into nothing does not wake the caller. One extra slot holds a pooled
- * high-resolution timer for the timeout, so timeouts are not rounded to
- * milliseconds while the wait set leaves room for it (n < 63 with messages,
- * n <= 63 without).
+ * the queue has messages the wait first polls the handles (Windows reports
+ * queued input without looking at them), then lets SDL pump the messages
+ * (SDL_PumpEvents: SDL's window procedure handles them) and returns `n` only
+ * if that produced SDL events, SDL's queue already had some, or SDL left
+ * input in the Win32 queue (its message loop is off: the caller must pump,
+ * and waiting on would spin); window-system traffic that SDL turns into
+ * nothing does not wake the caller, and the deadline ends such a wait. While
+ * DirectInput reads the keyboard or mouse (win32_dinput.c), SDL's own events
+ * for them do not count: the device's notification is that input's wake.
+ * A pooled high-resolution timer ends the wait at its timeout: in the slot
+ * after the handles when there is one, else (63 handles with messages)
+ * through its completion routine in an alertable wait.
  *
  * SDL game controllers (XInput, SDL's own DirectInput/RawInput joysticks)
  * are polled by SDL_PumpEvents, so nothing in the Win32 queue announces
@@ -37,11 +42,11 @@
  * events. (Controllers read through DirectInput here, plat_input_*, signal
  * their handle instead and need no polling.)
  *
- * SDL_PushEvent from another thread does not touch the Win32 queue, so an
- * SDL event watch posts WM_NULL to the waiting thread. SDL2 runs watches
- * before it appends the event, so (as in the SDL backend) a wait that finds
- * SDL's queue empty while a push is announced re-checks a few times with
- * growing delays.
+ * SDL_PushEvent from another thread does not touch the Win32 queue, so the
+ * shared SDL event-queue hook (plat_sdl_hook.h) posts WM_NULL to the
+ * waiting thread. SDL2 runs watches before it appends the event, so (as in
+ * the SDL backend) a wait that finds SDL's queue empty while a push is
+ * announced re-checks a few times with growing delays.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
