@@ -564,6 +564,18 @@ static void controller_enumeration_stays_off_the_loop_thread(void)
         CHECK_GE_INT(plat_input_read(in, tempo_now_ns(), collect, &s), 0);
         tt_note("longest read while EnumDevices was held: %.2f ms; pads found: %d",
                 (double)longest / 1e6, count_type(&s, TEMPO_INPUT_DEVICE_ADDED));
+        /* The real EnumDevices on an arrival: how long it took on its thread
+         * (arrival to signal) and the longest read the loop thread made. */
+        win32__enum_hook = NULL;
+        HWND notify2 = FindWindowExW(HWND_MESSAGE, NULL, L"tempo-dinput-notify", NULL);
+        uint64_t a0 = tempo_now_ns();
+        if (notify2 != NULL)
+            SendMessageW(notify2, WM_DEVICECHANGE, DBT_DEVICEARRIVAL, 0);
+        CHECK_EQ_INT(tempo_wait(&h, 1, 10000 * MS, 0), 0);
+        uint64_t enum_ns = tempo_now_ns() - a0, r0 = tempo_now_ns();
+        CHECK_GE_INT(plat_input_read(in, r0, collect, &s), 0);
+        tt_note("a real enumeration after an arrival: %.2f ms on its thread, read %.3f ms",
+                (double)enum_ns / 1e6, (double)(tempo_now_ns() - r0) / 1e6);
         kick("plat_input_close");
         plat_input_close(in);
     }
