@@ -34,7 +34,8 @@ plat_announce *plat_sdl_announce(void);
  * event watch if SDL's event queue is up (re-registering survives
  * SDL_Quit(), which forgets watches), marks this thread as the one whose
  * own pushes need no wake, and makes `wake(ctx)` the wake for pushes from
- * other threads until plat_sdl_hook_end. */
+ * other threads until plat_sdl_hook_end. `ctx` is not NULL; `wake` is the
+ * same function at every call of a build. */
 void plat_sdl_hook_begin(plat_sdl_wake_fn wake, void *ctx);
 
 /* [loop thread] The message wait ended: pushes are still announced, but

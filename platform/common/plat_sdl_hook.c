@@ -9,8 +9,8 @@
 
 static plat_announce g_announce;
 static _Atomic(SDL_threadID) g_loop_thread;  /* the thread of the last message wait */
-static _Atomic(plat_sdl_wake_fn) g_wake_fn;  /* NULL while no message wait blocks */
-static _Atomic(void *) g_wake_ctx;
+static _Atomic(plat_sdl_wake_fn) g_wake_fn;  /* the backend's; one per build */
+static _Atomic(void *) g_wake_ctx;           /* the blocked waiter, NULL while none */
 static _Atomic(uint64_t) g_pad_poll_ns;      /* plat_set_input_poll_interval_ns; 0: none */
 
 plat_announce *plat_sdl_announce(void)
@@ -27,12 +27,13 @@ static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
     if (SDL_ThreadID() == atomic_load(&g_loop_thread))
         return 0;
     plat_announce_push(&g_announce);
-    /* The context first: a wait that ends in between leaves a stale context
+    /* One load decides: a wait that ends right after leaves a stale context,
      * whose wake is harmless (backends keep wake targets alive: pooled
-     * wakers, thread ids). */
+     * wakers, thread ids); a wait that begins right after sees the push
+     * announced and re-checks SDL's queue (plat_announce.h). */
     void *ctx = atomic_load(&g_wake_ctx);
     plat_sdl_wake_fn fn = atomic_load(&g_wake_fn);
-    if (fn != NULL)
+    if (ctx != NULL && fn != NULL)
         fn(ctx);
     return 0;
 }
@@ -44,18 +45,18 @@ void plat_sdl_hook_begin(plat_sdl_wake_fn wake, void *ctx)
         SDL_DelEventWatch(on_event_added, NULL);
         SDL_AddEventWatch(on_event_added, NULL);
     }
-    atomic_store(&g_wake_ctx, ctx);
     atomic_store(&g_wake_fn, wake);
+    atomic_store(&g_wake_ctx, ctx);
 }
 
 void plat_sdl_hook_end(void)
 {
-    atomic_store(&g_wake_fn, NULL);
+    atomic_store(&g_wake_ctx, NULL);
 }
 
 void plat_sdl_hook_shutdown(void)
 {
-    atomic_store(&g_wake_fn, NULL);
+    atomic_store(&g_wake_ctx, NULL);
     SDL_DelEventWatch(on_event_added, NULL);
 }
 
