@@ -26,7 +26,7 @@
 /* ---- The watchdog -------------------------------------------------------- */
 
 static HANDLE g_dog_event;
-static volatile const char *g_dog_case = "";
+static _Atomic(const char *) g_dog_case = ""; /* what the main thread is doing */
 
 static DWORD WINAPI watchdog(LPVOID arg)
 {
@@ -34,7 +34,7 @@ static DWORD WINAPI watchdog(LPVOID arg)
     for (;;) {
         if (WaitForSingleObject(g_dog_event, 60000) == WAIT_OBJECT_0)
             continue; /* kicked: a new case started or one ended */
-        printf("# watchdog: %s did not return within 60 s (livelock)\n", (const char *)g_dog_case);
+        printf("# watchdog: %s did not return within 60 s (livelock)\n", atomic_load(&g_dog_case));
         printf("0 passed, 1 failed\n");
         fflush(stdout);
         ExitProcess(1);
@@ -43,7 +43,7 @@ static DWORD WINAPI watchdog(LPVOID arg)
 
 static void kick(const char *what)
 {
-    g_dog_case = what;
+    atomic_store(&g_dog_case, what);
     SetEvent(g_dog_event);
 }
 
