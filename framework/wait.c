@@ -24,6 +24,11 @@ const char *tempo_backend_name(void)
     return plat_backend_name();
 }
 
+bool tempo_backend_has(unsigned caps)
+{
+    return caps != 0 && (plat_capabilities() & caps) == caps;
+}
+
 const char *tempo_wait_route(void)
 {
     return plat_wait_route();

@@ -4,7 +4,11 @@
  * framework calls only what is declared here, after validating arguments, so
  * both backends see the same, already-checked input and give the same errors.
  * A backend's files mirror each other: <backend>_clock.c, <backend>_wait.c,
- * <backend>_thread.c.
+ * <backend>_thread.c, <backend>_input.c (win32: win32_dinput.c). What both
+ * backends share has one home: platform/plat_*.h (header-only logic:
+ * plat_sched.h, plat_announce.h) and platform/common/ (plat_sdl_hook.c: the
+ * SDL event-queue hook and controller polling of message waits, every
+ * build; plat_clock_windows.c: the clock and process usage, Windows builds).
  *
  * Thread rules are those of the public functions that wrap these; every
  * function here is safe from any thread unless it says otherwise.
@@ -21,6 +25,10 @@
 
 /* "sdl" or "win32". */
 const char *plat_backend_name(void);
+
+/* TEMPO_CAP_* bits (tempo/base.h) of this backend: what callers and tests
+ * check instead of comparing backend names. */
+unsigned plat_capabilities(void);
 
 /* Static string naming how the last message wait blocked (see
  * tempo_wait_route()). */
@@ -147,9 +155,10 @@ void plat_fault_set_signal_delay_ns(uint64_t delay_ns);
  * A backend whose input devices can signal a handle reads them itself and
  * produces tempo_input_event values (tempo/input.h: SDL scancodes, SDL
  * button and controller numbering). The win32 backend does, through
- * DirectInput8 with SetEventNotification. The sdl backend has no native
- * input (it arrives as SDL events) and does not define these functions:
- * only callers that checked plat_backend_name() use them.
+ * DirectInput8 with SetEventNotification, and has TEMPO_CAP_NATIVE_INPUT.
+ * The sdl backend has no native input (it arrives as SDL events): it defines
+ * these functions as stubs (sdl_input.c) whose plat_input_open fails with
+ * TEMPO_ENOTSUP, so no caller needs to know the backend.
  * While keyboard/mouse are open here, SDL still reports the same keys as
  * SDL events: the input layer must take those devices from one source only. */
 

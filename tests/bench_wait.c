@@ -769,7 +769,7 @@ static int parent_main(const char *self, double seconds)
     int failed = 0;
     double load_before = load_average();
     for (int i = 0; i < METHOD_COUNT; i++) {
-        if (strcmp(methods[i].name, "tempo-sdl-route") == 0 && strcmp(tempo_backend_name(), "sdl") != 0) {
+        if (strcmp(methods[i].name, "tempo-sdl-route") == 0 && !tempo_backend_has(TEMPO_CAP_SDL_ROUTE)) {
             /* The pure-SDL fallback route exists only in the SDL backend. */
             memset(&results[i], 0, sizeof results[i]);
             results[i].exit_code = -1; /* marks "not applicable" for print_row */

@@ -1048,7 +1048,7 @@ static void message_wait_wakes_on_real_window_input(void)
     tt_note("%d message wake-ups, route %s", wakes, tempo_wait_route());
     const char *forced = SDL_getenv("TEMPO_SDL_WAIT_ROUTE");
     bool sdl_route = forced != NULL && SDL_strcmp(forced, "sdl") == 0;
-    const char *want = SDL_strcmp(tempo_backend_name(), "win32") == 0 ? "msgwait"
+    const char *want = tempo_backend_has(TEMPO_CAP_OS_MESSAGE_WAIT) ? "msgwait"
                        : sdl_route || !x11                              ? "sdl-events"
                                                                         : "x11-fd+eventfd";
     CHECK_STR_EQ(tempo_wait_route(), want);

@@ -334,7 +334,7 @@ static void native_attach_reports_enotsup_on_sdl_and_events_still_flow(void)
     tempo_input_detach_window(in); /* not attached: no-op */
     tempo_input_detach_window(NULL);
 
-    if (strcmp(tempo_backend_name(), "sdl") == 0) {
+    if (!tempo_backend_has(TEMPO_CAP_NATIVE_INPUT)) {
         CHECK_EQ_INT(tempo_input_attach_window(in, fake, 0), TEMPO_ENOTSUP);
         CHECK_EQ_INT(tempo_input_attach_window(in, fake,
                                                TEMPO_INPUT_NATIVE_KEYBOARD | TEMPO_INPUT_NATIVE_MOUSE |

@@ -2,8 +2,10 @@
  *
  * On POSIX systems the clock is CLOCK_MONOTONIC, the same clock ppoll() and
  * clock_nanosleep() count timeouts on, so deadlines computed here and
- * timeouts handed to the kernel agree to the nanosecond. Elsewhere SDL's
- * performance counter is used. */
+ * timeouts handed to the kernel agree to the nanosecond. On Windows the
+ * clock and process usage are platform/common/plat_clock_windows.c's, shared
+ * with the win32 backend (QueryPerformanceCounter, as SDL's performance
+ * counter is there). Elsewhere SDL's performance counter is used. */
 #if defined(TEMPO_HAVE_CLOCK_GETTIME)
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +38,7 @@ void plat_sleep_until_ns(uint64_t deadline_ns)
 
 #else
 
+#if !defined(_WIN32)
 uint64_t plat_now_ns(void)
 {
     static Uint64 freq;
@@ -45,6 +48,7 @@ uint64_t plat_now_ns(void)
     /* Split to avoid overflowing c * 1e9 (it would after ~30 min at 10 MHz). */
     return (c / freq) * 1000000000u + (c % freq) * 1000000000u / freq;
 }
+#endif
 
 void plat_sleep_until_ns(uint64_t deadline_ns)
 {
@@ -78,23 +82,8 @@ int plat_process_usage(tempo_usage *out)
 }
 
 #elif defined(_WIN32)
-#define WIN32_LEAN_AND_MEAN
-#include <windows.h>
 
-#include "tempo_internal.h"
-
-int plat_process_usage(tempo_usage *out)
-{
-    FILETIME created, exited, kernel, user;
-    if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user))
-        return tempo__set_error(TEMPO_EPLATFORM, "GetProcessTimes: error %lu", GetLastError());
-    uint64_t k = ((uint64_t)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime;
-    uint64_t u = ((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime;
-    out->cpu_ns = (k + u) * 100u; /* FILETIME counts 100 ns units */
-    out->voluntary_switches = 0;  /* Windows keeps no per-process count */
-    out->has_switches = false;
-    return 0;
-}
+/* platform/common/plat_clock_windows.c */
 
 #else
 

@@ -19,7 +19,8 @@
  *    the X display connection), or one without an input source of its own
  *    (dummy, offscreen, no video). ppoll() sleeps with nanosecond timeouts;
  *    SDL events pushed by other threads (SDL_PushEvent, SDL timer callbacks)
- *    wake it through an SDL event watch that signals the waker.
+ *    wake it through the shared SDL event-queue hook (plat_sdl_hook.h), which
+ *    signals the waker.
  *  - sdl route (portable fallback; other video drivers, a joystick open, the
  *    cond waker, or TEMPO_SDL_WAIT_ROUTE=sdl): SDL_WaitEventTimeout(NULL, ms)
  *    blocks inside SDL; signals wake it by pushing a private SDL user event.
@@ -45,6 +46,7 @@
 #endif
 
 #include "plat_announce.h"
+#include "plat_sdl_hook.h"
 #include "plat_sched.h"
 #include "platform.h"
 #include "sdl_waker.h"
@@ -76,17 +78,6 @@ static waiter *g_active; /* blocked waits [g_lock] */
 static waiter *g_pool;   /* idle waiters with their wakers [g_lock] */
 static Uint32 g_wake_type; /* private SDL event type of the sdl route [g_lock] */
 static _Atomic(const char *) g_route = "none";
-/* Controller poll interval in ns; 0: hand joystick waits to SDL. */
-static _Atomic(uint64_t) g_pad_poll_ns;
-
-/* The fd-route message waiter, read by the SDL event watch on whichever
- * thread pushes an event. Pooled waiters are never freed while SDL may call
- * the watch, so a stale pointer only costs one spurious wake-up. */
-static _Atomic(waiter *) g_msg_waiter;
-static _Atomic(SDL_threadID) g_msg_thread;
-
-/* Cross-thread SDL_PushEvent announcements (see plat_announce.h). */
-static plat_announce g_announce;
 
 /* plat_fault_set_signal_delay_ns(); 0: off. */
 static _Atomic(uint64_t) g_fault_delay_ns;
@@ -113,6 +104,11 @@ static SDL_mutex *get_lock(void)
 const char *plat_backend_name(void)
 {
     return "sdl";
+}
+
+unsigned plat_capabilities(void)
+{
+    return TEMPO_CAP_SDL_ROUTE;
 }
 
 const char *plat_wait_route(void)
@@ -396,22 +392,6 @@ static int x11_display_fd(void)
 }
 #endif
 
-/* SDL2 polls every 1 ms while a joystick is open, and our fd route would not
- * see joystick input at all: hand such waits to SDL. */
-static bool joystick_open(void)
-{
-    if (!SDL_WasInit(SDL_INIT_JOYSTICK))
-        return false;
-    for (int i = 0, n = SDL_NumJoysticks(); i < n; i++)
-        if (SDL_JoystickFromInstanceID(SDL_JoystickGetDeviceInstanceID(i)) != NULL)
-            return true;
-    return false;
-}
-
-void plat_set_input_poll_interval_ns(uint64_t interval_ns)
-{
-    atomic_store(&g_pad_poll_ns, interval_ns);
-}
 
 /* [loop thread] Picks the route of a message wait; sets *xfd for ROUTE_FD
  * and *poll_ns to the controller poll interval the fd route must keep (0:
@@ -428,9 +408,13 @@ static enum route choose_route(int *xfd, uint64_t *poll_ns)
     bool events = SDL_WasInit(SDL_INIT_EVENTS) != 0;
     if (!sdl_waker_has_fd)
         return events ? ROUTE_SDL : ROUTE_NONE;
-    if (events && !forced && joystick_open())
-        *poll_ns = atomic_load(&g_pad_poll_ns);
-    if (events && (forced || (*poll_ns == 0 && joystick_open())))
+    /* SDL2 polls every 1 ms while a joystick is open, and the fd route would
+     * not see joystick input at all: without a poll interval (the input
+     * layer's, plat_sdl_hook.h) such waits go to SDL. */
+    bool pads = events && !forced && plat_sdl_joystick_open();
+    if (pads)
+        *poll_ns = plat_sdl_pad_poll_ns();
+    if (events && (forced || (*poll_ns == 0 && pads)))
         return ROUTE_SDL;
     const char *drv = SDL_WasInit(SDL_INIT_VIDEO) ? SDL_GetCurrentVideoDriver() : NULL;
     if (drv == NULL || strcmp(drv, "dummy") == 0 || strcmp(drv, "offscreen") == 0)
@@ -444,19 +428,13 @@ static enum route choose_route(int *xfd, uint64_t *poll_ns)
     return ROUTE_SDL;
 }
 
-/* [any thread that pushes an SDL event] */
-static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
+/* [any thread that pushes an SDL event] The SDL event-queue hook's wake
+ * (plat_sdl_hook.h) for the fd route's waiter. Pooled waiters are never
+ * freed while SDL may call the watch, so a stale one only costs one
+ * spurious wake-up. */
+static void wake_waiter(void *ctx)
 {
-    (void)userdata;
-    (void)event;
-    /* Events added by the waiting thread's own SDL_PumpEvents need no wake. */
-    if (SDL_ThreadID() == atomic_load(&g_msg_thread))
-        return 0;
-    plat_announce_push(&g_announce);
-    waiter *w = atomic_load(&g_msg_waiter);
-    if (w != NULL)
-        sdl_waker_signal(w->waker);
-    return 0;
+    sdl_waker_signal(((waiter *)ctx)->waker);
 }
 
 /* True when SDL's queue holds an event other than our private wake-ups. */
@@ -533,13 +511,9 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
                                                                   : "cond (no SDL event queue)");
     }
     if (route == ROUTE_FD) {
-        /* Re-registering each time is cheap and survives SDL_Quit(), which
-         * forgets event watches. */
-        SDL_DelEventWatch(on_event_added, NULL);
-        SDL_AddEventWatch(on_event_added, NULL);
-        atomic_store(&g_msg_thread, SDL_ThreadID());
-        atomic_store(&g_msg_waiter, w);
+        plat_sdl_hook_begin(wake_waiter, w);
     }
+    plat_announce *const ann = plat_sdl_announce();
 
     int r;
     uint64_t pumped_at = 0;
@@ -550,7 +524,7 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
      * several recvmsg() calls on X11. */
     bool pump = true;
     for (;;) {
-        unsigned announced = plat_announce_snapshot(&g_announce);
+        unsigned announced = plat_announce_snapshot(ann);
         if (route == ROUTE_SDL) {
             /* Flush our wake-ups before looking: one pushed after this point
              * is still in the queue when SDL_WaitEventTimeout starts. */
@@ -564,14 +538,14 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
         SDL_LockMutex(lock);
         r = verdict(handles, n, route != ROUTE_NONE, plat_now_ns(), deadline);
         if (r == n && route == ROUTE_FD)
-            plat_announce_landed(&g_announce, announced);
+            plat_announce_landed(ann, announced);
         if (r != -1)
             break;
         uint64_t wake_at = next_wake(handles, n, deadline);
         if (pad_poll_ns > 0 && pumped_at + pad_poll_ns < wake_at)
             wake_at = pumped_at + pad_poll_ns; /* next controller poll */
         if (route == ROUTE_FD)
-            wake_at = plat_announce_recheck(&g_announce, announced, plat_now_ns(), wake_at);
+            wake_at = plat_announce_recheck(ann, announced, plat_now_ns(), wake_at);
         if (route == ROUTE_SDL) {
             SDL_UnlockMutex(lock);
             SDL_WaitEventTimeout(NULL, sdl_timeout_ms(wake_at));
@@ -584,7 +558,7 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
         SDL_UnlockMutex(lock);
     }
     if (route == ROUTE_FD)
-        atomic_store(&g_msg_waiter, NULL);
+        plat_sdl_hook_end();
     waiter_end(w);
     SDL_UnlockMutex(lock);
     return r;
@@ -600,8 +574,7 @@ void plat_shutdown(void)
     SDL_mutex *lock = atomic_load(&g_lock);
     if (lock == NULL)
         return;
-    SDL_DelEventWatch(on_event_added, NULL);
-    atomic_store(&g_msg_waiter, NULL);
+    plat_sdl_hook_shutdown();
     SDL_LockMutex(lock);
     while (g_pool != NULL) {
         waiter *w = g_pool;

@@ -1,7 +1,6 @@
-/* Clock, precise sleep, waitable-timer helpers and process usage of the
- * win32 backend.
+/* Precise sleep and waitable-timer helpers of the win32 backend.
  *
- * The clock is QueryPerformanceCounter. Waitable timers are armed with
+ * The clock (platform/common/plat_clock_windows.c) is QueryPerformanceCounter. Waitable timers are armed with
  * *relative* due times: those run on the same monotonic interrupt-time base
  * as QPC, whereas absolute due times follow the wall clock and jump with it.
  *
@@ -44,23 +43,8 @@ int win32__error(int code, const char *what)
 
 /* ---- Clock -------------------------------------------------------------- */
 
-uint64_t plat_now_ns(void)
-{
-    /* The frequency is fixed at boot; a racy first write stores the same value. */
-    static atomic_llong freq;
-    long long f = atomic_load_explicit(&freq, memory_order_relaxed);
-    if (f == 0) {
-        LARGE_INTEGER li;
-        QueryPerformanceFrequency(&li); /* cannot fail since Windows XP */
-        f = li.QuadPart;
-        atomic_store_explicit(&freq, f, memory_order_relaxed);
-    }
-    LARGE_INTEGER c;
-    QueryPerformanceCounter(&c);
-    uint64_t ticks = (uint64_t)c.QuadPart, hz = (uint64_t)f;
-    /* Split so ticks * 1e9 cannot overflow (it would after ~30 min at 10 MHz). */
-    return (ticks / hz) * 1000000000u + (ticks % hz) * 1000000000u / hz;
-}
+/* plat_now_ns and plat_process_usage: platform/common/plat_clock_windows.c,
+ * shared with the sdl backend built for Windows. */
 
 /* ---- Waitable timers ---------------------------------------------------- */
 
@@ -195,19 +179,4 @@ void plat_sleep_until_ns(uint64_t deadline_ns)
     }
     if (t != NULL)
         win32__timer_give(t);
-}
-
-/* ---- Process usage ------------------------------------------------------ */
-
-int plat_process_usage(tempo_usage *out)
-{
-    FILETIME created, exited, kernel, user;
-    if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user))
-        return win32__error(TEMPO_EPLATFORM, "GetProcessTimes");
-    uint64_t k = ((uint64_t)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime;
-    uint64_t u = ((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime;
-    out->cpu_ns = (k + u) * 100u; /* FILETIME counts 100 ns units */
-    out->voluntary_switches = 0;  /* Windows keeps no per-process count */
-    out->has_switches = false;
-    return 0;
 }

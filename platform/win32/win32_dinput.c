@@ -8,15 +8,21 @@
  * HWND with DISCL_FOREGROUND | DISCL_NONEXCLUSIVE: the game gets input while
  * it has the focus and the rest of the desktop keeps working.
  *
- * Losing the focus unacquires the devices. An SDL event watch notices the
- * window getting it back and signals the event, so the next read
- * re-acquires them; keys still down when the keyboard was lost are released
- * then (the key-ups happened while we were not listening).
+ * Acquisition: losing the focus unacquires the devices (keys and buttons we
+ * reported down are released then). They are acquired again by the next
+ * read while the window is in front; reads are triggered by the window's
+ * focus/show/restore/enter events, by a key or click SDL sees while
+ * DirectInput says the device is lost (a secure desktop takes the input
+ * without a focus change), and, while an acquire keeps failing in front, by
+ * a 250 ms tick. Every acquire and every buffer overflow ends with the
+ * device's state (GetDeviceState), reported as changes (sync_device).
  *
  * Controllers come and go: a message-only window registered for HID
- * interface notifications (WM_DEVICECHANGE) signals the event, and the read
- * re-enumerates. A controller that fails with DIERR_UNPLUGGED/INPUTLOST and
- * cannot be re-acquired while we have the focus is closed.
+ * interface notifications (WM_DEVICECHANGE) asks the enumeration thread for
+ * a pass (EnumDevices can take seconds, so it never runs on the loop
+ * thread); the thread signals the event and the next read opens what
+ * appeared. A controller that fails with DIERR_UNPLUGGED is closed.
+ * Controllers that must be polled (DIDC_POLLEDDEVICE) are, on an 8 ms tick.
  *
  * Controller mapping: DirectInput has no notion of a "game controller", only
  * axes, buttons and hats. The default here is the layout XInput pads report
@@ -27,8 +33,10 @@
  * (use the sdl input path). Mouse positions are read with GetCursorPos when
  * the buffer is drained, not when the report happened.
  *
- * Thread: everything runs on the loop thread, except that DirectInput and
- * the device-change window set the event (from any thread).
+ * Thread: everything runs on the loop thread, except the enumeration thread
+ * (enum_main, its own IDirectInput8, results under enum_lock) and the
+ * timer-queue tick; DirectInput, the tick and the enumeration thread set the
+ * event from their threads.
  */
 #define DIRECTINPUT_VERSION 0x0800
 #include <stdatomic.h>
@@ -57,11 +65,19 @@ typedef struct device {
     uint32_t id;
     GUID instance;
     bool acquired;
-    bool gone; /* unplugged: closed at the end of this read */
+    bool gone;   /* unplugged: closed at the end of this read */
+    bool polled; /* DIDC_POLLEDDEVICE: signals nothing until Poll() */
     char name[sizeof(((tempo_input_device *)0)->name)];
-    /* pads: the last D-pad state (hat) and trigger halves */
+    /* pads: the last D-pad state (hat) and buttons reported down */
     uint8_t dpad; /* bits: up, down, left, right */
+    uint32_t pad_buttons; /* bit i: DirectInput button i */
 } device;
+
+/* One controller the enumeration thread found. */
+typedef struct found_pad {
+    GUID instance;
+    WCHAR name[MAX_PATH];
+} found_pad;
 
 struct plat_input {
     LPDIRECTINPUT8W di;
@@ -79,12 +95,28 @@ struct plat_input {
     /* keyboard state: to stamp modifiers and release keys lost with focus */
     uint8_t down[256];
     uint16_t mod;
-    uint32_t buttons; /* mouse buttons held, SDL_BUTTON_LMASK... */
+    uint32_t buttons; /* mouse buttons reported down, SDL_BUTTON_LMASK... */
+    int32_t wheel_rem; /* wheel movement not yet a whole notch (WHEEL_DELTA units) */
     /* hot-plug */
     HWND notify_window;
     HDEVNOTIFY notify;
-    atomic_bool rescan;
     SDL_Window *window;
+    /* The enumeration thread (EnumDevices can take seconds): it waits for
+     * enum_request, enumerates with its own IDirectInput8, publishes the
+     * list under enum_lock and signals `signal`. */
+    HANDLE enum_thread, enum_request;
+    SRWLOCK enum_lock;
+    atomic_bool enum_stop;
+    bool enum_ready;              /* [enum_lock] a new list is waiting */
+    found_pad enum_found[MAX_PADS]; /* [enum_lock] */
+    int enum_nfound;              /* [enum_lock] */
+    /* The tick: a timer-queue timer that signals `signal` while devices
+     * need polling (DIDC_POLLEDDEVICE) or re-acquiring while we are in
+     * front; tick_ms is its period, 0 when stopped. */
+    HANDLE tick;
+    DWORD tick_ms;
+    bool quiet; /* counted in win32__quiet_sdl_input */
+    DWORD loop_thread; /* the thread that opened `in` */
 };
 
 /* ---- DIK_* (PC set-1 scancodes, 0x80 = E0 prefix) to SDL scancodes ----- */
@@ -256,53 +288,124 @@ static BOOL CALLBACK set_axis_range(LPCDIDEVICEOBJECTINSTANCEW obj, LPVOID p)
     return DIENUM_CONTINUE;
 }
 
+static void set_axis_ranges(LPDIRECTINPUTDEVICE8W dev)
+{
+    IDirectInputDevice8_EnumObjects(dev, set_axis_range, dev, DIDFT_AXIS);
+}
+
+/* True for devices that must be polled (DIDC_POLLEDDEVICE): they report and
+ * signal only after Poll(). */
+static bool device_is_polled(LPDIRECTINPUTDEVICE8W dev)
+{
+    DIDEVCAPS caps = {.dwSize = sizeof caps};
+    return SUCCEEDED(IDirectInputDevice8_GetCapabilities(dev, &caps)) &&
+           (caps.dwFlags & DIDC_POLLEDDEVICE) != 0;
+}
+
+/* [enumeration thread] Collects attached controllers. */
 typedef struct enum_ctx {
-    plat_input *in;
-    bool seen[MAX_PADS];
+    found_pad found[MAX_PADS];
+    int n;
 } enum_ctx;
 
 static BOOL CALLBACK on_pad(LPCDIDEVICEINSTANCEW inst, LPVOID p)
 {
     enum_ctx *ctx = p;
-    plat_input *in = ctx->in;
-    for (int i = 0; i < in->npads; i++) {
-        if (IsEqualGUID(&in->pads[i].instance, &inst->guidInstance)) {
-            ctx->seen[i] = true;
-            return DIENUM_CONTINUE;
-        }
-    }
-    if (in->npads >= MAX_PADS)
+    if (ctx->n >= MAX_PADS)
         return DIENUM_STOP;
-    LPDIRECTINPUTDEVICE8W dev = device_open(in, &inst->guidInstance, &c_dfDIJoystick2);
+    found_pad *f = &ctx->found[ctx->n++];
+    f->instance = inst->guidInstance;
+    wcsncpy(f->name, inst->tszProductName, MAX_PATH - 1);
+    f->name[MAX_PATH - 1] = 0;
+    return DIENUM_CONTINUE;
+}
+
+void (*win32__enum_hook)(void); /* test seam (win32_internal.h) */
+
+/* [enumeration thread] EnumDevices walks every HID device and can take 100 ms
+ * to seconds on real machines (wireless receivers, sleeping USB hubs): on the
+ * loop thread that would be a frame that long at attach and at every
+ * arrival. Requests that come while it runs coalesce into one more pass. */
+static DWORD WINAPI enum_main(LPVOID arg)
+{
+    plat_input *in = arg;
+    LPDIRECTINPUT8W di = NULL;
+    HRESULT hr = DirectInput8Create(win32__module(), DIRECTINPUT_VERSION, &IID_IDirectInput8W,
+                                    (void **)&di, NULL);
+    if (FAILED(hr)) {
+        di_error("DirectInput8Create (enumeration thread): controller hot-plug is off", hr);
+        return 1;
+    }
+    for (;;) {
+        WaitForSingleObject(in->enum_request, INFINITE);
+        if (atomic_load(&in->enum_stop))
+            break;
+        if (win32__enum_hook != NULL)
+            win32__enum_hook();
+        enum_ctx ctx = {.n = 0};
+        hr = IDirectInput8_EnumDevices(di, DI8DEVCLASS_GAMECTRL, on_pad, &ctx, DIEDFL_ATTACHEDONLY);
+        if (FAILED(hr)) {
+            di_error("EnumDevices", hr);
+            continue;
+        }
+        AcquireSRWLockExclusive(&in->enum_lock);
+        memcpy(in->enum_found, ctx.found, sizeof ctx.found[0] * (size_t)ctx.n);
+        in->enum_nfound = ctx.n;
+        in->enum_ready = true;
+        ReleaseSRWLockExclusive(&in->enum_lock);
+        SetEvent(in->signal_os);
+    }
+    IDirectInput8_Release(di);
+    return 0;
+}
+
+/* [loop thread] Opens one controller the enumeration found. */
+static void open_pad(plat_input *in, const found_pad *f)
+{
+    if (in->npads >= MAX_PADS)
+        return;
+    LPDIRECTINPUTDEVICE8W dev = device_open(in, &f->instance, &c_dfDIJoystick2);
     if (dev == NULL)
-        return DIENUM_CONTINUE; /* logged; the other pads still work */
-    IDirectInputDevice8_EnumObjects(dev, set_axis_range, dev, DIDFT_AXIS);
-    device *d = &in->pads[in->npads];
+        return; /* logged; the other pads still work */
+    set_axis_ranges(dev);
+    device *d = &in->pads[in->npads++];
     memset(d, 0, sizeof *d);
     d->dev = dev;
     d->kind = TEMPO_INPUT_PAD;
     d->id = in->next_pad_id++;
-    d->instance = inst->guidInstance;
-    utf8_name(d->name, sizeof d->name, inst->tszProductName);
-    ctx->seen[in->npads] = true;
-    in->npads++;
+    d->instance = f->instance;
+    d->polled = device_is_polled(dev);
+    utf8_name(d->name, sizeof d->name, f->name);
     queue_device_event(in, TEMPO_INPUT_DEVICE_ADDED, d);
-    return DIENUM_CONTINUE;
 }
 
-/* Opens controllers that appeared, closes the ones that went away. */
-static void enumerate_pads(plat_input *in)
+/* [loop thread] Applies the enumeration thread's latest list, if any:
+ * opens controllers that appeared, marks the ones that went away. */
+static void apply_enumeration(plat_input *in)
 {
-    enum_ctx ctx = {.in = in};
-    int before = in->npads;
-    HRESULT hr = IDirectInput8_EnumDevices(in->di, DI8DEVCLASS_GAMECTRL, on_pad, &ctx,
-                                           DIEDFL_ATTACHEDONLY);
-    if (FAILED(hr)) {
-        di_error("EnumDevices", hr);
+    static found_pad found[MAX_PADS];
+    AcquireSRWLockExclusive(&in->enum_lock);
+    bool ready = in->enum_ready;
+    int n = in->enum_nfound;
+    if (ready)
+        memcpy(found, in->enum_found, sizeof found[0] * (size_t)n);
+    in->enum_ready = false;
+    ReleaseSRWLockExclusive(&in->enum_lock);
+    if (!ready)
         return;
+    bool seen[MAX_PADS] = {false};
+    int before = in->npads;
+    for (int k = 0; k < n; k++) {
+        int i = 0;
+        while (i < before && !IsEqualGUID(&in->pads[i].instance, &found[k].instance))
+            i++;
+        if (i < before)
+            seen[i] = true;
+        else
+            open_pad(in, &found[k]);
     }
     for (int i = 0; i < before; i++)
-        if (!ctx.seen[i])
+        if (!seen[i])
             in->pads[i].gone = true;
 }
 
@@ -328,15 +431,27 @@ static void drop_gone_pads(plat_input *in)
 static const GUID HID_INTERFACE = {0x4d1e55b2, 0xf16f, 0x11cf, {0x88, 0xcb, 0x00, 0x11, 0x11, 0x00, 0x00, 0x30}};
 static const WCHAR NOTIFY_CLASS[] = L"tempo-dinput-notify";
 
+/* The module this code is linked into: libtempo-0.dll when Tempo is a DLL,
+ * the program otherwise. Window classes and DirectInput belong to it, not to
+ * the program (GetModuleHandleW(NULL)): a class registered under the
+ * program's instance outlives an unloaded DLL's window procedure. */
+HINSTANCE win32__module(void)
+{
+    HMODULE m = NULL;
+    if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                                GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                            (LPCWSTR)(void *)win32__module, &m))
+        m = GetModuleHandleW(NULL);
+    return m;
+}
+
 /* [loop thread, from SDL_PumpEvents' DispatchMessage] */
 static LRESULT CALLBACK notify_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 {
     if (msg == WM_DEVICECHANGE && (wp == DBT_DEVICEARRIVAL || wp == DBT_DEVICEREMOVECOMPLETE)) {
         plat_input *in = (plat_input *)GetWindowLongPtrW(hwnd, GWLP_USERDATA);
-        if (in != NULL) {
-            atomic_store(&in->rescan, true);
-            SetEvent(in->signal_os);
-        }
+        if (in != NULL && in->enum_request != NULL)
+            SetEvent(in->enum_request); /* the enumeration thread signals when done */
         return TRUE;
     }
     return DefWindowProcW(hwnd, msg, wp, lp);
@@ -345,7 +460,7 @@ static LRESULT CALLBACK notify_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
 static void notify_open(plat_input *in)
 {
     WNDCLASSEXW wc = {.cbSize = sizeof wc, .lpfnWndProc = notify_proc,
-                      .hInstance = GetModuleHandleW(NULL), .lpszClassName = NOTIFY_CLASS};
+                      .hInstance = win32__module(), .lpszClassName = NOTIFY_CLASS};
     RegisterClassExW(&wc); /* fails harmlessly when already registered */
     in->notify_window = CreateWindowExW(0, NOTIFY_CLASS, L"", 0, 0, 0, 0, 0, HWND_MESSAGE, NULL,
                                         wc.hInstance, NULL);
@@ -364,15 +479,70 @@ static void notify_open(plat_input *in)
         win32__error(TEMPO_EPLATFORM, "RegisterDeviceNotificationW: controller hot-plug is off");
 }
 
-/* [loop thread, inside SDL_PumpEvents] The window got the focus back: the
- * devices must be re-acquired, which only a read does. */
+/* [loop thread, inside SDL_PumpEvents] Our window's events: the focus coming
+ * back (or the window being shown or restored) is when lost devices can be
+ * acquired again, which only a read does. */
 static int SDLCALL on_sdl_event(void *user, SDL_Event *e)
 {
     plat_input *in = user;
-    if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_FOCUS_GAINED &&
-        e->window.windowID == SDL_GetWindowID(in->window))
+    if (e->type == SDL_WINDOWEVENT && e->window.windowID == SDL_GetWindowID(in->window) &&
+        (e->window.event == SDL_WINDOWEVENT_FOCUS_GAINED || e->window.event == SDL_WINDOWEVENT_SHOWN ||
+         e->window.event == SDL_WINDOWEVENT_RESTORED || e->window.event == SDL_WINDOWEVENT_ENTER))
         SetEvent(in->signal_os);
+    /* Windows still sends us keys and clicks that DirectInput no longer
+     * reports: it lost the device without a focus change (a secure desktop:
+     * Ctrl+Alt+Del, UAC, Win+L). A peek says so without consuming anything;
+     * the read it triggers acquires again and reports what is held. */
+    device *d = NULL;
+    if (GetCurrentThreadId() != in->loop_thread)
+        return 0; /* an event pushed by another thread: DirectInput is the loop thread's */
+    if (e->type == SDL_KEYDOWN || e->type == SDL_KEYUP)
+        d = in->keyboard;
+    else if (e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP || e->type == SDL_MOUSEWHEEL)
+        d = in->mouse;
+    if (d != NULL && d->dev != NULL) {
+        DWORD n = INFINITE;
+        HRESULT hr = IDirectInputDevice8_GetDeviceData(d->dev, sizeof(DIDEVICEOBJECTDATA), NULL, &n,
+                                                       DIGDD_PEEK);
+        if (hr == DIERR_INPUTLOST || hr == DIERR_NOTACQUIRED)
+            SetEvent(in->signal_os);
+    }
     return 0;
+}
+
+/* Test seam (win32_internal.h): the devices lose their acquisition behind
+ * our back, as a secure desktop makes them. [loop thread] */
+void win32__dinput_lose(plat_input *in)
+{
+    if (in->keyboard != NULL && in->keyboard->dev != NULL)
+        IDirectInputDevice8_Unacquire(in->keyboard->dev);
+    if (in->mouse != NULL && in->mouse->dev != NULL)
+        IDirectInputDevice8_Unacquire(in->mouse->dev);
+}
+
+/* [timer-queue thread] */
+static VOID CALLBACK on_tick(PVOID arg, BOOLEAN fired)
+{
+    (void)fired;
+    SetEvent(((plat_input *)arg)->signal_os);
+}
+
+/* [loop thread] Runs the tick every `ms` (0: stops it). */
+static void set_tick(plat_input *in, DWORD ms)
+{
+    if (ms == in->tick_ms)
+        return;
+    if (in->tick != NULL) {
+        DeleteTimerQueueTimer(NULL, in->tick, INVALID_HANDLE_VALUE); /* waits for a running callback */
+        in->tick = NULL;
+    }
+    in->tick_ms = 0;
+    if (ms != 0 && !CreateTimerQueueTimer(&in->tick, NULL, on_tick, in, ms, ms, WT_EXECUTEDEFAULT)) {
+        win32__error(TEMPO_EPLATFORM, "CreateTimerQueueTimer: lost devices are re-acquired only on focus");
+        in->tick = NULL;
+        return;
+    }
+    in->tick_ms = ms;
 }
 
 /* ---- Open / close ------------------------------------------------------- */
@@ -392,13 +562,15 @@ plat_input *plat_input_open(SDL_Window *window, unsigned devices)
         return NULL;
     }
     in->window = window;
+    in->loop_thread = GetCurrentThreadId();
     in->hwnd = info.info.win.window;
     in->devices = devices;
+    InitializeSRWLock(&in->enum_lock);
     in->signal = tempo_event_create(false, false); /* a public id: plat_input_handle returns it */
     if (in->signal == NULL)
         goto fail;
     in->signal_os = win32__handle_os(in->signal);
-    HRESULT hr = DirectInput8Create(GetModuleHandleW(NULL), DIRECTINPUT_VERSION, &IID_IDirectInput8W,
+    HRESULT hr = DirectInput8Create(win32__module(), DIRECTINPUT_VERSION, &IID_IDirectInput8W,
                                     (void **)&in->di, NULL);
     if (FAILED(hr)) {
         di_error("DirectInput8Create", hr);
@@ -417,9 +589,19 @@ plat_input *plat_input_open(SDL_Window *window, unsigned devices)
         in->mouse->kind = TEMPO_INPUT_MOUSE;
     }
     if (devices & PLAT_INPUT_PADS) {
+        in->enum_request = CreateEventW(NULL, FALSE, TRUE, NULL); /* the first pass at once */
+        in->enum_thread = in->enum_request == NULL ? NULL
+                                                   : CreateThread(NULL, 0, enum_main, in, 0, NULL);
+        if (in->enum_thread == NULL) {
+            win32__error(TEMPO_EPLATFORM, "CreateThread (controller enumeration)");
+            goto fail;
+        }
         notify_open(in);
-        enumerate_pads(in);
     }
+    /* SDL's own key and mouse events for these devices must not wake a
+     * message wait: the device's notification does (win32_wait.c). */
+    win32__quiet_sdl_input(in->keyboard != NULL, in->mouse != NULL, 1);
+    in->quiet = true;
     SDL_AddEventWatch(on_sdl_event, in);
     /* Acquiring needs the focus; if we have it, the first read should come
      * now rather than with the first report. */
@@ -434,7 +616,19 @@ void plat_input_close(plat_input *in)
 {
     if (in == NULL)
         return;
+    if (in->quiet)
+        win32__quiet_sdl_input(in->keyboard != NULL, in->mouse != NULL, -1);
     SDL_DelEventWatch(on_sdl_event, in);
+    set_tick(in, 0);
+    if (in->enum_thread != NULL) {
+        /* Waits for an enumeration in progress (it cannot be interrupted). */
+        atomic_store(&in->enum_stop, true);
+        SetEvent(in->enum_request);
+        WaitForSingleObject(in->enum_thread, INFINITE);
+        CloseHandle(in->enum_thread);
+    }
+    if (in->enum_request != NULL)
+        CloseHandle(in->enum_request);
     if (in->notify != NULL)
         UnregisterDeviceNotification(in->notify);
     if (in->notify_window != NULL)
@@ -519,6 +713,46 @@ static void read_keyboard(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
         emit_key(r, (int)rec[i].dwOfs, (rec[i].dwData & 0x80) != 0, rec[i].dwTimeStamp);
 }
 
+/* A button change, as SDL numbers buttons. An up without a down we reported
+ * is dropped: the down happened before we acquired the mouse (the click
+ * that activated the window, as SDL drops it without
+ * SDL_HINT_MOUSE_FOCUS_CLICKTHROUGH) or was released already by a sync. */
+static void emit_mouse_button(reader *r, uint8_t b, bool down, DWORD time_ms)
+{
+    plat_input *in = r->in;
+    if (((in->buttons & SDL_BUTTON(b)) != 0) == down)
+        return;
+    if (down)
+        in->buttons |= SDL_BUTTON(b);
+    else
+        in->buttons &= ~(uint32_t)SDL_BUTTON(b);
+    tempo_input_event ev = {.type = TEMPO_INPUT_MOUSE_BUTTON, .device_kind = TEMPO_INPUT_MOUSE,
+                            .os_time_ms = time_ms};
+    pointer_position(in, &ev.u.button.x, &ev.u.button.y);
+    ev.u.button.button = b;
+    ev.u.button.down = down;
+    ev.u.button.clicks = 1;
+    emit(r, &ev);
+}
+
+/* DirectInput: left, right, middle, X1, X2; SDL: 1 left, 2 middle, 3 right, 4, 5 */
+static const uint8_t SDL_BUTTON_OF[] = {SDL_BUTTON_LEFT, SDL_BUTTON_RIGHT, SDL_BUTTON_MIDDLE,
+                                        SDL_BUTTON_X1, SDL_BUTTON_X2};
+
+/* Whole notches of a wheel movement of `dz` (WHEEL_DELTA = 120 per notch):
+ * high-resolution wheels and touchpads send a fraction of a notch at a
+ * time, so the remainder carries over to the next movement in the same
+ * direction (as Windows' own WM_MOUSEWHEEL users are told to do). */
+int win32__wheel_notches(int32_t *rem, int32_t dz)
+{
+    if ((*rem > 0 && dz < 0) || (*rem < 0 && dz > 0))
+        *rem = 0; /* the direction changed: the old remainder is void */
+    *rem += dz;
+    int notches = *rem / WHEEL_DELTA; /* toward zero */
+    *rem -= notches * WHEEL_DELTA;
+    return notches;
+}
+
 static void read_mouse(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
 {
     plat_input *in = r->in;
@@ -554,26 +788,12 @@ static void read_mouse(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
             int32_t dz = (int32_t)d->dwData; /* WHEEL_DELTA (120) per notch, + away from the user */
             tempo_input_event ev = {.type = TEMPO_INPUT_MOUSE_WHEEL,
                                     .device_kind = TEMPO_INPUT_MOUSE, .os_time_ms = d->dwTimeStamp};
-            ev.u.wheel.y = dz / WHEEL_DELTA;
+            ev.u.wheel.y = win32__wheel_notches(&in->wheel_rem, dz);
             ev.u.wheel.precise_y = (float)dz / WHEEL_DELTA;
             emit(r, &ev);
         } else if (d->dwOfs >= DIMOFS_BUTTON0 && d->dwOfs <= DIMOFS_BUTTON4) {
-            /* DirectInput: left, right, middle, X1, X2; SDL: 1 left, 2 middle, 3 right, 4, 5 */
-            static const uint8_t sdl_button[] = {SDL_BUTTON_LEFT, SDL_BUTTON_RIGHT, SDL_BUTTON_MIDDLE,
-                                                 SDL_BUTTON_X1, SDL_BUTTON_X2};
-            uint8_t b = sdl_button[d->dwOfs - DIMOFS_BUTTON0];
-            bool down = (d->dwData & 0x80) != 0;
-            if (down)
-                in->buttons |= SDL_BUTTON(b);
-            else
-                in->buttons &= ~(uint32_t)SDL_BUTTON(b);
-            tempo_input_event ev = {.type = TEMPO_INPUT_MOUSE_BUTTON,
-                                    .device_kind = TEMPO_INPUT_MOUSE, .os_time_ms = d->dwTimeStamp};
-            pointer_position(in, &ev.u.button.x, &ev.u.button.y);
-            ev.u.button.button = b;
-            ev.u.button.down = down;
-            ev.u.button.clicks = 1;
-            emit(r, &ev);
+            emit_mouse_button(r, SDL_BUTTON_OF[d->dwOfs - DIMOFS_BUTTON0], (d->dwData & 0x80) != 0,
+                              d->dwTimeStamp);
         }
     }
 }
@@ -596,18 +816,55 @@ static void emit_pad_axis(reader *r, const device *d, int axis, int32_t value, D
     emit(r, &ev);
 }
 
-static void read_pad(reader *r, device *d, const DIDEVICEOBJECTDATA *rec, DWORD n)
-{
-    static const int8_t button_map[] = {
+static const int8_t PAD_BUTTON_OF[] = {
         SDL_CONTROLLER_BUTTON_A, SDL_CONTROLLER_BUTTON_B, SDL_CONTROLLER_BUTTON_X,
         SDL_CONTROLLER_BUTTON_Y, SDL_CONTROLLER_BUTTON_LEFTSHOULDER,
         SDL_CONTROLLER_BUTTON_RIGHTSHOULDER, SDL_CONTROLLER_BUTTON_BACK,
         SDL_CONTROLLER_BUTTON_START, SDL_CONTROLLER_BUTTON_LEFTSTICK,
         SDL_CONTROLLER_BUTTON_RIGHTSTICK,
-    };
+};
+#define PAD_BUTTONS ((int)sizeof PAD_BUTTON_OF)
+
+/* DirectInput button i; a change we already reported (or an up we never
+ * reported the down of) is dropped. */
+static void pad_button(reader *r, device *d, int i, bool down, DWORD t)
+{
+    if (((d->pad_buttons >> i) & 1u) == down)
+        return;
+    d->pad_buttons ^= 1u << i;
+    emit_pad_button(r, d, PAD_BUTTON_OF[i], down, t);
+}
+
+/* A hat position (hundredths of a degree clockwise from up; 0xFFFF in the
+ * low word when centred) as D-pad button changes. */
+static void pad_hat(reader *r, device *d, DWORD pov, DWORD t)
+{
     static const int8_t dpad_buttons[4] = {SDL_CONTROLLER_BUTTON_DPAD_UP, SDL_CONTROLLER_BUTTON_DPAD_DOWN,
                                            SDL_CONTROLLER_BUTTON_DPAD_LEFT,
                                            SDL_CONTROLLER_BUTTON_DPAD_RIGHT};
+    uint8_t dirs = 0;
+    if (LOWORD(pov) != 0xFFFF) {
+        DWORD deg = pov / 100;
+        if (deg >= 315 || deg <= 45) dirs |= 1;
+        if (deg >= 135 && deg <= 225) dirs |= 2;
+        if (deg >= 225 && deg <= 315) dirs |= 4;
+        if (deg >= 45 && deg <= 135) dirs |= 8;
+    }
+    for (int k = 0; k < 4; k++)
+        if (((dirs ^ d->dpad) >> k) & 1)
+            emit_pad_button(r, d, dpad_buttons[k], (dirs >> k) & 1, t);
+    d->dpad = dirs;
+}
+
+static void pad_triggers(reader *r, device *d, int32_t v, DWORD t)
+{
+    /* One axis for both triggers: left pulls it up, right down. */
+    emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_TRIGGERLEFT, v > 0 ? v : 0, t);
+    emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_TRIGGERRIGHT, v < 0 ? -(v + 1) : 0, t);
+}
+
+static void read_pad(reader *r, device *d, const DIDEVICEOBJECTDATA *rec, DWORD n)
+{
     for (DWORD i = 0; i < n; i++) {
         DWORD ofs = rec[i].dwOfs, t = rec[i].dwTimeStamp;
         int32_t v = (int32_t)rec[i].dwData;
@@ -619,98 +876,147 @@ static void read_pad(reader *r, device *d, const DIDEVICEOBJECTDATA *rec, DWORD 
             emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTX, v, t);
         else if (ofs == DIJOFS_RY)
             emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTY, v, t);
-        else if (ofs == DIJOFS_Z) {
-            /* One axis for both triggers: left pulls it up, right down. */
-            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_TRIGGERLEFT, v > 0 ? v : 0, t);
-            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_TRIGGERRIGHT, v < 0 ? -(v + 1) : 0, t);
-        } else if (ofs == DIJOFS_POV(0)) {
-            /* Hundredths of a degree clockwise from up; 0xFFFF (low word) when centred. */
-            uint8_t dirs = 0;
-            if (LOWORD(rec[i].dwData) != 0xFFFF) {
-                DWORD deg = rec[i].dwData / 100;
-                if (deg >= 315 || deg <= 45) dirs |= 1;
-                if (deg >= 135 && deg <= 225) dirs |= 2;
-                if (deg >= 225 && deg <= 315) dirs |= 4;
-                if (deg >= 45 && deg <= 135) dirs |= 8;
-            }
-            for (int k = 0; k < 4; k++)
-                if (((dirs ^ d->dpad) >> k) & 1)
-                    emit_pad_button(r, d, dpad_buttons[k], (dirs >> k) & 1, t);
-            d->dpad = dirs;
-        } else if (ofs >= DIJOFS_BUTTON(0) && ofs < DIJOFS_BUTTON(0) + sizeof button_map) {
-            emit_pad_button(r, d, button_map[ofs - DIJOFS_BUTTON(0)], (rec[i].dwData & 0x80) != 0, t);
-        }
+        else if (ofs == DIJOFS_Z)
+            pad_triggers(r, d, v, t);
+        else if (ofs == DIJOFS_POV(0))
+            pad_hat(r, d, rec[i].dwData, t);
+        else if (ofs >= DIJOFS_BUTTON(0) && ofs < DIJOFS_BUTTON(0) + PAD_BUTTONS)
+            pad_button(r, d, (int)(ofs - DIJOFS_BUTTON(0)), (rec[i].dwData & 0x80) != 0, t);
     }
 }
 
-/* The keyboard or mouse was lost (focus change): release what we think is
- * down, as SDL does when a window loses the focus. */
-static void release_keys(reader *r)
-{
-    for (int dik = 0; dik < 256; dik++)
-        if (r->in->down[dik])
-            emit_key(r, dik, false, 0);
-}
+/* ---- Acquiring and state sync --------------------------------------------- */
 
-static void release_buttons(reader *r)
+/* While a device is unacquired DirectInput records nothing: keys released
+ * then would stick, keys pressed then would never be down. So every acquire,
+ * and every buffer overflow (reports were dropped), ends with the device's
+ * current state, and the difference is reported as changes:
+ *  - keyboard: both ways (a key held when the window gains the focus reads
+ *    as down, with repeat 0);
+ *  - mouse: releases only, plus presses after an overflow; a button held at
+ *    acquire is the activating click, whose up is then dropped;
+ *  - pads: buttons and the hat both ways, and every axis's value. */
+static void sync_device(reader *r, device *d, bool overflow)
 {
     plat_input *in = r->in;
-    for (uint8_t b = SDL_BUTTON_LEFT; b <= SDL_BUTTON_X2; b++) {
-        if (!(in->buttons & SDL_BUTTON(b)))
-            continue;
-        in->buttons &= ~(uint32_t)SDL_BUTTON(b);
-        tempo_input_event ev = {.type = TEMPO_INPUT_MOUSE_BUTTON, .device_kind = TEMPO_INPUT_MOUSE};
-        pointer_position(in, &ev.u.button.x, &ev.u.button.y);
-        ev.u.button.button = b;
-        ev.u.button.clicks = 1;
-        emit(r, &ev);
+    if (d == in->keyboard) {
+        BYTE keys[256];
+        if (FAILED(IDirectInputDevice8_GetDeviceState(d->dev, sizeof keys, keys)))
+            return;
+        for (int dik = 0; dik < 256; dik++)
+            emit_key(r, dik, (keys[dik] & 0x80) != 0, 0); /* no change: nothing */
+    } else if (d == in->mouse) {
+        DIMOUSESTATE2 st;
+        if (FAILED(IDirectInputDevice8_GetDeviceState(d->dev, sizeof st, &st)))
+            return;
+        for (int i = 0; i < (int)sizeof SDL_BUTTON_OF; i++) {
+            bool down = (st.rgbButtons[i] & 0x80) != 0;
+            if (!down || overflow)
+                emit_mouse_button(r, SDL_BUTTON_OF[i], down, 0);
+        }
+    } else {
+        DIJOYSTATE2 st;
+        if (FAILED(IDirectInputDevice8_GetDeviceState(d->dev, sizeof st, &st)))
+            return;
+        for (int i = 0; i < PAD_BUTTONS; i++)
+            pad_button(r, d, i, (st.rgbButtons[i] & 0x80) != 0, 0);
+        pad_hat(r, d, st.rgdwPOV[0], 0);
+        emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_LEFTX, st.lX, 0);
+        emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_LEFTY, st.lY, 0);
+        emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTX, st.lRx, 0);
+        emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTY, st.lRy, 0);
+        pad_triggers(r, d, st.lZ, 0);
     }
 }
 
-/* Drains one device; false if it is unplugged. */
+/* The keyboard or mouse was lost: release what we reported down, as SDL
+ * does when a window loses the focus (a sync at the next acquire presses
+ * what is still held). */
+static void release_all(reader *r, device *d)
+{
+    plat_input *in = r->in;
+    if (d == in->keyboard) {
+        for (int dik = 0; dik < 256; dik++)
+            if (in->down[dik])
+                emit_key(r, dik, false, 0);
+    } else if (d == in->mouse) {
+        for (int i = 0; i < (int)sizeof SDL_BUTTON_OF; i++)
+            emit_mouse_button(r, SDL_BUTTON_OF[i], false, 0);
+        in->wheel_rem = 0;
+    }
+}
+
+/* Foreground devices can only be acquired while our window is in front. */
+static bool in_front(const plat_input *in)
+{
+    return GetForegroundWindow() == in->hwnd;
+}
+
+typedef enum { ACQ_OK, ACQ_LATER, ACQ_UNPLUGGED } acq_result;
+
+/* Acquires `d` if it is not, then reports its state (see sync_device). */
+static acq_result acquire(reader *r, device *d)
+{
+    if (d->acquired)
+        return ACQ_OK;
+    if (!in_front(r->in))
+        return ACQ_LATER;
+    HRESULT hr = IDirectInputDevice8_Acquire(d->dev);
+    if (hr == (HRESULT)DIERR_UNPLUGGED)
+        return ACQ_UNPLUGGED;
+    if (FAILED(hr))
+        return ACQ_LATER; /* e.g. a secure desktop still has the input: the tick retries */
+    d->acquired = true;
+    if (d->polled)
+        IDirectInputDevice8_Poll(d->dev);
+    sync_device(r, d, false);
+    return ACQ_OK;
+}
+
+/* Drains one device, re-acquiring it when it was lost; false if it is
+ * unplugged. */
 static bool drain(reader *r, device *d)
 {
-    plat_input *in = r->in;
-    if (!d->acquired) {
-        /* Foreground devices can only be acquired with the focus. */
-        if (GetForegroundWindow() != in->hwnd)
-            return true;
-        HRESULT hr = IDirectInputDevice8_Acquire(d->dev);
-        if (hr == (HRESULT)DIERR_UNPLUGGED)
-            return false;
-        if (FAILED(hr))
-            return true;
-        d->acquired = true;
-    }
     DIDEVICEOBJECTDATA rec[READ_CHUNK];
-    for (;;) {
-        DWORD n = READ_CHUNK;
-        HRESULT hr = IDirectInputDevice8_GetDeviceData(d->dev, sizeof rec[0], rec, &n, 0);
-        if (hr == DIERR_INPUTLOST || hr == DIERR_NOTACQUIRED) {
-            d->acquired = false;
-            if (d == in->keyboard)
-                release_keys(r);
-            if (d == in->mouse)
-                release_buttons(r);
-            /* Lost for good if it will not come back while we have the focus. */
-            return !(d->kind == TEMPO_INPUT_PAD && GetForegroundWindow() == in->hwnd &&
-                     IDirectInputDevice8_Acquire(d->dev) == (HRESULT)DIERR_UNPLUGGED);
+    for (int attempt = 0;; attempt++) {
+        acq_result a = acquire(r, d);
+        if (a != ACQ_OK)
+            return a != ACQ_UNPLUGGED;
+        if (d->polled)
+            IDirectInputDevice8_Poll(d->dev); /* fills the buffer */
+        HRESULT hr;
+        bool overflow = false;
+        for (;;) {
+            DWORD n = READ_CHUNK;
+            hr = IDirectInputDevice8_GetDeviceData(d->dev, sizeof rec[0], rec, &n, 0);
+            if (FAILED(hr))
+                break;
+            overflow |= hr == DI_BUFFEROVERFLOW;
+            if (d == r->in->keyboard)
+                read_keyboard(r, rec, n);
+            else if (d == r->in->mouse)
+                read_mouse(r, rec, n);
+            else
+                read_pad(r, d, rec, n);
+            if (n < READ_CHUNK)
+                break;
         }
+        if (overflow)
+            sync_device(r, d, true); /* the oldest reports were dropped */
         if (hr == (HRESULT)DIERR_UNPLUGGED)
             return false;
-        if (FAILED(hr)) {
-            di_error("GetDeviceData", hr);
+        if (hr != DIERR_INPUTLOST && hr != DIERR_NOTACQUIRED) {
+            if (FAILED(hr))
+                di_error("GetDeviceData", hr);
             return true;
         }
-        /* DI_BUFFEROVERFLOW: the oldest reports were dropped; what is left is
-         * still in order, and key state resynchronises with the next change. */
-        if (d == in->keyboard)
-            read_keyboard(r, rec, n);
-        else if (d == in->mouse)
-            read_mouse(r, rec, n);
-        else
-            read_pad(r, d, rec, n);
-        if (n < READ_CHUNK)
+        /* Lost without a focus change we saw (a secure desktop: Ctrl+Alt+Del,
+         * UAC, Win+L; another program taking exclusive access): release what
+         * is down, then acquire again at once if we are in front; if that
+         * fails, the tick retries. */
+        d->acquired = false;
+        release_all(r, d);
+        if (attempt > 0)
             return true;
     }
 }
@@ -722,20 +1028,47 @@ static void emit_pending(reader *r)
     r->in->npending = 0;
 }
 
+/* Polled devices every 8 ms (125 Hz, a common pad report rate) while one is
+ * acquired; lost devices every 250 ms while our window is in front (an
+ * acquire that failed there, e.g. while a secure desktop still holds the
+ * input, has nothing else to retry it); otherwise no tick: in the
+ * background the focus coming back is the signal. */
+#define POLL_TICK_MS 8
+#define RETRY_TICK_MS 250
+
+unsigned win32__input_tick_ms(bool polled_acquired, bool lost, bool in_front)
+{
+    if (polled_acquired)
+        return POLL_TICK_MS;
+    return lost && in_front ? RETRY_TICK_MS : 0;
+}
+
 int plat_input_read(plat_input *in, uint64_t now_ns, plat_input_fn fn, void *user)
 {
     reader r = {in, now_ns, fn, user, 0};
-    if ((in->devices & PLAT_INPUT_PADS) && atomic_exchange(&in->rescan, false))
-        enumerate_pads(in);
+    if (in->devices & PLAT_INPUT_PADS)
+        apply_enumeration(in);
     emit_pending(&r); /* a pad's ADDED before its first report */
+    device *all[2 + MAX_PADS];
+    int n = 0;
     if (in->keyboard != NULL)
-        drain(&r, in->keyboard);
+        all[n++] = in->keyboard;
     if (in->mouse != NULL)
-        drain(&r, in->mouse);
+        all[n++] = in->mouse;
     for (int i = 0; i < in->npads; i++)
-        if (!drain(&r, &in->pads[i]))
-            in->pads[i].gone = true;
+        all[n++] = &in->pads[i];
+    bool polled = false, lost = false;
+    for (int i = 0; i < n; i++) {
+        if (!drain(&r, all[i]))
+            all[i]->gone = true;
+        polled |= all[i]->polled && all[i]->acquired;
+        lost |= !all[i]->acquired && !all[i]->gone;
+    }
     drop_gone_pads(in);
     emit_pending(&r); /* REMOVED after the pad's last report */
+    /* "In front" by SDL's account too: a secure desktop takes the input
+     * without a focus change, so SDL still says we have it. */
+    bool front = in_front(in) || (SDL_GetWindowFlags(in->window) & SDL_WINDOW_INPUT_FOCUS) != 0;
+    set_tick(in, win32__input_tick_ms(polled, lost, front));
     return r.count;
 }

@@ -54,6 +54,51 @@ void win32__timer_give(win32_timer *t);
 /* The kernel object behind a Tempo event (for SetEventNotification). */
 HANDLE win32__handle_os(tempo_handle *event);
 
+/* Test seam for the message wait (tests/test_win32.c): when non-NULL, called
+ * instead of MsgWaitForMultipleObjectsEx, so a test can act as real Windows
+ * does where wine differs (queued input reported before the handles, the
+ * QS_TOUCH|QS_POINTER bits rejected by Windows 7). Set it only while no
+ * message wait runs. */
+typedef DWORD(WINAPI *win32_msgwait_fn)(DWORD count, const HANDLE *handles, DWORD ms, DWORD mask,
+                                        DWORD flags);
+extern win32_msgwait_fn win32__msgwait;
+
+/* The QS_* mask message waits use now: QS_ALLINPUT, less QS_TOUCH|QS_POINTER
+ * once the system rejected them (Windows 7). Thread: any. */
+unsigned win32__queue_mask(void);
+
+/* ---- Native input (win32_dinput.c) and the message wait ---- */
+
+/* The module Tempo is linked into (libtempo-0.dll, or the program when
+ * linked statically), for window classes and DirectInput8Create. Thread: any. */
+HINSTANCE win32__module(void);
+
+/* While native devices are open (plat_input_open), SDL's own events for
+ * them must not end a message wait: DirectInput's notification is that
+ * input's wake, and the input layer drops SDL's copy. `keyboard`/`mouse`
+ * say which devices, `delta` is +1 at open and -1 at close. The events stay
+ * in SDL's queue for the next dispatch. [loop thread] */
+void win32__quiet_sdl_input(bool keyboard, bool mouse, int delta);
+
+/* Whole wheel notches in a movement of `dz` (WHEEL_DELTA units), keeping the
+ * remainder in *rem for the next movement in the same direction. */
+int win32__wheel_notches(int32_t *rem, int32_t dz);
+
+/* The native input tick's period in ms (0: none): fast while a polled device
+ * (DIDC_POLLEDDEVICE) is acquired, slow while a device is lost and the
+ * window is in front. */
+unsigned win32__input_tick_ms(bool polled_acquired, bool lost, bool in_front);
+
+/* Test seam: when non-NULL, the controller enumeration thread calls it
+ * before each EnumDevices (a test holds it to stand for a slow
+ * enumeration). [enumeration thread] */
+extern void (*win32__enum_hook)(void);
+
+/* Test seam: unacquires the keyboard and mouse without telling `in`, as a
+ * secure desktop does. [loop thread] */
+struct plat_input;
+void win32__dinput_lose(struct plat_input *in);
+
 /* Frees the timer pool and ends the timeBeginPeriod raise, if any. [loop thread] */
 void win32__clock_shutdown(void);
 

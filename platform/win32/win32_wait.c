@@ -21,13 +21,18 @@
  * The wait is WaitForMultipleObjects, or MsgWaitForMultipleObjectsEx with
  * QS_ALLINPUT and MWMO_INPUTAVAILABLE when the caller wants messages (then
  * any input already in the thread's queue counts, not only new input). When
- * the queue has messages the wait lets SDL pump them (SDL_PumpEvents: SDL's
- * window procedure handles them) and returns `n` only if that produced SDL
- * events, or SDL's queue already had some; window-system traffic that SDL
- * turns into nothing does not wake the caller. One extra slot holds a pooled
- * high-resolution timer for the timeout, so timeouts are not rounded to
- * milliseconds while the wait set leaves room for it (n < 63 with messages,
- * n <= 63 without).
+ * the queue has messages the wait first polls the handles (Windows reports
+ * queued input without looking at them), then lets SDL pump the messages
+ * (SDL_PumpEvents: SDL's window procedure handles them) and returns `n` only
+ * if that produced SDL events, SDL's queue already had some, or SDL left
+ * input in the Win32 queue (its message loop is off: the caller must pump,
+ * and waiting on would spin); window-system traffic that SDL turns into
+ * nothing does not wake the caller, and the deadline ends such a wait. While
+ * DirectInput reads the keyboard or mouse (win32_dinput.c), SDL's own events
+ * for them do not count: the device's notification is that input's wake.
+ * A pooled high-resolution timer ends the wait at its timeout: in the slot
+ * after the handles when there is one, else (63 handles with messages)
+ * through its completion routine in an alertable wait.
  *
  * SDL game controllers (XInput, SDL's own DirectInput/RawInput joysticks)
  * are polled by SDL_PumpEvents, so nothing in the Win32 queue announces
@@ -37,11 +42,11 @@
  * events. (Controllers read through DirectInput here, plat_input_*, signal
  * their handle instead and need no polling.)
  *
- * SDL_PushEvent from another thread does not touch the Win32 queue, so an
- * SDL event watch posts WM_NULL to the waiting thread. SDL2 runs watches
- * before it appends the event, so (as in the SDL backend) a wait that finds
- * SDL's queue empty while a push is announced re-checks a few times with
- * growing delays.
+ * SDL_PushEvent from another thread does not touch the Win32 queue, so the
+ * shared SDL event-queue hook (plat_sdl_hook.h) posts WM_NULL to the
+ * waiting thread. SDL2 runs watches before it appends the event, so (as in
+ * the SDL backend) a wait that finds SDL's queue empty while a push is
+ * announced re-checks a few times with growing delays.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -49,6 +54,7 @@
 #include <SDL.h>
 
 #include "plat_announce.h"
+#include "plat_sdl_hook.h"
 #include "handle_pool.h"
 #include "plat_sched.h"
 #include "platform.h"
@@ -72,16 +78,16 @@ struct plat_handle {
 
 static _Atomic(const char *) g_route = "none";
 
-/* Message waits and SDL_PushEvent (see the top comment). */
-static plat_announce g_announce;      /* cross-thread SDL pushes (plat_announce.h) */
-static atomic_ulong g_loop_thread;    /* thread id of the last message wait */
-static atomic_ulong g_waiting_thread; /* thread id blocked in a message wait, or 0 */
-static _Atomic(uint64_t) g_pad_poll_ns; /* controller poll interval; 0: none */
 static _Atomic(uint64_t) g_fault_delay_ns; /* plat_fault_set_signal_delay_ns; 0: off */
 
 const char *plat_backend_name(void)
 {
     return "win32";
+}
+
+unsigned plat_capabilities(void)
+{
+    return TEMPO_CAP_NATIVE_INPUT | TEMPO_CAP_OS_MESSAGE_WAIT;
 }
 
 const char *plat_wait_route(void)
@@ -345,42 +351,46 @@ static bool claim(plat_handle *h)
 
 /* ---- Messages ----------------------------------------------------------- */
 
-/* [any thread that pushes an SDL event] */
-static int SDLCALL on_event_added(void *userdata, SDL_Event *event)
+/* [any thread that pushes an SDL event] The SDL event-queue hook's wake
+ * (plat_sdl_hook.h): `ctx` is the waiting thread's id. */
+static void wake_thread(void *ctx)
 {
-    (void)userdata;
-    (void)event;
-    /* Events the loop thread adds itself (its own SDL_PumpEvents) need no wake. */
-    if (GetCurrentThreadId() == atomic_load(&g_loop_thread))
-        return 0;
-    plat_announce_push(&g_announce);
-    DWORD waiter = (DWORD)atomic_load(&g_waiting_thread);
-    if (waiter != 0)
-        PostThreadMessageW(waiter, WM_NULL, 0, 0); /* fails only if the queue is full: then it is awake */
-    return 0;
+    /* Fails only if the queue is full: then the thread is awake anyway. */
+    PostThreadMessageW((DWORD)(uintptr_t)ctx, WM_NULL, 0, 0);
 }
 
-/* Declared in platform.h by the input layer (issue 7). */
-void plat_set_input_poll_interval_ns(uint64_t interval_ns);
-void plat_set_input_poll_interval_ns(uint64_t interval_ns)
+static atomic_int g_quiet_keyboard, g_quiet_mouse; /* open native devices (win32__quiet_sdl_input) */
+
+void win32__quiet_sdl_input(bool keyboard, bool mouse, int delta)
 {
-    atomic_store(&g_pad_poll_ns, interval_ns);
+    if (keyboard)
+        atomic_fetch_add(&g_quiet_keyboard, delta);
+    if (mouse)
+        atomic_fetch_add(&g_quiet_mouse, delta);
 }
 
-/* [loop thread] True while SDL has a joystick open (it must then be polled). */
-static bool joystick_open(void)
-{
-    if (!SDL_WasInit(SDL_INIT_JOYSTICK))
-        return false;
-    for (int i = 0, n = SDL_NumJoysticks(); i < n; i++)
-        if (SDL_JoystickFromInstanceID(SDL_JoystickGetDeviceInstanceID(i)) != NULL)
-            return true;
-    return false;
-}
-
+/* True if SDL's queue has an event that should end a message wait: any
+ * event but the key and mouse events of devices DirectInput reads (their
+ * notification handle wakes the loop once per input; those SDL copies wait
+ * in the queue for the next dispatch, which drops them). */
 static bool sdl_events_pending(void)
 {
-    return SDL_WasInit(SDL_INIT_EVENTS) && SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    if (!SDL_WasInit(SDL_INIT_EVENTS))
+        return false;
+    bool kb = atomic_load(&g_quiet_keyboard) > 0, mouse = atomic_load(&g_quiet_mouse) > 0;
+    if (!kb && !mouse)
+        return SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    /* Event types in order: ... SDL_KEYDOWN, SDL_KEYUP, text and keymap events,
+     * ... SDL_MOUSEMOTION .. SDL_MOUSEWHEEL, ... */
+    if (SDL_HasEvents(SDL_FIRSTEVENT, SDL_KEYDOWN - 1))
+        return true;
+    if (!kb && SDL_HasEvents(SDL_KEYDOWN, SDL_KEYUP))
+        return true;
+    if (SDL_HasEvents(SDL_KEYUP + 1, SDL_MOUSEMOTION - 1))
+        return true;
+    if (!mouse && SDL_HasEvents(SDL_MOUSEMOTION, SDL_MOUSEWHEEL))
+        return true;
+    return SDL_HasEvents(SDL_MOUSEWHEEL + 1, SDL_LASTEVENT);
 }
 
 /* [loop thread] Returns the controller poll interval this wait keeps (0: none). */
@@ -393,18 +403,11 @@ static uint64_t message_wait_begin(void)
         PeekMessageW(&msg, NULL, WM_USER, WM_USER, PM_NOREMOVE);
         has_queue = true;
     }
-    uint64_t pad_poll_ns = atomic_load(&g_pad_poll_ns);
-    if (pad_poll_ns > 0 && !joystick_open())
+    uint64_t pad_poll_ns = plat_sdl_pad_poll_ns();
+    if (pad_poll_ns > 0 && !plat_sdl_joystick_open())
         pad_poll_ns = 0;
     atomic_store(&g_route, pad_poll_ns > 0 ? "msgwait+pad-poll" : "msgwait");
-    atomic_store(&g_loop_thread, GetCurrentThreadId());
-    if (SDL_WasInit(SDL_INIT_EVENTS)) {
-        /* Re-registering each time is cheap and survives SDL_Quit(), which
-         * forgets event watches. */
-        SDL_DelEventWatch(on_event_added, NULL);
-        SDL_AddEventWatch(on_event_added, NULL);
-    }
-    atomic_store(&g_waiting_thread, GetCurrentThreadId());
+    plat_sdl_hook_begin(wake_thread, (void *)(uintptr_t)GetCurrentThreadId());
     return pad_poll_ns;
 }
 
@@ -422,15 +425,103 @@ static DWORD ms_until(uint64_t at, uint64_t now)
     return ms >= INFINITE ? INFINITE - 1 : (DWORD)ms;
 }
 
-static DWORD os_wait(const HANDLE *kh, DWORD count, DWORD ms, bool messages)
+/* The queue mask. QS_ALLINPUT, built with _WIN32_WINNT >= 0x0602, includes
+ * QS_TOUCH | QS_POINTER, which Windows 7 rejects (ERROR_INVALID_PARAMETER:
+ * every message wait would fail). The first rejection drops those bits for
+ * the rest of the process (Windows 7 posts WM_TOUCH, which QS_POSTMESSAGE
+ * covers, and has no pointer messages). */
+#ifndef QS_TOUCH
+#define QS_TOUCH 0x0800
+#endif
+#ifndef QS_POINTER
+#define QS_POINTER 0x1000
+#endif
+#define QS_WIN8_BITS (QS_TOUCH | QS_POINTER)
+static atomic_uint g_qs_mask = QS_ALLINPUT;
+
+win32_msgwait_fn win32__msgwait; /* the test seam (win32_internal.h) */
+
+static DWORD msgwait(DWORD count, const HANDLE *kh, DWORD ms, DWORD flags)
+{
+    win32_msgwait_fn fn = win32__msgwait != NULL ? win32__msgwait : MsgWaitForMultipleObjectsEx;
+    unsigned mask = atomic_load(&g_qs_mask);
+    DWORD w = fn(count, kh, ms, mask, flags);
+    if (w == WAIT_FAILED && GetLastError() == ERROR_INVALID_PARAMETER && (mask & QS_WIN8_BITS)) {
+        mask &= ~(unsigned)QS_WIN8_BITS;
+        atomic_store(&g_qs_mask, mask);
+        w = fn(count, kh, ms, mask, flags);
+    }
+    return w;
+}
+
+unsigned win32__queue_mask(void)
+{
+    return atomic_load(&g_qs_mask);
+}
+
+/* True while the thread's queue holds input a message wait would report.
+ * After SDL_PumpEvents that means SDL left it there: its message loop is off
+ * (SDL_HINT_WINDOWS_ENABLE_MESSAGELOOP=0), or it stopped at messages newer
+ * than the pump. Only the caller can take it. */
+static bool queue_has_input(void)
+{
+    return HIWORD(GetQueueStatus(atomic_load(&g_qs_mask))) != 0;
+}
+
+static DWORD os_wait(const HANDLE *kh, DWORD count, DWORD ms, bool messages, bool alertable)
 {
     if (messages)
-        return MsgWaitForMultipleObjectsEx(count, kh, ms, QS_ALLINPUT, MWMO_INPUTAVAILABLE);
+        return msgwait(count, kh, ms, MWMO_INPUTAVAILABLE | (alertable ? MWMO_ALERTABLE : 0));
     if (count == 0) {
         Sleep(ms);
         return WAIT_TIMEOUT;
     }
     return WaitForMultipleObjects(count, kh, FALSE, ms);
+}
+
+/* The deadline timer's completion routine when it has no slot in the wait
+ * set: running it is what ends the alertable wait (WAIT_IO_COMPLETION). */
+static VOID CALLBACK deadline_apc(LPVOID arg, DWORD low, DWORD high)
+{
+    (void)arg;
+    (void)low;
+    (void)high;
+}
+
+static bool arm_apc(HANDLE timer, uint64_t due_ns, uint64_t now_ns)
+{
+    uint64_t units = due_ns > now_ns ? (due_ns - now_ns + 99u) / 100u : 1u;
+    const uint64_t max_units = UINT64_C(10000000) * 3600 * 24 * 365; /* see win32__timer_arm */
+    LARGE_INTEGER li;
+    li.QuadPart = -(LONGLONG)(units > max_units ? max_units : units);
+    return SetWaitableTimer(timer, &li, 0, deadline_apc, NULL, FALSE) != 0;
+}
+
+/* The lowest signalled handle, claimed, or -1: a zero-timeout look at the
+ * kernel objects below the first due timer, then that timer. Real Windows,
+ * with MWMO_INPUTAVAILABLE, returns the queue's index as soon as input is
+ * queued without looking at the handles (wine happens to look at them first),
+ * so a messages result is never reported before this. */
+static int poll_handles(plat_handle *const *handles, const HANDLE *kh, int n)
+{
+    for (;;) {
+        int due = first_due_timer(handles, n, plat_now_ns());
+        DWORD limit = (DWORD)(due >= 0 ? due : n);
+        if (limit > 0) {
+            DWORD w = WaitForMultipleObjects(limit, kh, FALSE, 0);
+            if (w < WAIT_OBJECT_0 + limit) {
+                int i = (int)(w - WAIT_OBJECT_0);
+                if (claim(handles[i]))
+                    return i;
+                continue; /* stale: look again */
+            }
+        }
+        if (due < 0)
+            return -1;
+        if (claim(handles[due]))
+            return due;
+        /* another waiter took the tick: look again */
+    }
 }
 
 int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
@@ -443,20 +534,26 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
         atomic_fetch_add(&handles[i]->refs, 1);
     }
     /* The deadline timer takes the slot after the handles when the kernel's
-     * limit leaves one (MsgWaitForMultipleObjectsEx keeps one for the queue);
-     * otherwise timeouts are whole milliseconds, rounded up. */
+     * limit leaves one (MsgWaitForMultipleObjectsEx keeps one for the queue).
+     * With 63 handles and messages it has none: it then ends an alertable
+     * wait through its completion routine (an APC), which needs no slot and
+     * keeps the same precision. Alertable waits also run other APCs queued
+     * to the loop thread (ReadFileEx completions...) inside tempo_wait. Only
+     * if no timer can be had are timeouts whole milliseconds, rounded up. */
     const int cap = messages ? MAXIMUM_WAIT_OBJECTS - 1 : MAXIMUM_WAIT_OBJECTS;
-    win32_timer *dl = n < cap ? win32__timer_take() : NULL;
-    const DWORD slots = (DWORD)n + (dl != NULL);
-    if (dl != NULL)
+    win32_timer *dl = win32__timer_take();
+    const bool dl_slot = dl != NULL && n < cap;
+    const DWORD slots = (DWORD)n + dl_slot;
+    if (dl_slot)
         kh[n] = dl->handle;
+    bool apc_armed = false;
     const uint64_t pad_poll_ns = messages ? message_wait_begin() : 0;
+    plat_announce *const ann = plat_sdl_announce();
 
-    bool input = false; /* the Win32 queue had input when we last looked */
     uint64_t polled_at = 0;
     int r;
     for (;;) {
-        unsigned announced = plat_announce_snapshot(&g_announce);
+        unsigned announced = plat_announce_snapshot(ann);
         uint64_t now = plat_now_ns();
         if (pad_poll_ns > 0 && now - polled_at >= pad_poll_ns) {
             SDL_PumpEvents(); /* runs SDL_JoystickUpdate; events it adds end the wait below */
@@ -465,32 +562,40 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
         int due = first_due_timer(handles, n, now);
         bool sdl_pending = messages && sdl_events_pending();
         if (sdl_pending)
-            plat_announce_landed(&g_announce, announced);
+            plat_announce_landed(ann, announced);
         /* Block only when nothing is known to be ready; otherwise poll the
          * kernel (timeout 0) for the handles below the due timer, so the
          * lowest signalled index still wins, then messages, then timeout. */
-        bool block = due < 0 && !input && !sdl_pending && now < deadline;
+        bool block = due < 0 && !sdl_pending && now < deadline;
         DWORD count = block ? slots : (DWORD)(due >= 0 ? due : n);
         bool with_messages = messages && due < 0;
         DWORD ms = 0;
+        bool alertable = false;
         if (block) {
             uint64_t wake_at = deadline;
             if (pad_poll_ns > 0 && polled_at + pad_poll_ns < wake_at)
                 wake_at = polled_at + pad_poll_ns; /* the next controller poll */
             if (messages)
-                wake_at = plat_announce_recheck(&g_announce, announced, now, wake_at);
+                wake_at = plat_announce_recheck(ann, announced, now, wake_at);
             ms = INFINITE;
             if (wake_at != UINT64_MAX) {
-                if (dl == NULL || !win32__timer_arm(dl->handle, wake_at, now))
+                if (dl_slot && win32__timer_arm(dl->handle, wake_at, now)) {
+                    /* in the wait set */
+                } else if (!dl_slot && dl != NULL && arm_apc(dl->handle, wake_at, now)) {
+                    alertable = apc_armed = true;
+                } else {
                     ms = ms_until(wake_at, now);
+                }
             }
         }
-        DWORD w = os_wait(kh, count, ms, with_messages);
+        DWORD w = os_wait(kh, count, ms, with_messages, alertable);
         if (w == WAIT_FAILED) {
             r = win32__error(TEMPO_EPLATFORM, with_messages ? "MsgWaitForMultipleObjectsEx"
                                                             : "WaitForMultipleObjects");
             break;
         }
+        if (w == WAIT_IO_COMPLETION)
+            continue; /* the deadline APC (or another APC) ran: the clock decides */
         if (w < WAIT_OBJECT_0 + count) {
             int i = (int)(w - WAIT_OBJECT_0);
             if (i < n && claim(handles[i])) {
@@ -500,23 +605,26 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
             continue; /* the deadline timer, or nothing to claim: look again */
         }
         if (with_messages && w == WAIT_OBJECT_0 + count) {
-            if (sdl_pending) {
-                r = n; /* the handles were checked first: none is signalled */
+            /* Every handle comes before messages, whatever the OS checked. */
+            r = poll_handles(handles, kh, n);
+            if (r >= 0)
+                break;
+            r = n;
+            if (sdl_pending || !SDL_WasInit(SDL_INIT_EVENTS))
+                break;
+            /* Let SDL's window procedure take the traffic now: what it turns
+             * into SDL events ends the wait; the rest (paint, activation,
+             * wine's own window messages) costs no return to the caller, as
+             * on the SDL backend. Input SDL leaves in the queue ends it too:
+             * waiting on would find it again at once, forever (a livelock
+             * with SDL's message loop off); the caller pumps it. */
+            SDL_PumpEvents();
+            if (sdl_events_pending() || queue_has_input())
+                break;
+            if (plat_now_ns() >= deadline) {
+                r = TEMPO_ETIMEDOUT;
                 break;
             }
-            if (SDL_WasInit(SDL_INIT_EVENTS)) {
-                /* Let SDL's window procedure take the traffic now: what it
-                 * turns into SDL events ends the wait (above, next turn);
-                 * the rest (paint, activation, wine's own window messages)
-                 * costs no return to the caller, as on the SDL backend. */
-                SDL_PumpEvents();
-                continue;
-            }
-            if (!block) {
-                r = n;
-                break;
-            }
-            input = true; /* no SDL queue: check the handles once more, then report it */
             continue;
         }
         if (w >= WAIT_ABANDONED_0 && w < WAIT_ABANDONED_0 + count) {
@@ -533,7 +641,7 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
                 }
                 continue; /* another waiter took the tick */
             }
-            if (input || sdl_pending) {
+            if (sdl_pending) {
                 r = n;
                 break;
             }
@@ -543,9 +651,12 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
         /* A millisecond timeout ended: the clock decides. */
     }
     if (messages)
-        atomic_store(&g_waiting_thread, 0);
-    if (dl != NULL)
+        plat_sdl_hook_end();
+    if (dl != NULL) {
+        if (apc_armed)
+            CancelWaitableTimer(dl->handle); /* no completion routine queued later */
         win32__timer_give(dl);
+    }
     for (int i = 0; i < n; i++)
         handle_unref(handles[i]);
     return r;
@@ -558,6 +669,6 @@ void plat_pump(void)
 
 void plat_shutdown(void)
 {
-    SDL_DelEventWatch(on_event_added, NULL);
+    plat_sdl_hook_shutdown();
     win32__clock_shutdown();
 }

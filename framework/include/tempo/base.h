@@ -122,8 +122,30 @@ typedef struct tempo_usage {
  * Thread: any. */
 TEMPO_API int tempo_process_usage(tempo_usage *out);
 
-/* The backend compiled in: "sdl" or "win32". Thread: any. */
+/* The backend compiled in: "sdl" or "win32", for logs and summaries. Code
+ * that must choose asks tempo_backend_has() instead. Thread: any. */
 TEMPO_API const char *tempo_backend_name(void);
+
+/* What the compiled-in backend can do (bits for tempo_backend_has). */
+enum {
+    /* tempo_input_attach_window() reads keyboard, mouse and controllers
+     * natively (win32: DirectInput8); without it, it returns TEMPO_ENOTSUP
+     * and input stays on SDL events. */
+    TEMPO_CAP_NATIVE_INPUT = 1u << 0,
+    /* Message waits block in the OS's own message wait together with the
+     * handles (win32: MsgWaitForMultipleObjectsEx, route "msgwait");
+     * without it they block in SDL or on the display connection. */
+    TEMPO_CAP_OS_MESSAGE_WAIT = 1u << 1,
+    /* The pure-SDL wait route exists ("sdl-events": SDL_WaitEventTimeout
+     * plus an SDL user event for cross-thread wakes), selectable with the
+     * environment variable TEMPO_SDL_WAIT_ROUTE=sdl where it is not
+     * already the only route. */
+    TEMPO_CAP_SDL_ROUTE = 1u << 2
+};
+
+/* True if the backend has every capability in `caps` (TEMPO_CAP_* bits);
+ * false for 0. Thread: any. */
+TEMPO_API bool tempo_backend_has(unsigned caps);
 
 /* How the last wait with TEMPO_WAIT_MESSAGES on the calling process blocked,
  * for diagnostics and sample summaries, e.g. "x11-fd+eventfd", "eventfd",
