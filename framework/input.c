@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include "replay_internal.h"
 #include "tempo/input.h"
 #include "tempo_internal.h"
 
@@ -38,6 +39,8 @@ struct tempo_input {
     uint32_t npads, pads_cap;
     plat_input *native;    /* attached native devices, or NULL */
     unsigned native_devs;  /* TEMPO_INPUT_NATIVE_* bits covered by `native` */
+    tempo__input_tap_fn tap; /* the recorder's view of polled events (replay.c), or NULL */
+    void *tap_user;
 };
 
 #define NATIVE_ALL (TEMPO_INPUT_NATIVE_KEYBOARD | TEMPO_INPUT_NATIVE_MOUSE | TEMPO_INPUT_NATIVE_PADS)
@@ -259,7 +262,22 @@ int tempo_input_poll(tempo_input *in, tempo_input_event *out)
     in->head = (in->head + 1) % in->cap;
     in->count--;
     in->delivered++;
+    if (in->tap != NULL)
+        in->tap(in->tap_user, out);
     return 1;
+}
+
+void tempo__input_set_tap(tempo_input *in, tempo__input_tap_fn tap, void *user)
+{
+    in->tap = tap;
+    in->tap_user = user;
+}
+
+void tempo__input_clear(tempo_input *in)
+{
+    in->head = 0;
+    in->count = 0;
+    in->last_time_ns = 0;
 }
 
 int tempo_input_dispatch(tempo_input *in, tempo_input_fn fn, void *user)

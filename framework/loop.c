@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "loop_internal.h"
+#include "replay_internal.h"
 #include "tempo_internal.h"
 
 #define NS_PER_S UINT64_C(1000000000)
@@ -123,6 +124,8 @@ void tempo_loop_destroy(tempo_loop *L)
 {
     if (L == NULL)
         return;
+    if (L->replay != NULL)
+        tempo__replay_loop_destroy(L);
     tempo_event_destroy(L->wake);
     tempo_timer_destroy(L->timer);
     free(L);
@@ -318,11 +321,17 @@ static void wake_snoozed(tempo_loop *L)
 static void call_update(tempo_loop *L, uint64_t dt_ns)
 {
     wake_snoozed(L);
-    if (L->update == NULL)
-        return;
-    uint64_t a = loop_now(L);
-    L->update(L, dt_ns, L->user);
-    L->frame_game_ns += loop_now(L) - a;
+    /* Recording or replaying: the tick's input, items and dt go in (or are
+     * written) around the update. */
+    if (L->replay != NULL)
+        dt_ns = tempo__replay_before_update(L, dt_ns);
+    if (L->update != NULL) {
+        uint64_t a = loop_now(L);
+        L->update(L, dt_ns, L->user);
+        L->frame_game_ns += loop_now(L) - a;
+    }
+    if (L->replay != NULL)
+        tempo__replay_after_update(L);
 }
 
 static void call_render(tempo_loop *L, float alpha)

@@ -133,6 +133,10 @@ struct tempo_loop {
     uint64_t next_watch_id;
 
     tempo__loop_stats st;
+
+    /* Record/replay state and the delivery channels (replay.c); NULL until
+     * the game uses either. */
+    struct tempo__replay_state *replay;
 };
 
 #endif /* TEMPO_LOOP_INTERNAL_H */

@@ -10,5 +10,6 @@
 #include "loop.h"
 #include "input.h"
 #include "audio.h"
+#include "replay.h"
 
 #endif /* TEMPO_TEMPO_H */

@@ -1,0 +1,34 @@
+/* Record/replay hooks between replay.c, the loop (loop.c) and the input
+ * ring (input.c). Everything here runs on the loop thread. */
+#ifndef TEMPO_REPLAY_INTERNAL_H
+#define TEMPO_REPLAY_INTERNAL_H
+
+#include "tempo/input.h"
+#include "tempo/loop.h"
+
+/* ---- input.c ---- */
+
+/* Called by tempo_input_poll (and so tempo_input_dispatch) with every event
+ * it hands to the game: how the recorder sees what update() consumed. */
+typedef void (*tempo__input_tap_fn)(void *user, const tempo_input_event *ev);
+
+/* Sets (or with tap NULL removes) the ring's tap. */
+void tempo__input_set_tap(tempo_input *in, tempo__input_tap_fn tap, void *user);
+
+/* Empties the ring without counting the events as delivered or dropped and
+ * forgets the newest time, so replayed events keep their recorded times. */
+void tempo__input_clear(tempo_input *in);
+
+/* ---- loop.c (only when loop->replay is set) ---- */
+
+/* Right before update(): returns the dt_ns the update gets. */
+uint64_t tempo__replay_before_update(tempo_loop *loop, uint64_t dt_ns);
+
+/* Right after update(). */
+void tempo__replay_after_update(tempo_loop *loop);
+
+/* From tempo_loop_destroy(): stops a recording, detaches a replay, frees
+ * the channels. */
+void tempo__replay_loop_destroy(tempo_loop *loop);
+
+#endif /* TEMPO_REPLAY_INTERNAL_H */
