@@ -92,6 +92,15 @@ static float bits_float(uint32_t u)
     return f;
 }
 
+/* strnlen is POSIX, not C11. */
+static size_t bounded_len(const char *s, size_t max)
+{
+    size_t n = 0;
+    while (n < max && s[n] != '\0')
+        n++;
+    return n;
+}
+
 /* ---- Header -------------------------------------------------------------------- */
 
 void tempo__rpf_encode_header(const tempo__rpf_header *h, uint8_t out[TEMPO__RPF_HEADER_SIZE])
@@ -109,7 +118,7 @@ void tempo__rpf_encode_header(const tempo__rpf_header *h, uint8_t out[TEMPO__RPF
     put32(out + 48, h->max_frameskip);
     put32(out + 52, h->max_render_hz);
     put32(out + 56, h->hash_every);
-    size_t n = strnlen(h->backend, sizeof h->backend - 1);
+    size_t n = bounded_len(h->backend, sizeof h->backend - 1);
     memcpy(out + 60, h->backend, n);
     put32(out + 76, tempo__crc32(0, out, 76));
 }
@@ -163,7 +172,7 @@ static void encode_input(const tempo_input_event *ev, uint8_t *p)
         break;
     case TEMPO_INPUT_DEVICE_ADDED:
     case TEMPO_INPUT_DEVICE_REMOVED:
-        memcpy(u, ev->u.dev.name, strnlen(ev->u.dev.name, sizeof ev->u.dev.name - 1));
+        memcpy(u, ev->u.dev.name, bounded_len(ev->u.dev.name, sizeof ev->u.dev.name - 1));
         break;
     default:
         break;
