@@ -416,7 +416,7 @@ typedef struct game {
     body b[8];
     uint64_t rng;
     uint64_t updates, stop_after;
-    int64_t score;
+    uint64_t score; /* wraps: unsigned, so the same bits everywhere */
     uint64_t perturb_at; /* 0: never; else nudge a body in that update (1-based) */
     tempo_input *in;
     fclock *clk;
@@ -463,7 +463,7 @@ static void on_update(tempo_loop *loop, uint64_t dt_ns, void *user)
             g->b[ev.u.key.scancode & 7].vy -= 150.0f + (float)(xs64(&g->rng) % 100);
         else if (ev.type == TEMPO_INPUT_MOUSE_MOTION)
             g->b[(ev.u.motion.x >> 3) & 7].vx += 0.5f * (float)ev.u.motion.dx;
-        g->score += (int64_t)ev.type;
+        g->score += ev.type;
     }
     if (g->updates % 97 == 13)
         g->b[xs64(&g->rng) & 7].vy -= 300.0f;
