@@ -7,8 +7,9 @@
  *      TEMPO_WAIT_MESSAGES; the timer is a one-shot armed at that absolute
  *      deadline, so the wake-up is exact to the backend's precision and a
  *      relative timeout never adds the time spent computing it;
- *   3. dispatch SDL events, then watched handles (each signalled one once),
- *      then the due updates, then at most one render.
+ *   3. dispatch SDL events, then watched handles (each signalled one once)
+ *      and sources (each with work once, with the next due update or render
+ *      as its deadline), then the due updates, then at most one render.
  *
  * The update schedule is absolute: tick k of the current epoch is due at
  * epoch + floor(k * 1e9 / hz) (tempo__sched_at), so rounding never
@@ -18,6 +19,7 @@
  * schedule must restart: the first frame, a stall, a resume, a change of
  * policy to or from VARIABLE, or a change of rate (which keeps the phase of
  * the last update). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,9 +75,14 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
         tempo__set_error(TEMPO_EINVAL, "tempo_loop_create: policy %d out of range", (int)desc->policy);
         return NULL;
     }
-    if (desc->update_hz > TEMPO__LOOP_MAX_HZ || desc->max_render_hz > TEMPO__LOOP_MAX_HZ) {
-        tempo__set_error(TEMPO_ERANGE, "tempo_loop_create: update_hz %u / max_render_hz %u above %u",
-                         desc->update_hz, desc->max_render_hz, TEMPO__LOOP_MAX_HZ);
+    if (desc->update_hz > TEMPO__LOOP_MAX_HZ) {
+        tempo__set_error(TEMPO_ERANGE, "tempo_loop_create: update_hz %u above %u", desc->update_hz,
+                         TEMPO__LOOP_MAX_HZ);
+        return NULL;
+    }
+    if (desc->max_render_hz > TEMPO__LOOP_MAX_HZ) {
+        tempo__set_error(TEMPO_ERANGE, "tempo_loop_create: max_render_hz %u above %u", desc->max_render_hz,
+                         TEMPO__LOOP_MAX_HZ);
         return NULL;
     }
     tempo_loop *L = calloc(1, sizeof *L);
@@ -99,6 +106,8 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->clock = desc->clock;
     L->fake = desc->clock.now != NULL;
     L->input = desc->input;
+    L->thread = SDL_ThreadID();
+    L->dispatching = -1;
     atomic_init(&L->quit, false);
     atomic_init(&L->render_requested, false);
 
@@ -120,15 +129,25 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     return L;
 }
 
-void tempo_loop_destroy(tempo_loop *L)
+static void detach_all_sources(tempo_loop *L);
+
+int tempo_loop_destroy(tempo_loop *L)
 {
     if (L == NULL)
-        return;
+        return 0;
+    if (L->in_frame) {
+        /* The frame reads the loop after the callback returns: freeing it
+         * here was a use-after-free. Refuse loudly instead. */
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_destroy: called from inside tempo_loop_frame() "
+                                             "(a loop callback); quit, and destroy after the loop returns");
+    }
+    detach_all_sources(L);
     if (L->replay != NULL)
-        tempo__replay_loop_destroy(L);
+        tempo__replay_loop_destroy(L); /* after the sources: their detach may still deliver */
     tempo_event_destroy(L->wake);
     tempo_timer_destroy(L->timer);
     free(L);
+    return 0;
 }
 
 /* ---- Settings ------------------------------------------------------------------- */
@@ -146,8 +165,11 @@ int tempo_loop_request_render(tempo_loop *L)
 {
     if (L == NULL)
         return TEMPO_EINVAL;
-    /* Only the first request since the last frame needs to wake the loop. */
-    if (!atomic_exchange(&L->render_requested, true))
+    /* Only the first request since the last frame needs to wake the loop,
+     * and only from another thread: the loop thread is awake already and
+     * reads the flag at its next frame (setting the event would make that
+     * frame's wait return at once, counted as a cross-thread signal). */
+    if (!atomic_exchange(&L->render_requested, true) && SDL_ThreadID() != L->thread)
         tempo_event_set(L->wake);
     return 0;
 }
@@ -280,19 +302,16 @@ int tempo_loop_watch(tempo_loop *L, tempo_handle *handle, tempo_loop_watch_fn fn
         return TEMPO_EBUSY;
     if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
         return TEMPO_ETOOMANY;
-    L->watches[L->nwatch++] = (tempo__watch){handle, fn, user, ++L->next_watch_id, false};
+    L->watches[L->nwatch++] = (tempo__watch){handle, fn, user, ++L->next_watch_id, -1};
     return 0;
 }
 
-int tempo_loop_snooze(tempo_loop *L, tempo_handle *handle)
+static void drop_watch(tempo_loop *L, int i)
 {
-    if (L == NULL || handle == NULL)
-        return TEMPO_EINVAL;
-    int i = find_watch(L, handle);
-    if (i < 0)
-        return TEMPO_EINVAL;
-    L->watches[i].snoozed = true;
-    return 0;
+    /* The frame dispatches from a snapshot and looks entries up by id before
+     * each call, so compacting the live array here is safe mid-dispatch. */
+    memmove(&L->watches[i], &L->watches[i + 1], sizeof L->watches[0] * (size_t)(L->nwatch - i - 1));
+    L->nwatch--;
 }
 
 int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
@@ -300,27 +319,170 @@ int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
     if (L == NULL || handle == NULL)
         return TEMPO_EINVAL;
     int i = find_watch(L, handle);
-    if (i < 0)
+    if (i < 0 || L->watches[i].source >= 0)
+        return TEMPO_EINVAL; /* a source leaves with tempo_loop_remove_source */
+    drop_watch(L, i);
+    return 0;
+}
+
+/* ---- Sources ------------------------------------------------------------------------ */
+
+static int find_source_by_id(const tempo_loop *L, uint64_t id)
+{
+    for (int k = 0; k < L->nsource; k++)
+        if (L->sources[k].id == id)
+            return k;
+    return -1;
+}
+
+int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
+{
+    if (L == NULL || desc == NULL || desc->handle == NULL || desc->dispatch == NULL)
         return TEMPO_EINVAL;
-    /* The frame dispatches from a snapshot and looks entries up by id before
-     * each call, so compacting the live array here is safe mid-dispatch. */
-    memmove(&L->watches[i], &L->watches[i + 1], sizeof L->watches[0] * (size_t)(L->nwatch - i - 1));
-    L->nwatch--;
+    if (find_watch(L, desc->handle) >= 0)
+        return TEMPO_EBUSY;
+    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES || L->nsource == TEMPO_LOOP_MAX_SOURCES)
+        return TEMPO_ETOOMANY;
+    uint64_t id = ++L->next_watch_id;
+    tempo__source *src = &L->sources[L->nsource++];
+    memset(src, 0, sizeof *src);
+    src->desc = *desc;
+    snprintf(src->name, sizeof src->name, "%s", desc->name ? desc->name : "source");
+    src->id = id;
+    /* A new source owes no progress in a frame it has not seen. */
+    src->progress_frame = UINT64_MAX;
+    L->watches[L->nwatch++] = (tempo__watch){desc->handle, NULL, NULL, id, 0};
+    return 0;
+}
+
+/* Removes source k (and its watch entry), then runs its detach. */
+static void drop_source(tempo_loop *L, int k)
+{
+    tempo__source gone = L->sources[k];
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].id == gone.id) {
+            drop_watch(L, i);
+            break;
+        }
+    memmove(&L->sources[k], &L->sources[k + 1], sizeof L->sources[0] * (size_t)(L->nsource - k - 1));
+    L->nsource--;
+    if (L->dispatching > k)
+        L->dispatching--;
+    if (gone.desc.detach != NULL)
+        gone.desc.detach(gone.desc.self);
+}
+
+int tempo_loop_remove_source(tempo_loop *L, tempo_handle *handle)
+{
+    if (L == NULL || handle == NULL)
+        return TEMPO_EINVAL;
+    int i = find_watch(L, handle);
+    if (i < 0 || L->watches[i].source < 0)
+        return TEMPO_EINVAL;
+    int k = find_source_by_id(L, L->watches[i].id);
+    if (k < 0)
+        return TEMPO_EINVAL;
+    if (k == L->dispatching)
+        return TEMPO_EBUSY; /* its dispatch is still running: detach would free it */
+    drop_source(L, k);
+    return 0;
+}
+
+static void detach_all_sources(tempo_loop *L)
+{
+    while (L->nsource > 0)
+        drop_source(L, L->nsource - 1);
+}
+
+/* A new frame for the sources: an update or render ran, the loop paused or
+ * resumed, or a paused frame (one step) passed with work parked. Parking
+ * ends here, so no parking outlives a frame, a pause or a resume. */
+static void new_source_frame(tempo_loop *L, uint64_t now)
+{
+    L->frame_seq++;
+    L->frame_seq_ns = now;
+    for (int k = 0; k < L->nsource; k++)
+        L->sources[k].parked = false;
+}
+
+static bool any_parked(const tempo_loop *L)
+{
+    for (int k = 0; k < L->nsource; k++)
+        if (L->sources[k].parked)
+            return true;
+    return false;
+}
+
+/* A source that said work remains and is not parked must be called again
+ * without waiting (its handle may be an auto-reset one already consumed). */
+static bool any_ready(const tempo_loop *L)
+{
+    for (int k = 0; k < L->nsource; k++)
+        if (L->sources[k].more && !L->sources[k].parked)
+            return true;
+    return false;
+}
+
+static void add_source_counts(tempo_loop_source_counts *c, uint64_t busy, uint32_t items, bool overrun,
+                              bool forced, uint64_t age)
+{
+    c->calls++;
+    c->items += items;
+    c->busy_ns += busy;
+    c->overruns += overrun;
+    c->forced += forced;
+    if (age > c->max_age_ns)
+        c->max_age_ns = age;
+}
+
+static uint64_t source_deadline(const tempo_loop *L, uint64_t now);
+
+/* Dispatches source k once. Returns 0 or the dispatch's error (the source
+ * is then removed). */
+static int dispatch_source(tempo_loop *L, int k)
+{
+    tempo__source *src = &L->sources[k];
+    uint64_t id = src->id;
+    uint64_t now = loop_now(L);
+    tempo_source_call call = {
+        .now_ns = now,
+        .deadline_ns = source_deadline(L, now),
+        .must_progress = src->progress_frame != L->frame_seq,
+        .frame = L->frame_seq,
+    };
+    if (call.must_progress)
+        src->progress_frame = L->frame_seq;
+    L->dispatching = k;
+    int r = src->desc.dispatch(src->desc.self, &call);
+    L->dispatching = -1;
+    uint64_t t = loop_now(L);
+    L->frame_game_ns += t - now;
+    /* The dispatch may have removed other sources (not itself): find it again. */
+    k = find_source_by_id(L, id);
+    src = &L->sources[k];
+    bool overrun = t > call.deadline_ns;
+    bool forced = now >= call.deadline_ns && call.items > 0;
+    add_source_counts(&src->win, t - now, call.items, overrun, forced, call.oldest_age_ns);
+    add_source_counts(&src->total, t - now, call.items, overrun, forced, call.oldest_age_ns);
+    src->oldest_age_ns = call.oldest_age_ns;
+    if (r < 0) {
+        tempo__set_error(r, "loop: source \"%s\" failed (%s): removed", src->name, tempo_strerror(r));
+        drop_source(L, k);
+        return r;
+    }
+    src->more = r > 0;
+    /* Park a source that has used its time (or could not use it): it waits
+     * for the next frame instead of waking the loop again at once. One that
+     * stopped early on its own budget is called again next iteration. */
+    src->parked = src->more && (t >= call.deadline_ns || call.items == 0);
     return 0;
 }
 
 /* ---- Callbacks (timed) ---------------------------------------------------------- */
 
-/* An update or render ends every snooze (tempo_loop_snooze). */
-static void wake_snoozed(tempo_loop *L)
-{
-    for (int i = 0; i < L->nwatch; i++)
-        L->watches[i].snoozed = false;
-}
-
 static void call_update(tempo_loop *L, uint64_t dt_ns)
 {
-    wake_snoozed(L);
+    L->frame_ran = true;
     /* Recording or replaying: the tick's input, items and dt go in (or are
      * written) around the update. */
     if (L->replay != NULL)
@@ -336,7 +498,7 @@ static void call_update(tempo_loop *L, uint64_t dt_ns)
 
 static void call_render(tempo_loop *L, float alpha)
 {
-    wake_snoozed(L);
+    L->frame_ran = true;
     if (L->render == NULL)
         return;
     uint64_t a = loop_now(L);
@@ -421,34 +583,40 @@ static void dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns)
 /* ---- Native input --------------------------------------------------------------- */
 
 /* [loop thread] desc.input's native devices signalled: drain them into the
- * ring with the time this frame's wait returned, like SDL's events. */
-static void native_input_ready(tempo_loop *L, tempo_handle *h, void *user)
+ * ring with the time this frame's wait returned, like SDL's events. One read
+ * takes everything buffered, so nothing remains. */
+static int native_input_dispatch(void *self, tempo_source_call *call)
 {
-    (void)h;
-    (void)user;
-    if (L->input != NULL)
-        tempo_input_read_native(L->input, L->wake_ns);
+    tempo_loop *L = self;
+    if (L->input == NULL)
+        return 0;
+    int n = tempo_input_read_native(L->input, L->wake_ns);
+    if (n < 0)
+        return n;
+    call->items = (uint32_t)n;
+    return 0;
 }
 
 /* [loop thread] Keeps desc.input's native handle (tempo_input_attach_window)
- * in the watch table, so a game attaches or detaches at any time and the
- * loop follows at the next frame. Through the ordinary watch table on
- * purpose: the handle then gets the same wait, once-per-frame and snooze
- * rules as every other source. If the table is full the input is detached
- * instead: it falls back to SDL events rather than going deaf. */
+ * among the sources, so a game attaches or detaches at any time and the
+ * loop follows at the next frame. As a source on purpose: it then gets the
+ * same wait, progress and statistics as every other one. If no slot is free
+ * the input is detached instead: it falls back to SDL events rather than
+ * going deaf. */
 static void sync_native_input(tempo_loop *L)
 {
     tempo_handle *h = L->input != NULL ? tempo_input_native_handle(L->input) : NULL;
     if (L->input_watch != NULL && L->input_watch != h) {
-        tempo_loop_unwatch(L, L->input_watch); /* detached: the handle may be gone */
+        tempo_loop_remove_source(L, L->input_watch); /* detached: the handle may be gone */
         L->input_watch = NULL;
     }
     if (h == NULL || find_watch(L, h) >= 0)
         return;
-    if (tempo_loop_watch(L, h, native_input_ready, NULL) == 0) {
+    tempo_source_desc d = {.name = "input", .handle = h, .dispatch = native_input_dispatch, .self = L};
+    if (tempo_loop_add_source(L, &d) == 0) {
         L->input_watch = h;
     } else {
-        tempo__set_error(TEMPO_EFULL, "loop: no watch slot for native input, using SDL events");
+        tempo__set_error(TEMPO_EFULL, "loop: no source slot for native input, using SDL events");
         tempo_input_detach_window(L->input);
     }
 }
@@ -583,18 +751,49 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+/* The most updates that may run between two renders: max_frameskip, or,
+ * when a render cap is below update_hz / max_frameskip, the updates one
+ * render interval holds (so a low cap does not slow the game down).
+ * LOCKSTEP renders after each of its ticks. */
+static uint64_t updates_per_render_limit(const tempo_loop *L)
+{
+    if (L->policy == TEMPO_LOOP_LOCKSTEP)
+        return 1;
+    uint64_t limit = L->max_frameskip;
+    if (L->render_hz != 0) {
+        uint64_t per = (L->update_hz + L->render_hz - 1) / L->render_hz;
+        if (per > limit)
+            limit = per;
+    }
+    return limit;
+}
+
+/* Updates may not run until a render has: the catch-up limit is used up. */
+static bool updates_blocked(const tempo_loop *L)
+{
+    return L->policy != TEMPO_LOOP_VARIABLE && L->updates_since_render >= updates_per_render_limit(L);
+}
+
 /* The next instant something is due, for the wait. */
 static uint64_t next_deadline(const tempo_loop *L, uint64_t now)
 {
     uint64_t slot = render_slot_ns(L, now);
+    uint64_t tick = next_tick_ns(L);
     switch (L->policy) {
     case TEMPO_LOOP_VARIABLE:
         return slot; /* a frame (update + render) per render slot */
     case TEMPO_LOOP_INTERPOLATED:
-        return render_wanted(L, false) ? min_u64(next_tick_ns(L), slot) : next_tick_ns(L);
+        if (!render_wanted(L, false))
+            return tick;
+        break;
     default:
-        return L->dirty ? min_u64(next_tick_ns(L), slot) : next_tick_ns(L);
+        if (!L->dirty)
+            return tick;
+        break;
     }
+    /* A render is owed: when the catch-up limit is used up, only the render
+     * slot counts (the overdue ticks wait for it). */
+    return updates_blocked(L) ? slot : min_u64(tick, slot);
 }
 
 /* ---- Updates and render ------------------------------------------------------------- */
@@ -605,6 +804,13 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
     uint64_t due = next_tick_ns(L);
     if (t < due)
         return;
+    /* The catch-up cap bounds the updates between two renders, not per
+     * frame: a frame that cannot render yet (render cap) must not be
+     * followed by another batch. The overdue ticks wait for the render. */
+    uint64_t per_render = updates_per_render_limit(L);
+    if (L->updates_since_render >= per_render)
+        return;
+    uint64_t limit = per_render - L->updates_since_render;
     tempo_loop_counts *c = &L->st.win;
     uint64_t pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
     tempo__stats_lateness(&L->st, t - due);
@@ -615,7 +821,6 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
         rebase(L, t);
         pending = 1;
     }
-    uint64_t limit = L->policy == TEMPO_LOOP_LOCKSTEP ? 1 : L->max_frameskip;
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
         /* Re-read the schedule: an update may change the rate or policy. */
@@ -625,6 +830,7 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
         L->last_update_ns = tick_due;
         L->tick++;
         ran++;
+        L->updates_since_render++;
         c->updates++;
         L->dirty = true;
         call_update(L, L->step_ns);
@@ -676,6 +882,7 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
     L->dirty = false;
     L->event_dirty = false;
     L->last_render_ns = t;
+    L->updates_since_render = 0;
     if (L->render_hz != 0 && L->policy != TEMPO_LOOP_LOCKSTEP)
         L->slot = tempo__sched_count(L->epoch_ns, L->render_hz, t); /* skip missed slots */
     tempo__stats_render(&L->st, t);
@@ -683,6 +890,33 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
 }
 
 /* ---- The frame ----------------------------------------------------------------------- */
+
+static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
+{
+    /* While paused there is no schedule: a paused frame is one step. */
+    if (L->pause_mask != 0)
+        return L->frame_seq_ns + L->step_ns;
+    return next_deadline(L, now);
+}
+
+/* Pausing and resuming re-arm every parked source: a parking taken before a
+ * pause must not last the whole pause (nor one taken while paused last past
+ * the resume). */
+static void source_pause_edge(tempo_loop *L, uint64_t now)
+{
+    bool p = L->pause_mask != 0;
+    if (p != L->src_paused) {
+        L->src_paused = p;
+        new_source_frame(L, now);
+    }
+}
+
+/* While paused, parked work gets a frame every step. */
+static void paused_source_frame(tempo_loop *L, uint64_t now)
+{
+    if (L->pause_mask != 0 && any_parked(L) && now >= L->frame_seq_ns + L->step_ns)
+        new_source_frame(L, now);
+}
 
 int tempo_loop_frame(tempo_loop *L)
 {
@@ -694,6 +928,7 @@ int tempo_loop_frame(tempo_loop *L)
         return 1;
     L->in_frame = true;
     L->frame_game_ns = 0;
+    L->frame_ran = false;
 
     uint64_t t0 = loop_now(L);
     if (!L->started) {
@@ -701,20 +936,33 @@ int tempo_loop_frame(tempo_loop *L)
         tempo__stats_start(&L->st, t0);
         rebase(L, t0);
         L->dirty = true;
+        L->frame_seq_ns = t0;
     }
     if (atomic_exchange(&L->render_requested, false))
         L->dirty = true;
 
     sync_native_input(L);
+    source_pause_edge(L, t0);
+    paused_source_frame(L, t0);
     frame_wait fw;
     fw.nsnap = 0;
-    for (int i = 0; i < L->nwatch; i++)
-        if (!L->watches[i].snoozed)
-            fw.snap[fw.nsnap++] = L->watches[i];
+    for (int i = 0; i < L->nwatch; i++) {
+        const tempo__watch *w = &L->watches[i];
+        if (w->source >= 0) {
+            int k = find_source_by_id(L, w->id);
+            if (k >= 0 && L->sources[k].parked)
+                continue; /* out of the wait until the next frame */
+        }
+        fw.snap[fw.nsnap++] = *w;
+    }
     memset(fw.fired, 0, sizeof fw.fired[0] * (size_t)fw.nsnap);
     fw.messages = false;
     bool paused_before = L->pause_mask != 0;
     uint64_t deadline = paused_before ? TEMPO_INFINITE : next_deadline(L, t0);
+    if (paused_before && any_parked(L))
+        deadline = L->frame_seq_ns + L->step_ns; /* the next paused frame */
+    if (any_ready(L))
+        deadline = t0; /* work remains and may go on now: do not sleep */
     int rc = 0;
     if (L->fake)
         wait_fake(L, &fw, t0, deadline);
@@ -742,16 +990,29 @@ int tempo_loop_frame(tempo_loop *L)
              SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
         fw.wake = TEMPO_LOOP_WAKE_MESSAGES;
 
-    /* Events first (they may pause, resume or quit), then the watches. */
+    /* Events first (they may pause, resume or quit), then the watches and
+     * sources in the order they were added. */
     L->wake_ns = t1;
     dispatch_events(L, fw.messages, t1);
+    source_pause_edge(L, t1);
+    paused_source_frame(L, t1);
+    int src_err = 0;
     for (int j = 0; j < fw.nsnap; j++) {
-        if (!fw.fired[j])
-            continue;
         int i = find_watch(L, fw.snap[j].handle);
         if (i < 0 || L->watches[i].id != fw.snap[j].id)
             continue; /* unwatched (or re-watched) by an earlier callback */
         tempo__watch w = L->watches[i];
+        if (w.source >= 0) {
+            int k = find_source_by_id(L, w.id);
+            if (k < 0 || L->sources[k].parked || !(fw.fired[j] || L->sources[k].more))
+                continue;
+            int r = dispatch_source(L, k);
+            if (r < 0 && src_err == 0)
+                src_err = r;
+            continue;
+        }
+        if (!fw.fired[j])
+            continue;
         uint64_t a = loop_now(L);
         w.fn(L, w.handle, w.user);
         L->frame_game_ns += loop_now(L) - a;
@@ -781,9 +1042,21 @@ int tempo_loop_frame(tempo_loop *L)
      * woken by input) restarts the schedule instead of catching up. */
     L->was_paused = L->pause_mask != 0;
     uint64_t t_end = loop_now(L);
+    if (L->frame_ran)
+        new_source_frame(L, t_end); /* parked sources get their next turn */
+    source_pause_edge(L, t_end);
+    uint64_t win_start = L->st.win_start_ns;
     tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns, L->frame_game_ns,
                        paused_before && fw.slept);
+    if (L->st.win_start_ns != win_start) {
+        for (int k = 0; k < L->nsource; k++) {
+            L->sources[k].last = L->sources[k].win;
+            memset(&L->sources[k].win, 0, sizeof L->sources[k].win);
+        }
+    }
     L->in_frame = false;
+    if (src_err < 0)
+        return src_err;
     return atomic_load(&L->quit) ? 1 : 0;
 }
 
@@ -811,5 +1084,16 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
     if (L->started)
         tempo__stats_refresh(&L->st, loop_now(L));
     L->st.pub.paused = L->pause_mask != 0;
+    L->st.pub.source_count = L->nsource;
+    for (int k = 0; k < L->nsource; k++) {
+        const tempo__source *src = &L->sources[k];
+        tempo_loop_source_stats *o = &L->st.pub.sources[k];
+        memcpy(o->name, src->name, sizeof o->name);
+        o->pending = src->more;
+        o->parked = src->parked;
+        o->oldest_age_ns = src->oldest_age_ns;
+        o->last_second = src->last;
+        o->total = src->total;
+    }
     return &L->st.pub;
 }

@@ -68,6 +68,7 @@ void tempo__stats_frame(tempo__loop_stats *s, tempo_loop_wake wake, uint64_t t0,
 /* Fills s->pub.total for the span up to now_ns. */
 void tempo__stats_refresh(tempo__loop_stats *s, uint64_t now_ns);
 
+
 /* ---- The loop -------------------------------------------------------------- */
 
 enum {
@@ -77,12 +78,25 @@ enum {
     PAUSE_USER = 1u << 3,
 };
 
+/* A source (tempo_loop_add_source): its descriptor, its scheduling state
+ * and its counters. */
+typedef struct tempo__source {
+    tempo_source_desc desc;
+    char name[24];
+    uint64_t id;         /* the id of its watch entry */
+    bool more;           /* its last dispatch said work remains */
+    bool parked;         /* out of the wait until the next frame */
+    uint64_t progress_frame; /* frame_seq of its last dispatch with must_progress */
+    uint64_t oldest_age_ns;
+    tempo_loop_source_counts win, last, total; /* window, last complete window, total */
+} tempo__source;
+
 typedef struct tempo__watch {
     tempo_handle *handle;
-    tempo_loop_watch_fn fn;
+    tempo_loop_watch_fn fn; /* NULL for a source */
     void *user;
     uint64_t id; /* unique per watch() call: a re-watch is a new entry */
-    bool snoozed; /* left out of the wait until the next update or render */
+    int source;  /* index in sources[] for a source, -1 for a plain watch */
 } tempo__watch;
 
 struct tempo_loop {
@@ -103,7 +117,7 @@ struct tempo_loop {
     tempo_loop_clock clock;
     bool fake; /* clock.now is set */
     tempo_input *input; /* not owned; NULL: events go to the callback only */
-    tempo_handle *input_watch; /* input's native handle while the loop watches it */
+    tempo_handle *input_watch; /* input's native handle while the loop has it as a source */
     uint64_t wake_ns;          /* when this frame's wait returned (stamps native input) */
 
     /* own handles: index 0 and 1 of every wait set */
@@ -126,11 +140,23 @@ struct tempo_loop {
     unsigned pause_mask;
     bool was_paused;
     bool in_frame;
+    SDL_threadID thread;     /* the loop thread: the one that created the loop */
     uint64_t frame_game_ns;  /* callback time in the current frame */
+    uint32_t updates_since_render; /* max_frameskip bounds this, not one frame's batch */
 
     tempo__watch watches[TEMPO_LOOP_MAX_WATCHES];
     int nwatch;
     uint64_t next_watch_id;
+
+    /* Sources. A "frame" for them is an iteration that ran an update or a
+     * render, or, while paused with parked work, one update step. */
+    tempo__source sources[TEMPO_LOOP_MAX_SOURCES];
+    int nsource;
+    uint64_t frame_seq;      /* frames begun: parking lasts until it moves */
+    uint64_t frame_seq_ns;   /* when it last moved */
+    int dispatching;         /* index of the source inside dispatch, or -1 */
+    bool frame_ran;          /* this iteration ran an update or a render */
+    bool src_paused;         /* the pause state the sources last saw */
 
     tempo__loop_stats st;
 

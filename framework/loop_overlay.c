@@ -55,6 +55,41 @@ static int history(const tempo_loop_stats *s, const uint64_t *ring, uint64_t *ou
     return n;
 }
 
+int tempo_loop_stats_height(const tempo_loop *L)
+{
+    if (L == NULL || L->nsource == 0)
+        return TEMPO_LOOP_STATS_H;
+    return TEMPO_LOOP_STATS_H + (L->nsource + 1) * TEMPO_LOOP_STATS_SOURCE_H;
+}
+
+/* One line per source under a heading: its share of the last second, items
+ * per second, overruns (total) and the oldest unit it reported. Drawn in
+ * orange while its last second had overruns. */
+static int draw_sources(SDL_Renderer *r, const tempo_loop_stats *s, int tx, int ty)
+{
+    int fail = 0;
+    char a[16], b[16];
+    double span = (double)s->last_second.elapsed_ns;
+    fail |= SDL_SetRenderDrawColor(r, 150, 160, 180, 255);
+    fail |= text(r, tx, ty, "source      busy  items/s  overrun  oldest");
+    ty += TEMPO_LOOP_STATS_SOURCE_H;
+    for (int k = 0; k < s->source_count; k++) {
+        const tempo_loop_source_stats *src = &s->sources[k];
+        const tempo_loop_source_counts *c = &src->last_second;
+        if (c->overruns)
+            fail |= SDL_SetRenderDrawColor(r, 255, 170, 90, 255);
+        else
+            fail |= SDL_SetRenderDrawColor(r, 225, 228, 235, 255);
+        double share = span > 0 ? 100.0 * (double)c->busy_ns / span : 0;
+        double rate = span > 0 ? (double)c->items * 1e9 / span : 0;
+        snprintf(a, sizeof a, "%.10s%s", src->name, src->parked ? "*" : "");
+        fail |= text(r, tx, ty, "%-11s %4.1f%% %8.0f %8llu  %s", a, share, rate,
+                     (unsigned long long)src->total.overruns, fmt_ns(b, sizeof b, src->oldest_age_ns));
+        ty += TEMPO_LOOP_STATS_SOURCE_H;
+    }
+    return fail;
+}
+
 int tempo_loop_draw_stats(tempo_loop *L, SDL_Renderer *r, int x, int y)
 {
     if (L == NULL || r == NULL)
@@ -67,7 +102,7 @@ int tempo_loop_draw_stats(tempo_loop *L, SDL_Renderer *r, int x, int y)
         return tempo__set_error(TEMPO_EPLATFORM, "tempo_loop_draw_stats: %s", SDL_GetError());
 
     int fail = 0;
-    SDL_Rect panel = {x, y, TEMPO_LOOP_STATS_W, TEMPO_LOOP_STATS_H};
+    SDL_Rect panel = {x, y, TEMPO_LOOP_STATS_W, tempo_loop_stats_height(L)};
     fail |= SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     fail |= SDL_SetRenderDrawColor(r, 8, 10, 16, 200);
     fail |= SDL_RenderFillRect(r, &panel);
@@ -133,6 +168,8 @@ int tempo_loop_draw_stats(tempo_loop *L, SDL_Renderer *r, int x, int y)
     n = history(s, s->busy_ns, samples);
     tempo_debug_graph_desc g2 = {tx, ty, gw, gh2, expect, expect / 2};
     fail |= tempo_debug_graph(r, &g2, samples, n);
+    if (s->source_count > 0)
+        fail |= draw_sources(r, s, tx, y + TEMPO_LOOP_STATS_H);
 
     SDL_SetRenderDrawColor(r, cr, cg, cb, ca);
     SDL_SetRenderDrawBlendMode(r, mode);

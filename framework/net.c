@@ -281,3 +281,10 @@ int tempo_net_error(tempo_net *n)
 {
     return n ? atomic_load(&n->error) : TEMPO_EINVAL;
 }
+
+/* For net_source.c (tempo_net_attach): the queue this thread pushes into. */
+tempo_netq *tempo__net_queue(tempo_net *n);
+tempo_netq *tempo__net_queue(tempo_net *n)
+{
+    return n ? n->q : NULL;
+}

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include "tempo/loop.h"
 #include "tempo/netq.h"
 #include "tempo_internal.h"
 
@@ -65,6 +66,17 @@ struct tempo_netq {
     tempo_netq_policy policy;
     uint64_t budget; /* CLASSIC's adaptive budget */
     bool draining;
+    /* The current frame: its planned budget and what it has spent (the loop
+     * may dispatch a source more than once per frame). */
+    uint64_t frame_budget, frame_spent;
+    bool frame_flush;
+    uint64_t frames;
+    /* Attached to a loop (tempo_netq_attach). */
+    tempo_loop *loop;
+    tempo_netq_handler att_fn;
+    void *att_user;
+    uint64_t att_frame; /* the loop's frame number at the last dispatch */
+    bool att_seen;
     /* DEADLINE's measurements (estimates, so floating point). */
     bool have_start, have_cost, left_backlog;
     uint64_t last_start, last_pushed;
@@ -75,6 +87,11 @@ static uint64_t default_clock(void *user)
 {
     (void)user;
     return tempo_now_ns();
+}
+
+static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
 }
 
 static size_t rec_bytes(size_t size)
@@ -106,17 +123,62 @@ const char *tempo_netq_policy_name(tempo_netq_policy policy)
 tempo_netq *tempo_netq_create(const tempo_netq_desc *desc)
 {
     tempo_netq_desc d = desc ? *desc : (tempo_netq_desc){0};
+    /* Errors name exactly the field at fault: a default never contradicts
+     * a field that was set (it gives way), so only two set fields can clash. */
+    if ((unsigned)d.policy >= TEMPO_NETQ_POLICY_COUNT) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_netq_create: policy %d is not a tempo_netq_policy", (int)d.policy);
+        return NULL;
+    }
+    if (d.cap_bytes != 0 && (d.cap_bytes < 64 || d.cap_bytes > CAP_LIMIT)) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_netq_create: cap_bytes %zu outside [64, 1 GiB]", d.cap_bytes);
+        return NULL;
+    }
+    if (d.budget_min_ns && d.budget_max_ns && d.budget_min_ns > d.budget_max_ns) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_netq_create: budget_min_ns %llu above budget_max_ns %llu",
+                         (unsigned long long)d.budget_min_ns, (unsigned long long)d.budget_max_ns);
+        return NULL;
+    }
+    if (d.floor_ns && d.budget_max_ns && d.floor_ns > d.budget_max_ns) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_netq_create: floor_ns %llu above budget_max_ns %llu",
+                         (unsigned long long)d.floor_ns, (unsigned long long)d.budget_max_ns);
+        return NULL;
+    }
+    if (d.budget_start_ns && d.budget_min_ns && d.budget_start_ns < d.budget_min_ns) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_netq_create: budget_start_ns %llu below budget_min_ns %llu",
+                         (unsigned long long)d.budget_start_ns, (unsigned long long)d.budget_min_ns);
+        return NULL;
+    }
+    if (d.budget_start_ns && d.budget_max_ns && d.budget_start_ns > d.budget_max_ns) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_netq_create: budget_start_ns %llu above budget_max_ns %llu",
+                         (unsigned long long)d.budget_start_ns, (unsigned long long)d.budget_max_ns);
+        return NULL;
+    }
     if (d.cap_bytes == 0)
         d.cap_bytes = (size_t)4 << 20;
     d.cap_bytes &= ~(size_t)15;
+    if (!d.budget_max_ns) {
+        /* At least 40 ms, and at least every set field it caps. */
+        uint64_t m = 40 * MS;
+        if (d.budget_min_ns > m)
+            m = d.budget_min_ns;
+        if (d.budget_start_ns > m)
+            m = d.budget_start_ns;
+        if (d.floor_ns > m)
+            m = d.floor_ns;
+        d.budget_max_ns = m;
+    }
+    if (!d.budget_min_ns) {
+        uint64_t m = 20 * MS;
+        if (m > d.budget_max_ns)
+            m = d.budget_max_ns;
+        if (d.budget_start_ns && m > d.budget_start_ns)
+            m = d.budget_start_ns;
+        d.budget_min_ns = m;
+    }
     if (!d.budget_start_ns)
-        d.budget_start_ns = 20 * MS;
+        d.budget_start_ns = clamp_u64(20 * MS, d.budget_min_ns, d.budget_max_ns);
     if (!d.budget_step_ns)
         d.budget_step_ns = 1 * MS;
-    if (!d.budget_min_ns)
-        d.budget_min_ns = 20 * MS;
-    if (!d.budget_max_ns)
-        d.budget_max_ns = 40 * MS;
     if (!d.grow_backlog)
         d.grow_backlog = 100;
     if (!d.flush_backlog)
@@ -124,19 +186,10 @@ tempo_netq *tempo_netq_create(const tempo_netq_desc *desc)
     if (!d.target_age_ns)
         d.target_age_ns = 200 * MS;
     if (!d.floor_ns)
-        d.floor_ns = 4 * MS;
+        d.floor_ns = 4 * MS < d.budget_max_ns ? 4 * MS : d.budget_max_ns;
     if (!d.now_ns) {
         d.now_ns = default_clock;
         d.clock_user = NULL;
-    }
-    if ((unsigned)d.policy >= TEMPO_NETQ_POLICY_COUNT) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_netq_create: unknown policy %d", (int)d.policy);
-        return NULL;
-    }
-    if (d.budget_min_ns > d.budget_max_ns || d.cap_bytes < 64 || d.cap_bytes > CAP_LIMIT) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_netq_create: budget_min_ns > budget_max_ns or cap_bytes %zu "
-                                       "outside [64, 1 GiB]", d.cap_bytes);
-        return NULL;
     }
 
     tempo_netq *q = calloc(1, sizeof *q);
@@ -169,6 +222,8 @@ void tempo_netq_destroy(tempo_netq *q)
 {
     if (q == NULL)
         return;
+    if (q->loop != NULL)
+        tempo_netq_detach(q); /* the loop must not wait on a freed handle */
     /* Queued messages live in the ring: freeing it frees them. */
     free(q->buf);
     if (q->lock)
@@ -338,6 +393,8 @@ int tempo_netq_set_policy(tempo_netq *q, tempo_netq_policy policy)
         return TEMPO_EINVAL;
     q->policy = policy;
     q->budget = q->d.budget_start_ns;
+    q->frame_flush = false;
+    q->frame_budget = 0; /* a frame under the old policy ends here */
     plat_mutex_lock(q->lock);
     q->pub.policy = policy;
     q->pub.budget_ns = policy == TEMPO_NETQ_DRAIN_ALL ? UNLIMITED : q->budget;
@@ -364,11 +421,6 @@ static void release_locked(tempo_netq *q, size_t cursor, size_t bytes, uint32_t 
     q->pub.processed += count;
     if (q->count == 0)
         q->head = q->tail = q->used = 0;
-}
-
-static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
 }
 
 /* [loop thread] The budget for a drain that starts at `now` with `n`
@@ -449,10 +501,32 @@ static uint64_t plan(tempo_netq *q, uint64_t now, uint32_t n, uint64_t age, uint
  * a budget-limited drain releases at its end anyway. */
 #define RELEASE_BATCH 32
 
-int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
+/* One drain call's frame context. */
+typedef struct drain_args {
+    bool new_frame;        /* the first drain of a frame: plan its budget */
+    uint64_t empty_frames; /* frames since the last drain that had none */
+    uint64_t to_deadline;  /* time left before the caller's deadline; UNLIMITED: none */
+    bool must_progress;    /* handle at least one message even with no budget left */
+} drain_args;
+
+/* [loop thread] CLASSIC's steps for frames that had no drain: nothing was
+ * queued then (a loop drains every frame that has messages), so each
+ * stepped the budget down. Stepping down k times and clamping once equals
+ * clamping after each step. */
+static void classic_empty_frames(tempo_netq *q, uint64_t k)
 {
-    if (q == NULL || fn == NULL)
-        return TEMPO_EINVAL;
+    const tempo_netq_desc *d = &q->d;
+    if (k == 0)
+        return;
+    uint64_t down = k > UINT64_MAX / d->budget_step_ns ? UINT64_MAX : k * d->budget_step_ns;
+    q->budget = q->budget > down ? q->budget - down : 0;
+    q->budget = clamp_u64(q->budget, d->budget_min_ns, d->budget_max_ns);
+}
+
+/* [loop thread] The drain itself; `out` (optional) gets the items and the
+ * oldest age for the loop's statistics. */
+static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_args *a, tempo_source_call *out)
+{
     if (q->draining)
         return TEMPO_EBUSY;
     q->draining = true;
@@ -466,8 +540,30 @@ int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
     size_t used = q->used, cursor = q->tail;
     plat_mutex_unlock(q->lock);
 
-    bool flush;
-    uint64_t budget = plan(q, start, n, age, pushed, used, &flush);
+    bool flush = false;
+    uint64_t budget;
+    if (a->new_frame) {
+        if (q->policy == TEMPO_NETQ_CLASSIC)
+            classic_empty_frames(q, a->empty_frames);
+        q->frames += a->empty_frames + 1;
+        budget = plan(q, start, n, age, pushed, used, &flush);
+        q->frame_budget = budget;
+        q->frame_spent = 0;
+        q->frame_flush = flush;
+    } else if (q->policy == TEMPO_NETQ_DRAIN_ALL) {
+        budget = UNLIMITED;
+    } else if (q->frame_flush || q->frame_budget <= q->frame_spent) {
+        budget = 0; /* the frame's budget is spent */
+    } else {
+        budget = q->frame_budget == UNLIMITED ? UNLIMITED : q->frame_budget - q->frame_spent;
+    }
+    /* DEADLINE also uses the time before the caller's next frame: idle time
+     * costs no frame time and lowers the messages' age. */
+    if (q->policy == TEMPO_NETQ_DEADLINE && a->to_deadline != UNLIMITED && budget != UNLIMITED &&
+        a->to_deadline > budget)
+        budget = a->to_deadline;
+    if (budget == 0 && !a->must_progress)
+        n = 0;
 
     /* The n records from the tail were all written before the snapshot
      * above (under the lock), and producers write only outside
@@ -507,12 +603,15 @@ int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
         if (stop)
             break;
     }
+    q->frame_spent += t - start;
     plat_mutex_lock(q->lock);
     if (batch > 0)
         release_locked(q, cursor, batch_bytes, batch);
     if (q->count == 0)
         tempo_event_reset(q->ready);
     q->left_backlog = q->count > 0;
+    const rec_hdr *oldest = oldest_locked(q);
+    uint64_t left_age = oldest && t > oldest->pushed_ns ? t - oldest->pushed_ns : 0;
     bool wake_room = done > 0 && q->room_waiters > 0;
     tempo_netq_stats *p = &q->pub;
     p->last_processed = done;
@@ -522,6 +621,7 @@ int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
                    : q->policy == TEMPO_NETQ_CLASSIC ? q->budget
                                                      : (budget == UNLIMITED ? q->d.budget_max_ns : budget);
     p->drains++;
+    p->frames = q->frames;
     p->flushes += flush;
     p->overruns += overrun;
     if (max_age > p->max_age_ns)
@@ -538,8 +638,89 @@ int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
             q->cost_ns += (per - q->cost_ns) / 4;
         q->have_cost = true;
     }
+    if (out != NULL) {
+        out->items = done;
+        out->oldest_age_ns = max_age > left_age ? max_age : left_age;
+    }
     q->draining = false;
     return (int)done;
+}
+
+int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
+{
+    return tempo_netq_drain_until(q, fn, user, UNLIMITED);
+}
+
+int tempo_netq_drain_until(tempo_netq *q, tempo_netq_handler fn, void *user, uint64_t deadline_ns)
+{
+    if (q == NULL || fn == NULL)
+        return TEMPO_EINVAL;
+    if (q->loop != NULL)
+        return TEMPO_EBUSY; /* the loop drains it: two consumers' frames would mix */
+    drain_args a = {.new_frame = true, .to_deadline = UNLIMITED, .must_progress = true};
+    if (deadline_ns != UNLIMITED) {
+        uint64_t now = q->now(q->clock_user);
+        a.to_deadline = deadline_ns > now ? deadline_ns - now : 0;
+    }
+    return drain(q, fn, user, &a, NULL);
+}
+
+/* ---- As a loop source (tempo_netq_attach) ------------------------------------------ */
+
+/* [loop thread] The loop's dispatch: one frame per loop frame. The deadline
+ * is taken relative to the loop's clock (which may not be the queue's). */
+static int netq_dispatch(void *self, tempo_source_call *call)
+{
+    tempo_netq *q = self;
+    drain_args a = {.to_deadline = call->deadline_ns > call->now_ns ? call->deadline_ns - call->now_ns : 0,
+                    .must_progress = call->must_progress};
+    if (!q->att_seen || call->frame != q->att_frame) {
+        a.new_frame = true;
+        a.empty_frames = q->att_seen && call->frame > q->att_frame ? call->frame - q->att_frame - 1 : 0;
+        q->att_seen = true;
+        q->att_frame = call->frame;
+    }
+    int r = drain(q, q->att_fn, q->att_user, &a, call);
+    if (r < 0)
+        return r;
+    plat_mutex_lock(q->lock);
+    bool more = q->count > 0;
+    plat_mutex_unlock(q->lock);
+    return more ? 1 : 0;
+}
+
+/* [loop thread] The loop let go of the queue (remove, destroy). */
+static void netq_detached(void *self)
+{
+    tempo_netq *q = self;
+    q->loop = NULL;
+    q->att_fn = NULL;
+    q->att_user = NULL;
+}
+
+int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, void *user)
+{
+    if (q == NULL || loop == NULL || fn == NULL)
+        return TEMPO_EINVAL;
+    if (q->loop != NULL)
+        return TEMPO_EBUSY;
+    tempo_source_desc d = {
+        .name = "netq", .handle = q->ready, .dispatch = netq_dispatch, .detach = netq_detached, .self = q};
+    int r = tempo_loop_add_source(loop, &d);
+    if (r < 0)
+        return r;
+    q->loop = loop;
+    q->att_fn = fn;
+    q->att_user = user;
+    q->att_seen = false;
+    return 0;
+}
+
+int tempo_netq_detach(tempo_netq *q)
+{
+    if (q == NULL || q->loop == NULL)
+        return TEMPO_EINVAL;
+    return tempo_loop_remove_source(q->loop, q->ready);
 }
 
 int tempo_netq_get_stats(tempo_netq *q, tempo_netq_stats *out)

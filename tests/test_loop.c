@@ -6,6 +6,7 @@
  * test_loop_realtime.c. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <SDL.h>
@@ -13,7 +14,10 @@
 #include "harness.h"
 #include "loop_internal.h"
 #include "tempo/input.h"
+#include "tempo/loader.h"
 #include "tempo/loop.h"
+#include "tempo/netq.h"
+#include "tempo/sources.h"
 
 #define US TEMPO_NS_PER_US
 #define MS TEMPO_NS_PER_MS
@@ -306,6 +310,11 @@ static void zero_desc_means_defaults(void)
     CHECK(strstr(tempo_get_error(), "policy") != NULL);
     CHECK(tempo_loop_create(&(tempo_loop_desc){.update_hz = 200000}) == NULL);
     CHECK(strstr(tempo_get_error(), "update_hz") != NULL);
+    CHECK(strstr(tempo_get_error(), "max_render_hz") == NULL);
+    /* The error names the field at fault, not its neighbour. */
+    CHECK(tempo_loop_create(&(tempo_loop_desc){.max_render_hz = 200000}) == NULL);
+    CHECK(strstr(tempo_get_error(), "max_render_hz 200000") != NULL);
+    CHECK(strstr(tempo_get_error(), "update_hz") == NULL);
 
     CHECK_EQ_INT(tempo_loop_frame(NULL), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_loop_quit(NULL), TEMPO_EINVAL);
@@ -1501,47 +1510,473 @@ static void step_wait_until(void *user, uint64_t deadline)
         *now = deadline;
 }
 
-typedef struct snooze_probe {
-    int calls;
-    bool snooze;
-} snooze_probe;
+/* ---- Sources ------------------------------------------------------------------------------ */
 
-static void count_and_maybe_snooze(tempo_loop *loop, tempo_handle *h, void *user)
+/* A source with `work` units, each costing `cost` of fake time; it handles
+ * units until its deadline (at least one when the loop says must_progress)
+ * and records what the loop gave it. */
+typedef struct probe_source {
+    uint64_t *now;
+    uint64_t work, cost;
+    bool ignore_deadline;  /* one unit per call, whatever the time */
+    int calls, forced_calls;
+    uint64_t items;
+    uint64_t last_deadline, last_frame;
+    int fail_at_call;      /* return TEMPO_EIO at this call (1-based), 0: never */
+    int detached;
+    tempo_loop *remove_self_loop;
+    tempo_handle *handle;
+    tempo_handle *remove_other; /* removed (with remove_self_loop) at the first call */
+} probe_source;
+
+static int probe_dispatch(void *self, tempo_source_call *call)
 {
-    snooze_probe *p = user;
+    probe_source *p = self;
     p->calls++;
-    if (p->snooze)
-        CHECK_EQ_INT(tempo_loop_snooze(loop, h), 0);
+    p->last_deadline = call->deadline_ns;
+    p->last_frame = call->frame;
+    if (p->fail_at_call && p->calls == p->fail_at_call)
+        return TEMPO_EIO;
+    if (p->remove_self_loop)
+        CHECK_EQ_INT(tempo_loop_remove_source(p->remove_self_loop, p->handle), TEMPO_EBUSY);
+    if (p->remove_other) {
+        CHECK_EQ_INT(tempo_loop_remove_source(p->remove_self_loop, p->remove_other), 0);
+        p->remove_other = NULL;
+    }
+    if (call->must_progress)
+        p->forced_calls++;
+    while (p->work > 0) {
+        if (!(call->must_progress && call->items == 0) && (p->ignore_deadline || *p->now >= call->deadline_ns))
+            break;
+        if (!call->must_progress && call->items == 0 && *p->now + p->cost > call->deadline_ns)
+            break;
+        *p->now += p->cost;
+        p->work--;
+        p->items++;
+        call->items++;
+        if (p->ignore_deadline)
+            break;
+    }
+    return p->work > 0 ? 1 : 0;
 }
 
-static void snoozed_watch_waits_for_the_next_update_or_render(void)
+static void probe_detach(void *self)
 {
-    uint64_t now = T0;
-    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
-        .update_hz = 60, .max_render_hz = 60, .clock = {step_now, step_wait_until, &now}});
-    /* Two sources that always have work: manual-reset events left set. */
-    tempo_handle *busy = tempo_event_create(true, true);
-    tempo_handle *polite = tempo_event_create(true, true);
-    snooze_probe b = {0, false}, p = {0, true};
-    CHECK_EQ_INT(tempo_loop_watch(loop, busy, count_and_maybe_snooze, &b), 0);
-    CHECK_EQ_INT(tempo_loop_watch(loop, polite, count_and_maybe_snooze, &p), 0);
-    while (now < T0 + S)
+    ((probe_source *)self)->detached++;
+}
+
+static void source_api_rules(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.clock = clock_of(&clk)});
+    tempo_handle *h = tempo_event_create(true, false);
+    tempo_handle *h2 = tempo_event_create(false, false);
+    probe_source p = {.now = &clk.now, .handle = h};
+    tempo_source_desc d = {.name = "probe", .handle = h, .dispatch = probe_dispatch, .detach = probe_detach, .self = &p};
+    CHECK_EQ_INT(tempo_loop_add_source(NULL, &d), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_add_source(loop, NULL), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.handle = h}), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &d), 0);
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &d), TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_loop_watch(loop, h, noop_watch, NULL), TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_loop_unwatch(loop, h), TEMPO_EINVAL); /* a source is not a watch */
+    CHECK_EQ_INT(tempo_loop_remove_source(loop, h2), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(p.calls, 0); /* nothing signalled */
+
+    /* Its own dispatch cannot remove it (detach would free what runs). */
+    p.work = 1;
+    p.cost = MS;
+    p.remove_self_loop = loop;
+    tempo_event_set(h);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(p.calls, 1);
+    CHECK_EQ_U64(p.items, 1);
+    p.remove_self_loop = NULL;
+    tempo_event_reset(h);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    CHECK_EQ_INT(st->source_count, 1);
+    CHECK_STR_EQ(st->sources[0].name, "probe");
+    CHECK_EQ_U64(st->sources[0].total.calls, 1);
+    CHECK_EQ_U64(st->sources[0].total.items, 1);
+    CHECK_EQ_U64(st->sources[0].total.busy_ns, MS);
+
+    /* A failing dispatch: the frame reports it and the source is gone. */
+    p.fail_at_call = 2;
+    p.work = 1;
+    tempo_event_set(h);
+    CHECK_EQ_INT(tempo_loop_frame(loop), TEMPO_EIO);
+    CHECK_EQ_INT(p.detached, 1);
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
+    CHECK_EQ_INT(tempo_loop_remove_source(loop, h), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+
+    /* Remove runs detach; destroy detaches what is left. */
+    probe_source q = {.now = &clk.now};
+    tempo_source_desc d2 = {.handle = h2, .dispatch = probe_dispatch, .detach = probe_detach, .self = &q};
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &d2), 0);
+    CHECK_STR_EQ(tempo_loop_get_stats(loop)->sources[0].name, "source");
+    CHECK_EQ_INT(tempo_loop_remove_source(loop, h2), 0);
+    CHECK_EQ_INT(q.detached, 1);
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &d2), 0);
+    CHECK_EQ_INT(tempo_loop_destroy(loop), 0);
+    CHECK_EQ_INT(q.detached, 2);
+
+    /* A dispatch that removes an earlier source: the counters of the
+     * running one still land on it (the array moved under it). */
+    loop = tempo_loop_create(&(tempo_loop_desc){.clock = clock_of(&clk)});
+    probe_source first = {.now = &clk.now}, second = {.now = &clk.now, .work = 3, .cost = MS};
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "first", .handle = h, .dispatch = probe_dispatch,
+                                                                    .detach = probe_detach, .self = &first}),
+                 0);
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "second", .handle = h2,
+                                                                    .dispatch = probe_dispatch, .self = &second}),
+                 0);
+    second.remove_self_loop = loop;
+    second.handle = h2;
+    second.remove_other = h;
+    tempo_event_set(h2);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(first.detached, 1);
+    st = tempo_loop_get_stats(loop);
+    CHECK_EQ_INT(st->source_count, 1);
+    CHECK_STR_EQ(st->sources[0].name, "second");
+    CHECK_EQ_U64(st->sources[0].total.calls, 1);
+    CHECK_EQ_U64(st->sources[0].total.items, second.items);
+    tempo_loop_destroy(loop);
+
+    /* The source limit. */
+    loop = tempo_loop_create(&(tempo_loop_desc){.clock = clock_of(&clk)});
+    tempo_handle *many[TEMPO_LOOP_MAX_SOURCES + 1];
+    for (int i = 0; i <= TEMPO_LOOP_MAX_SOURCES; i++) {
+        many[i] = tempo_event_create(false, false);
+        tempo_source_desc di = {.handle = many[i], .dispatch = probe_dispatch, .self = &q};
+        CHECK_EQ_INT(tempo_loop_add_source(loop, &di), i < TEMPO_LOOP_MAX_SOURCES ? 0 : TEMPO_ETOOMANY);
+    }
+    tempo_loop_destroy(loop);
+    for (int i = 0; i <= TEMPO_LOOP_MAX_SOURCES; i++)
+        tempo_event_destroy(many[i]);
+    tempo_event_destroy(h);
+    tempo_event_destroy(h2);
+}
+
+static void source_with_work_is_parked_until_the_next_frame(void)
+{
+    /* A source that always has work (0.1 ms a unit) behind a handle left
+     * set: with a watch it would be called at every 1 ms wake-up of this
+     * clock (snooze was the game's job). The loop gives it the time until
+     * the next frame, then parks it: one call per frame fills the idle
+     * time. Both kinds of handle (an auto-reset one is consumed by the
+     * wait, yet the source still reported work). */
+    for (int manual = 0; manual < 2; manual++) {
+        uint64_t now = T0;
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .update_hz = 60, .max_render_hz = 60, .clock = {step_now, step_wait_until, &now}});
+        tempo_handle *h = tempo_event_create(manual, true);
+        probe_source p = {.now = &now, .work = UINT64_MAX, .cost = 100 * US};
+        CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "busy", .handle = h,
+                                                                        .dispatch = probe_dispatch, .self = &p}),
+                     0);
+        while (now < T0 + S)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+        tt_note("%s handle, 1 s: %d calls (%d with must_progress), %llu items, %llu updates, %llu frames",
+                manual ? "manual" : "auto", p.calls, p.forced_calls, (unsigned long long)p.items,
+                (unsigned long long)st->total.updates, (unsigned long long)st->total.frames);
+        /* It fills the idle time (16.7 ms per frame at 0.1 ms a unit)... */
+        CHECK_GE_U64(p.items, 9000);
+        /* ...in few calls: never a wake-up with nothing to do. */
+        CHECK_LE_INT(p.calls, 3 * 61);
+        CHECK_GE_INT(p.forced_calls, 59);
+        CHECK_LE_U64(st->total.frames, 4 * 61);
+        CHECK(st->total.updates >= 60 && st->total.updates <= 61);
+        tempo_loop_destroy(loop);
+        tempo_event_destroy(h);
+    }
+}
+
+/* The overlay grows a line per source (plus a heading) and draws them. */
+static void overlay_shows_each_source(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.max_render_hz = 60, .clock = clock_of(&clk)});
+    CHECK_EQ_INT(tempo_loop_stats_height(loop), TEMPO_LOOP_STATS_H);
+    CHECK_EQ_INT(tempo_loop_stats_height(NULL), TEMPO_LOOP_STATS_H);
+    tempo_handle *h = tempo_event_create(true, true);
+    probe_source p = {.now = &clk.now, .work = 100000, .cost = 100 * US};
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "probe", .handle = h,
+                                                                    .dispatch = probe_dispatch, .self = &p}),
+                 0);
+    while (clk.now < T0 + 2 * S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    int height = tempo_loop_stats_height(loop);
+    CHECK_EQ_INT(height, TEMPO_LOOP_STATS_H + 2 * TEMPO_LOOP_STATS_SOURCE_H);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    CHECK_GE_U64(st->sources[0].last_second.items, 9000); /* the source's last second */
+    CHECK_GE_U64(st->sources[0].last_second.calls, 59);
+
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, TEMPO_LOOP_STATS_W, height, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+    if (r == NULL) {
+        tempo_loop_destroy(loop);
+        tempo_event_destroy(h);
+        SDL_FreeSurface(surf);
+        TT_SKIP("no software renderer");
+    }
+    SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+    SDL_RenderClear(r);
+    CHECK_EQ_INT(tempo_loop_draw_stats(loop, r, 0, 0), 0);
+    SDL_RenderPresent(r);
+    /* Something bright (text) in each source line: not only the panel. */
+    int lit[2] = {0, 0};
+    for (int line = 0; line < 2; line++)
+        for (int y = TEMPO_LOOP_STATS_H + line * TEMPO_LOOP_STATS_SOURCE_H;
+             y < TEMPO_LOOP_STATS_H + (line + 1) * TEMPO_LOOP_STATS_SOURCE_H; y++)
+            for (int x = 0; x < TEMPO_LOOP_STATS_W; x++) {
+                Uint32 px = ((Uint32 *)surf->pixels)[y * (surf->pitch / 4) + x];
+                if (((px >> 16) & 0xff) > 120 && ((px >> 8) & 0xff) > 120)
+                    lit[line]++;
+            }
+    CHECK_GE_INT(lit[0], 20);
+    CHECK_GE_INT(lit[1], 20);
+    if (getenv("TEMPO_TEST_BMP"))
+        SDL_SaveBMP(surf, getenv("TEMPO_TEST_BMP"));
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(h);
+}
+
+/* Issue 11 problem 1 on the source interface: 20 results of 20 ms each
+ * (the finalize spends 20 ms of fake time), a 60 Hz loop. The loader's own
+ * estimate soon says no item fits between two frames; the guaranteed unit
+ * per frame still delivers every one. */
+static fake_clock *livelock_clk;
+static int livelock_delivered;
+
+static int livelock_work(tempo_load_job *job, void **result)
+{
+    (void)job;
+    *result = NULL;
+    return 0;
+}
+
+static int livelock_finalize(tempo_load_job *job, void **result)
+{
+    (void)job;
+    (void)result;
+    livelock_clk->now += 20 * MS; /* a 20 ms texture upload */
+    return 0;
+}
+
+static void livelock_done(tempo_loader *ld, const tempo_load_result *r, void *user)
+{
+    (void)ld;
+    (void)user;
+    CHECK_EQ_INT(r->error, 0);
+    livelock_delivered++;
+}
+
+static void loader_with_slow_items_never_livelocks(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    livelock_clk = &clk;
+    livelock_delivered = 0;
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    tempo_loader *ld = tempo_loader_create(&(tempo_loader_desc){.now_ns = fake_now, .now_user = &clk});
+    CHECK(ld != NULL);
+    CHECK_EQ_INT(tempo_loader_attach(ld, loop), 0);
+    CHECK_EQ_INT(tempo_loader_attach(ld, loop), TEMPO_EBUSY);
+    for (int i = 0; i < 20; i++)
+        CHECK(tempo_loader_submit(ld, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = livelock_work,
+                                                             .finalize = livelock_finalize,
+                                                             .done = livelock_done}) > 0);
+    CHECK_EQ_INT(tempo_loader_wait_idle(ld, TEMPO_INFINITE), 0); /* all 20 finished, none delivered */
+    for (int f = 0; f < 2000 && livelock_delivered < 20 && clk.now < T0 + 10 * S; f++)
         CHECK_EQ_INT(tempo_loop_frame(loop), 0);
     const tempo_loop_stats *st = tempo_loop_get_stats(loop);
-    tt_note("1 s: busy watch called %d times, snoozing one %d times, %llu updates",
-            b.calls, p.calls, (unsigned long long)st->total.updates);
-    /* The busy one runs every 1 ms wake-up; the snoozing one once per frame
-     * that updated or rendered (60 Hz, both on the same instants). */
-    CHECK_GE_INT(b.calls, 900);
-    CHECK_LE_INT(p.calls, 62);
-    CHECK_GE_INT(p.calls, 59);
-    /* Unwatched handles cannot be snoozed. */
-    CHECK_EQ_INT(tempo_loop_unwatch(loop, polite), 0);
-    CHECK_EQ_INT(tempo_loop_snooze(loop, polite), TEMPO_EINVAL);
-    CHECK_EQ_INT(tempo_loop_snooze(NULL, busy), TEMPO_EINVAL);
+    tt_note("delivered %d of 20 after %.2f s of fake time; %llu updates, %llu renders", livelock_delivered,
+            (double)(clk.now - T0) / 1e9, (unsigned long long)g.updates, (unsigned long long)g.renders);
+    CHECK_EQ_INT(livelock_delivered, 20);
+    CHECK_LE_U64(clk.now - T0, 2 * S); /* about one per frame: 20 x (20 ms + a frame) */
+    CHECK_EQ_INT(st->source_count, 1);
+    CHECK_STR_EQ(st->sources[0].name, "loader");
+    CHECK_EQ_U64(st->sources[0].total.items, 20);
+    CHECK_GE_U64(st->sources[0].total.overruns, 1); /* each 20 ms item overruns a 16.7 ms frame */
+    CHECK_GE_U64(g.renders, 20);                    /* and the game kept rendering meanwhile */
+    CHECK_EQ_INT(tempo_loader_detach(ld, loop), 0);
+    CHECK_EQ_INT(tempo_loader_detach(ld, loop), TEMPO_EINVAL);
+    tempo_loader_destroy(ld);
     tempo_loop_destroy(loop);
-    tempo_event_destroy(busy);
-    tempo_event_destroy(polite);
+}
+
+/* Issue 11 problem 2: a source parked in the frame before a pause used to
+ * stay parked for the whole pause. A queue of 300 messages of 1 ms each,
+ * 5 ms per frame (FIXED_BUDGET): the loop pauses right after the first
+ * drain, for 2 s; the queue must still be drained during the pause (watches
+ * and sources keep working while paused), and once it is empty the paused
+ * loop must sleep with no timeout again. */
+static uint64_t pause_msg_cost;
+static fake_clock *pause_clk;
+
+static void costly_message(const tempo_netq_msg *m, void *user)
+{
+    (void)m;
+    (*(int *)user)++;
+    pause_clk->now += pause_msg_cost;
+}
+
+static void parked_source_keeps_working_while_paused(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    clk.paused_advance = 2 * S;
+    pause_clk = &clk;
+    pause_msg_cost = MS;
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){
+        .policy = TEMPO_NETQ_FIXED_BUDGET, .budget_start_ns = 5 * MS, .now_ns = fake_now, .clock_user = &clk});
+    int handled = 0;
+    CHECK_EQ_INT(tempo_netq_attach(q, loop, costly_message, &handled), 0);
+    CHECK_EQ_INT(tempo_netq_attach(q, loop, costly_message, &handled), TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    for (int i = 0; i < 300; i++)
+        CHECK_EQ_INT(tempo_netq_push(q, 1, &i, sizeof i), 0);
+    /* Run until the queue has been drained once and is parked. */
+    for (int f = 0; f < 100 && !(handled > 0 && tempo_loop_get_stats(loop)->sources[0].parked); f++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(tempo_loop_get_stats(loop)->sources[0].parked);
+    CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+    uint64_t paused_at = clk.now, updates = g.updates;
+    for (int f = 0; f < 100000 && clk.now < paused_at + 2 * S; f++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_netq_stats ns;
+    tempo_netq_get_stats(q, &ns);
+    tt_note("after 2 s paused: %d of 300 handled, oldest was %.0f ms old; %llu infinite waits",
+            handled, (double)ns.max_age_ns / 1e6, (unsigned long long)clk.infinite_waits);
+    CHECK_EQ_INT(handled, 300);
+    CHECK_EQ_U64(g.updates, updates); /* paused: no updates */
+    /* 300 x 1 ms at 5 ms per 16.7 ms step: done within about 1.1 s. */
+    CHECK_LE_U64(ns.max_age_ns, 1200 * MS);
+    /* Idle and paused again: the wait has no timeout (the fake clock moves
+     * 2 s per such wait, which ended the loop above). */
+    CHECK_GE_U64(clk.infinite_waits, 1);
+    CHECK_EQ_INT(tempo_loop_pause(loop, false), 0);
+    tempo_loop_destroy(loop); /* detaches the queue */
+    CHECK_EQ_INT(tempo_netq_detach(q), TEMPO_EINVAL);
+    tempo_netq_destroy(q);
+}
+
+/* Issue 10: tempo_loop_destroy() from inside the frame freed the loop under
+ * it (ASan: use-after-free in loop_now). It is refused now. */
+static int destroy_result = 1;
+
+static void destroying_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    (void)user;
+    destroy_result = tempo_loop_destroy(loop);
+    tempo_loop_quit(loop);
+}
+
+static void destroy_from_a_callback_is_refused(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update = destroying_update, .clock = clock_of(&clk)});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 1);
+    CHECK_EQ_INT(destroy_result, TEMPO_EBUSY);
+    CHECK(strstr(tempo_get_error(), "tempo_loop_destroy") != NULL);
+    CHECK_EQ_INT(tempo_loop_destroy(loop), 0); /* afterwards it works */
+    CHECK_EQ_INT(tempo_loop_destroy(NULL), 0);
+}
+
+/* Issue 10: with max_frameskip 5 and a render cap, one 200 ms update was
+ * followed by 13 updates back to back with no render between them: the cap
+ * bounded one frame's batch, and the frames after it could not render yet.
+ * The cap bounds the updates between two renders. */
+typedef struct skip_game {
+    fake_clock *clk;
+    uint64_t updates, since_render, max_since_render, renders;
+} skip_game;
+
+static void skip_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    skip_game *g = user;
+    if (++g->updates == 10)
+        g->clk->now += 200 * MS;
+    if (++g->since_render > g->max_since_render)
+        g->max_since_render = g->since_render;
+}
+
+static void skip_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    skip_game *g = user;
+    g->since_render = 0;
+    g->renders++;
+}
+
+static void frameskip_bounds_updates_between_renders(void)
+{
+    for (int policy = 0; policy < TEMPO_LOOP_VARIABLE; policy++) {
+        fake_clock clk;
+        fake_init(&clk);
+        skip_game g = {.clk = &clk};
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .max_frameskip = 5, .max_render_hz = 60, .policy = (tempo_loop_policy)policy,
+            .update = skip_update, .render = skip_render, .user = &g, .clock = clock_of(&clk)});
+        while (clk.now < T0 + 2 * S)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+        tt_note("%s: at most %llu updates between renders; %llu updates, capped %llu",
+                tempo_loop_policy_name((tempo_loop_policy)policy), (unsigned long long)g.max_since_render,
+                (unsigned long long)g.updates, (unsigned long long)st->total.capped_frames);
+        CHECK_LE_U64(g.max_since_render, policy == TEMPO_LOOP_LOCKSTEP ? 1 : 5);
+        CHECK_GE_U64(st->total.capped_frames, 1); /* 12 ticks were owed: the cap held them */
+        /* The game slows down for the stall instead of fast-forwarding, then
+         * runs at its rate again: about 2 s of updates minus what was held. */
+        CHECK_GE_U64(g.updates, 100);
+        tempo_loop_destroy(loop);
+    }
+}
+
+/* Issue 11: a render request from the loop thread set the loop's wake
+ * event, so the next wait returned at once, counted as a cross-thread
+ * signal. */
+static bool wake_was_set = true;
+
+static void requesting_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    (void)user;
+    CHECK_EQ_INT(tempo_loop_request_render(loop), 0);
+    wake_was_set = tempo_wait(&loop->wake, 1, 0, 0) == 0;
+}
+
+static void request_render_on_the_loop_thread_is_no_signal(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .render_on_demand = true, .update = requesting_update, .clock = clock_of(&clk)});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(!wake_was_set);
+    /* The request still renders. */
+    uint64_t renders = tempo_loop_get_stats(loop)->total.renders;
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_GE_U64(tempo_loop_get_stats(loop)->total.renders, renders + 1);
+    tempo_loop_destroy(loop);
 }
 
 static const tt_case cases[] = {
@@ -1571,7 +2006,14 @@ static const tt_case cases[] = {
     TT_CASE(no_input_field_means_no_buffering),
     TT_CASE(statistics_add_up),
     TT_CASE(next_due_is_the_next_tick_or_render),
-    TT_CASE(snoozed_watch_waits_for_the_next_update_or_render),
+    TT_CASE(source_api_rules),
+    TT_CASE(source_with_work_is_parked_until_the_next_frame),
+    TT_CASE(overlay_shows_each_source),
+    TT_CASE(loader_with_slow_items_never_livelocks),
+    TT_CASE(parked_source_keeps_working_while_paused),
+    TT_CASE(destroy_from_a_callback_is_refused),
+    TT_CASE(frameskip_bounds_updates_between_renders),
+    TT_CASE(request_render_on_the_loop_thread_is_no_signal),
 };
 
 int main(int argc, char **argv)

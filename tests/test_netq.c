@@ -12,11 +12,13 @@
 #include <SDL.h>
 
 #include "harness.h"
+#include "tempo/loop.h"
 #include "tempo/netq.h"
 #include "tempo/wait.h"
 
 #define MS TEMPO_NS_PER_MS
 #define US TEMPO_NS_PER_US
+#define S TEMPO_NS_PER_S
 
 /* ---- Fake clock and a scripted handler ---------------------------------- */
 
@@ -81,7 +83,7 @@ static bool signaled(tempo_handle *h)
 
 static void classic_budget_steps_one_ms_per_frame(void)
 {
-    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC});
     sink s = {.cost_ns = 1 * MS, .order_ok = true};
     push_seq(q, 0, 150);
     /* Each drain: budget +-1 ms by the backlog at its start (> 100 grows),
@@ -114,7 +116,7 @@ static void classic_budget_steps_one_ms_per_frame(void)
 
 static void classic_budget_clamps_at_forty(void)
 {
-    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC});
     sink s = {.cost_ns = 200 * US, .order_ok = true};
     uint64_t expect = 20 * MS;
     for (int frame = 0; frame < 40; frame++) {
@@ -137,7 +139,7 @@ static void classic_budget_clamps_at_forty(void)
 
 static void classic_flushes_above_three_hundred(void)
 {
-    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC});
     sink s = {.cost_ns = 1 * MS, .order_ok = true};
     push_seq(q, 0, 300);
     /* Exactly 300 is not "more than 300": a budgeted drain. */
@@ -159,7 +161,7 @@ static void classic_flushes_above_three_hundred(void)
 static void classic_numbers_are_configurable(void)
 {
     tempo_netq *q = fake_queue((tempo_netq_desc){
-        .budget_start_ns = 5 * MS, .budget_step_ns = 2 * MS, .budget_min_ns = 3 * MS,
+        .policy = TEMPO_NETQ_CLASSIC, .budget_start_ns = 5 * MS, .budget_step_ns = 2 * MS, .budget_min_ns = 3 * MS,
         .budget_max_ns = 9 * MS, .grow_backlog = 10, .flush_backlog = 50});
     sink s = {.cost_ns = 1 * MS, .order_ok = true};
     push_seq(q, 0, 40);
@@ -312,7 +314,7 @@ static void deadline_spreads_a_burst_within_its_target(void)
 
 static void set_policy_switches_live(void)
 {
-    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC});
     sink s = {.cost_ns = 1 * MS, .order_ok = true};
     push_seq(q, 0, 200);
     CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), 21);
@@ -460,7 +462,7 @@ static void stats_report_age_and_backlog(void)
 
 static void shutdown_with_pending_data(void)
 {
-    tempo_netq *q = fake_queue((tempo_netq_desc){0});
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC});
     push_seq(q, 0, 50);
     tempo_netq_shutdown(q);
     tempo_netq_shutdown(q); /* idempotent */
@@ -489,7 +491,7 @@ static void drain_from_handler(const tempo_netq_msg *m, void *user)
 
 static void reentrant_drain_is_refused(void)
 {
-    reentry_q = fake_queue((tempo_netq_desc){0});
+    reentry_q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC});
     push_seq(reentry_q, 0, 1);
     CHECK_EQ_INT(tempo_netq_drain(reentry_q, drain_from_handler, NULL), 1);
     CHECK_EQ_INT(reentry_result, TEMPO_EBUSY);
@@ -497,18 +499,178 @@ static void reentrant_drain_is_refused(void)
     tempo_netq_destroy(reentry_q);
 }
 
+/* The error names exactly the field(s) at fault (issue 14: DEADLINE with
+ * only budget_max_ns = 10 ms failed, blaming "budget_min_ns > budget_max_ns
+ * or cap_bytes" although neither of the first two was set). */
+static void expect_error(tempo_netq_desc d, const char *must, const char *must_not)
+{
+    tempo_netq *q = tempo_netq_create(&d);
+    CHECK(q == NULL);
+    tempo_netq_destroy(q);
+    const char *e = tempo_get_error();
+    if (strstr(e, must) == NULL || (must_not && strstr(e, must_not) != NULL))
+        tt_fail(__FILE__, __LINE__, "error \"%s\": wanted \"%s\"%s%s", e, must, must_not ? " without " : "",
+                must_not ? must_not : "");
+}
+
 static void bad_descriptors_fail(void)
 {
-    CHECK(tempo_netq_create(&(tempo_netq_desc){.policy = (tempo_netq_policy)9}) == NULL);
-    CHECK(tempo_netq_create(&(tempo_netq_desc){.budget_min_ns = 50 * MS}) == NULL); /* > max 40 */
-    CHECK(tempo_netq_create(&(tempo_netq_desc){.cap_bytes = 20}) == NULL);
-    tempo_netq *q = tempo_netq_create(NULL);
-    CHECK(q != NULL);
+    expect_error((tempo_netq_desc){.policy = (tempo_netq_policy)9}, "policy 9", "budget");
+    expect_error((tempo_netq_desc){.budget_min_ns = 50 * MS, .budget_max_ns = 40 * MS},
+                 "budget_min_ns 50000000 above budget_max_ns 40000000", "cap_bytes");
+    expect_error((tempo_netq_desc){.cap_bytes = 20}, "cap_bytes 20", "budget");
+    expect_error((tempo_netq_desc){.floor_ns = 20 * MS, .budget_max_ns = 10 * MS}, "floor_ns 20000000 above budget_max_ns",
+                 "budget_min");
+    expect_error((tempo_netq_desc){.budget_start_ns = 50 * MS, .budget_max_ns = 40 * MS},
+                 "budget_start_ns 50000000 above budget_max_ns", "budget_min");
+    expect_error((tempo_netq_desc){.budget_start_ns = 5 * MS, .budget_min_ns = 10 * MS},
+                 "budget_start_ns 5000000 below budget_min_ns", "budget_max");
+
+    /* One field alone never fails: the defaults give way to it. */
     tempo_netq_stats st;
+    tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.policy = TEMPO_NETQ_DEADLINE, .budget_max_ns = 10 * MS});
+    CHECK(q != NULL);
+    tempo_netq_destroy(q);
+    q = tempo_netq_create(&(tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC, .budget_max_ns = 10 * MS});
+    CHECK(q != NULL);
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.budget_ns, 10 * MS); /* start and min follow the max down */
+    tempo_netq_destroy(q);
+    q = tempo_netq_create(&(tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC, .budget_min_ns = 50 * MS});
+    CHECK(q != NULL);
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.budget_ns, 50 * MS); /* max and start follow the min up */
+    tempo_netq_destroy(q);
+
+    q = tempo_netq_create(NULL);
+    CHECK(q != NULL);
     tempo_netq_get_stats(q, &st);
     CHECK_EQ_U64(st.cap_bytes, 4u << 20);
     CHECK_EQ_U64(st.budget_ns, 20 * MS);
-    CHECK_EQ_INT(st.policy, TEMPO_NETQ_CLASSIC);
+    /* New queues bound both frame time and message age. */
+    CHECK_EQ_INT(st.policy, TEMPO_NETQ_DEADLINE);
+    tempo_netq_destroy(q);
+}
+
+/* ---- Attached to a loop --------------------------------------------------- */
+
+static void loop_wait_until(void *user, uint64_t deadline)
+{
+    (void)user;
+    if (deadline != TEMPO_INFINITE && deadline > fake_now)
+        fake_now = deadline;
+}
+
+static tempo_loop *fake_loop(void)
+{
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 60, .max_render_hz = 60, .clock = {fake_clock, loop_wait_until, NULL}});
+    CHECK(loop != NULL);
+    return loop;
+}
+
+/* Issue 11 problem 3: CLASSIC (seed 000) steps its budget once per FRAME,
+ * empty frames included. Driven by a watch, idle frames never called the
+ * drain: after a flood and 10 s of idle the budget was still 39-40 ms and
+ * the next 150-message burst got 30 ms instead of the seed's 21 ms. */
+static void classic_steps_in_empty_frames_too(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_CLASSIC});
+    tempo_loop *loop = fake_loop();
+    sink s = {.cost_ns = 200 * US, .order_ok = true};
+    CHECK_EQ_INT(tempo_netq_attach(q, loop, on_msg, &s), 0);
+    /* A flood: between 100 and 300 queued every frame for 40 frames. */
+    tempo_netq_stats st;
+    for (int f = 0; f < 40; f++) {
+        tempo_netq_get_stats(q, &st);
+        push_seq(q, s.count + st.backlog, 290 - st.backlog);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    }
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_U64(st.budget_ns, 40 * MS);
+    /* Let the rest drain, then 10 s with nothing at all. */
+    uint64_t idle_from = fake_now;
+    while (fake_now < idle_from + 10 * S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_netq_get_stats(q, &st);
+    CHECK_EQ_INT(st.backlog, 0);
+    uint64_t drains = st.drains;
+    /* The burst: 150 > 100 queued, so this frame's budget is 20 + 1 ms. */
+    push_seq(q, s.count, 150);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_netq_get_stats(q, &st);
+    tt_note("burst after 10 s idle: budget %.1f ms, %u handled in %.1f ms; %llu frames seen",
+            st.last_budget_ns / 1e6, st.last_processed, st.last_drain_ns / 1e6, (unsigned long long)st.frames);
+    CHECK_EQ_U64(st.drains, drains + 1);
+    CHECK_EQ_U64(st.last_budget_ns, 21 * MS);
+    CHECK_EQ_INT(st.last_processed, 105); /* 21 ms / 0.2 ms */
+    CHECK_EQ_U64(st.last_drain_ns, 21 * MS);
+    CHECK_GE_U64(st.frames, 600);
+    CHECK(s.order_ok);
+    tempo_loop_destroy(loop);
+    tempo_netq_destroy(q);
+}
+
+static void attached_queue_is_drained_by_the_loop(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){0}); /* DEADLINE */
+    tempo_loop *loop = fake_loop();
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    CHECK_EQ_INT(tempo_netq_attach(NULL, loop, on_msg, &s), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_netq_attach(q, NULL, on_msg, &s), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_netq_attach(q, loop, NULL, &s), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_netq_attach(q, loop, on_msg, &s), 0);
+    CHECK_EQ_INT(tempo_netq_attach(q, loop, on_msg, &s), TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_netq_drain(q, on_msg, &s), TEMPO_EBUSY); /* one consumer: the loop */
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    /* 150 ms of work at once: spread over frames within the age target. */
+    push_seq(q, 0, 150);
+    uint64_t start = fake_now, worst = 0;
+    for (int f = 0; f < 1000 && s.count < 150; f++) {
+        uint64_t t = fake_now;
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        if (fake_now - t > worst)
+            worst = fake_now - t;
+    }
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    const tempo_loop_stats *ls = tempo_loop_get_stats(loop);
+    tt_note("150 x 1 ms: done after %.0f ms, longest frame %.1f ms, oldest %.0f ms, %llu overruns",
+            (fake_now - start) / 1e6, worst / 1e6, st.max_age_ns / 1e6,
+            (unsigned long long)ls->sources[0].total.overruns);
+    CHECK_EQ_INT(s.count, 150);
+    CHECK(s.order_ok);
+    CHECK_LE_U64(st.max_age_ns, 200 * MS + 20 * MS); /* DEADLINE's target, one frame of slack */
+    CHECK_LE_U64(worst, 40 * MS + 17 * MS + MS);      /* its cap + the frame's own wait + one message */
+    CHECK_EQ_INT(ls->source_count, 1);
+    CHECK_STR_EQ(ls->sources[0].name, "netq");
+    CHECK_EQ_U64(ls->sources[0].total.items, 150);
+    CHECK_GE_U64(ls->sources[0].total.max_age_ns, 1);
+    /* Destroying an attached queue takes it out of the loop first. */
+    tempo_netq_destroy(q);
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_loop_destroy(loop);
+}
+
+/* drain_until: DEADLINE also spends the time left before the deadline. */
+static void drain_until_uses_the_time_before_the_deadline(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_DEADLINE});
+    sink s = {.cost_ns = 1 * MS, .order_ok = true};
+    push_seq(q, 0, 100);
+    /* Its first budget is budget_start_ns (20 ms); 50 ms remain: 50. */
+    CHECK_EQ_INT(tempo_netq_drain_until(q, on_msg, &s, fake_now + 50 * MS), 50);
+    /* A deadline already past: the planned budget alone (at least one). */
+    int n = tempo_netq_drain_until(q, on_msg, &s, fake_now - 1);
+    CHECK_GE_INT(n, 1);
+    CHECK_LE_INT(n, 40);
+    /* The other policies ignore deadlines (CLASSIC is the seed, exactly). */
+    tempo_netq_set_policy(q, TEMPO_NETQ_CLASSIC);
+    push_seq(q, 1000, 100);
+    int before = (int)s.count;
+    tempo_netq_drain_until(q, on_msg, &s, fake_now + 100 * MS);
+    CHECK_EQ_INT((int)s.count - before, 21); /* > 100 queued: 20 + 1 ms, not the 100 ms left */
     tempo_netq_destroy(q);
 }
 
@@ -714,6 +876,9 @@ static const tt_case cases[] = {
     TT_CASE(handle_is_set_while_messages_remain),
     TT_CASE(stats_report_age_and_backlog),
     TT_CASE(shutdown_with_pending_data),
+    TT_CASE(classic_steps_in_empty_frames_too),
+    TT_CASE(attached_queue_is_drained_by_the_loop),
+    TT_CASE(drain_until_uses_the_time_before_the_deadline),
     TT_CASE(reentrant_drain_is_refused),
     TT_CASE(bad_descriptors_fail),
     TT_CASE(four_producers_fifo_each),

@@ -8,8 +8,8 @@
  * drain-all (and the classic flush above 300 queued) freeze a frame for the
  * whole burst; the budgeted policies keep frames short.
  *
- * Keys: 1 classic, 2 drain-all, 3 fixed budget, 4 deadline; B a burst of
- * 5 000, W a wave of 300; Esc quits.
+ * Keys: 1 deadline (the queue's default), 2 classic, 3 drain-all, 4 fixed
+ * budget; B a burst of 5 000, W a wave of 300; Esc quits.
  *
  * Headless (--headless, or no display): runs the scenario (default
  * "burst") for --seconds, prints statistics; --policy all runs it once per
@@ -17,15 +17,13 @@
  *
  * Everything runs in tempo_loop_run() (tempo/loop.h) at 60 updates per
  * second, CONSTANT_SPEED_MAX_FPS: update() walks the crowd, render() draws
- * it after each batch. The queue's handle is watched: when messages arrive
- * the loop wakes and the watch callback drains under the policy's budget.
- * A game frame (render to render) drains at most once, as the policies
- * assume: the callback takes the handle out of the wait set after its
- * drain (the handle stays signalled while a backlog remains, and would
- * otherwise wake the loop again at once) and render() puts it back.
- * The work graph shows drain + update + draw per rendered frame; the loop's
- * own statistics (stall clamp, dropped updates, lateness) go in the
- * summary. */
+ * it after each batch. The network thread's queue is one of the loop's
+ * sources (tempo_net_attach): when messages arrive the loop wakes and drains
+ * them under the policy's budget, once per game frame, with the time until
+ * the next update or render as the deadline. No glue in the game.
+ * The work graph shows drain + update + draw per rendered frame (the drain
+ * time comes from the loop's per-source statistics); the loop's own
+ * statistics (stall clamp, dropped updates, lateness) go in the summary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +71,7 @@ typedef struct crowd {
     actor *actors;
     uint32_t alive;
     uint64_t busy_ns; /* work since the last render: drains + updates + draw */
+    uint64_t drain_seen_ns; /* the netq source's busy_ns at the last render */
     uint64_t graph[GRAPH_N];
     uint64_t *busy_all;
     size_t busy_n, busy_cap;
@@ -146,20 +145,15 @@ static void on_message(const tempo_netq_msg *m, void *user)
         c->st.actors_peak = c->alive;
 }
 
-/* [loop watch] The queue's handle is signalled: drain once, then snooze
- * the handle until the next update or render, so one game frame gets one
- * drain and one budget (the handle stays signalled while a backlog remains,
- * which would otherwise wake the loop again at once). */
-static void on_queue(tempo_loop *loop, tempo_handle *handle, void *user)
+/* [loop] Drain time since the last render, from the loop's statistics of
+ * its one source (the queue). */
+static uint64_t drain_since_render(crowd *c, tempo_loop *loop)
 {
-    crowd *c = user;
-    uint64_t t0 = tempo_now_ns();
-    tempo_netq_drain(c->q, on_message, c);
-    uint64_t dt = tempo_now_ns() - t0;
-    c->busy_ns += dt;
-    if (dt > c->st.max_drain_ns)
-        c->st.max_drain_ns = dt;
-    tempo_loop_snooze(loop, handle);
+    const tempo_loop_stats *ls = tempo_loop_get_stats(loop);
+    uint64_t total = ls->source_count > 0 ? ls->sources[0].total.busy_ns : 0;
+    uint64_t dt = total - c->drain_seen_ns;
+    c->drain_seen_ns = total;
+    return dt;
 }
 
 /* ---- The frame ------------------------------------------------------------ */
@@ -237,12 +231,15 @@ static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
 }
 
 /* [loop] One rendered frame: draw, account the frame's work, present (in a
- * window, or headless when a screenshot is wanted), watch the queue again. */
+ * window, or headless when a screenshot is wanted). */
 static void render(tempo_loop *loop, float alpha, void *user)
 {
-    (void)loop;
     (void)alpha;
     crowd *c = user;
+    uint64_t drained = drain_since_render(c, loop);
+    c->busy_ns += drained;
+    if (drained > c->st.max_drain_ns)
+        c->st.max_drain_ns = drained;
     uint64_t t0 = tempo_now_ns();
     draw(c);
     c->busy_ns += tempo_now_ns() - t0;
@@ -333,6 +330,7 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
     c->alive = 0;
     c->busy_n = 0;
     c->busy_ns = 0;
+    c->drain_seen_ns = 0;
     c->policy = policy;
     c->q = tempo_netq_create(&(tempo_netq_desc){.policy = policy});
     c->net = c->q ? tempo_net_connect(&(tempo_net_desc){.port = (uint16_t)port, .queue = c->q,
@@ -352,7 +350,7 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
         fprintf(stderr, "crowd: %s\n", tempo_get_error());
         return -1;
     }
-    tempo_loop_watch(c->loop, tempo_netq_handle(c->q), on_queue, c);
+    tempo_net_attach(c->net, c->loop, on_message, c);
     /* Headless: stop when the script is over and handled (update()), or at
      * a limit with room for drain-all's long frames. */
     if (c->app.seconds > 0) {

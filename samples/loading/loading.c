@@ -5,20 +5,16 @@
  *
  * Everything runs inside tempo_loop_run(): 60 updates and at most 60
  * renders a second (both fall due at the same instant, so one wake-up a
- * frame), and the loader's handle is in the loop's wait set:
+ * frame), and the loader is one of the loop's sources:
  *
- *   tempo_loop_watch(loop, tempo_loader_handle(loader), on_loader, &app);
- *   static void on_loader(tempo_loop *loop, tempo_handle *h, void *user) {
- *       tempo_loader_process_until(loader, tempo_loop_next_due_ns(loop));
- *   }
+ *   tempo_loader_attach(loader, loop);
  *
  * Between frames the loop sleeps; when the loader has results it wakes and
- * finalizes up to one budget's worth (2 ms) but stops before an item that
- * would probably cross the next update or render: finalizing uses the idle
- * time between frames without making frames late. When not even one item
- * fits, on_loader() takes the handle out of the wait set until the next
- * frame (it is still signalled: the loop would otherwise wake at once, over
- * and over, until the frame is due).
+ * finalizes them until the next update or render is due, stopping before an
+ * item that would probably cross it: finalizing uses the idle time between
+ * frames without making frames late. The loop also guarantees one item per
+ * frame (so a slow item can never stall the load), and keeps the source out
+ * of its wait until the next frame once its time is used.
  *
  * Assets (200 PNGs of 256x256, 60 short WAVs) are generated on the first run
  * into --assets DIR (default ./tempo-loading-assets) and reused afterwards.
@@ -43,6 +39,7 @@
 #include <tempo/debugdraw.h>
 #include <tempo/loader.h>
 #include <tempo/loop.h>
+#include <tempo/sources.h>
 #include <tempo/wait.h>
 
 #include "sample.h"
@@ -63,7 +60,7 @@ typedef struct run_stats {
     int frames;
     uint64_t longest_ns, p99_ns, total_ns;
     tempo_loop_counts loop; /* the loop's counters over the load */
-    uint64_t watch_calls, watch_idle; /* loader-handle callbacks; those that had no time */
+    uint64_t src_calls, src_forced; /* loader dispatches; those past the deadline (one item) */
 } run_stats;
 
 typedef struct app {
@@ -79,7 +76,7 @@ typedef struct app {
     bool loading;
     uint64_t load_start_ns;
     tempo_loop_counts loop_at_start;
-    uint64_t watch_calls, watch_idle;
+    tempo_loop_source_counts src_at_start; /* the loader source's counters */
     int next_sync;   /* sync mode: next asset */
     int sync_done;   /* sync mode: assets loaded */
     bool batch_due;  /* sync mode: a render happened since the last batch */
@@ -261,8 +258,11 @@ static void start_load(app *a, mode m)
     a->next_sync = a->sync_done = 0;
     a->batch_due = true;
     a->sync_bytes = 0;
-    a->watch_calls = a->watch_idle = 0;
-    a->loop_at_start = tempo_loop_get_stats(a->loop)->total;
+    const tempo_loop_stats *ls = tempo_loop_get_stats(a->loop);
+    a->loop_at_start = ls->total;
+    memset(&a->src_at_start, 0, sizeof a->src_at_start);
+    if (ls->source_count > 0)
+        a->src_at_start = ls->sources[0].total;
     a->load_start_ns = tempo_now_ns();
     if (m == MODE_LOADER) {
         for (int i = 0; i < n_assets(a); i++) {
@@ -344,8 +344,8 @@ static tempo_loop_counts counts_since(const tempo_loop_counts *now, const tempo_
 }
 
 /* [loop thread] Ends the current load once everything has arrived: from
- * update() and right after the loader delivered (so the total time does not
- * include the wait for the next update). */
+ * update() (so the total time may include up to one update step after the
+ * last delivery). */
 static void check_done(app *a)
 {
     if (!a->loading)
@@ -361,16 +361,17 @@ static void check_done(app *a)
     int k = (a->n_intervals * 99 + 99) / 100 - 1; /* nearest rank */
     st->p99_ns = a->n_intervals ? a->intervals[k < 0 ? 0 : k] : 0;
     st->loop = counts_since(&tempo_loop_get_stats(a->loop)->total, &a->loop_at_start);
-    st->watch_calls = a->watch_calls;
-    st->watch_idle = a->watch_idle;
+    const tempo_loop_stats *ls = tempo_loop_get_stats(a->loop);
+    if (ls->source_count > 0) {
+        st->src_calls = ls->sources[0].total.calls - a->src_at_start.calls;
+        st->src_forced = ls->sources[0].total.forced - a->src_at_start.forced;
+    }
     a->loading = false;
     if (a->audio && a->snd[0])
         Mix_PlayChannel(-1, a->snd[0], 0);
 }
 
 /* ---- The loop's callbacks ------------------------------------------------------------ */
-
-static void on_loader(tempo_loop *loop, tempo_handle *handle, void *user);
 
 static void draw(app *a, double anim_s)
 {
@@ -507,26 +508,6 @@ static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
     }
 }
 
-/* [loop thread] The loader's handle is signalled: finalize within the
- * budget, and stop before an item that would probably delay the next
- * update or render. The handle is manual-reset and stays signalled while
- * results remain, so the loop calls this again in its next iteration, at
- * once. When there was no time for even one item, that would spin until
- * the frame is due (tens of thousands of empty wake-ups a second), so the
- * handle is snoozed until the next update or render has run. */
-static void on_loader(tempo_loop *loop, tempo_handle *handle, void *user)
-{
-    app *a = user;
-    uint64_t due = tempo_loop_next_due_ns(loop);
-    int n = tempo_loader_process_until(a->loader, due);
-    a->watch_calls++;
-    if (n == 0 && due != TEMPO_INFINITE) {
-        a->watch_idle++;
-        tempo_loop_snooze(loop, handle);
-    }
-    check_done(a);
-}
-
 static int extra_option(const char *arg, const char *value, void *user)
 {
     app *a = user;
@@ -557,7 +538,7 @@ static void print_summary(const app *a, const SDL_RendererInfo *info)
                (double)st->p99_ns / 1e6, (double)st->total_ns / 1e9);
     }
     printf("  (sync: %d assets per frame decoded on the loop thread; loader: decoded on its own thread,\n"
-           "   finalized on the loop thread between frames in slices of at most 2 ms)\n",
+           "   finalized on the loop thread in the idle time between frames, at least one a frame)\n",
            a->sync_batch);
     printf("  the loop during each load (%u Hz updates, renders capped at %u Hz):\n", tempo_loop_get_update_hz(a->loop),
            tempo_loop_get_max_render_hz(a->loop));
@@ -580,8 +561,8 @@ static void print_summary(const app *a, const SDL_RendererInfo *info)
     }
     const run_stats *ld = &a->stats[MODE_LOADER];
     if (ld->done)
-        printf("  loader handle: %llu callbacks, %llu of them too close to the next frame to finalize anything\n",
-               (unsigned long long)ld->watch_calls, (unsigned long long)ld->watch_idle);
+        printf("  loader source: %llu dispatches, %llu of them the guaranteed item past the deadline\n",
+               (unsigned long long)ld->src_calls, (unsigned long long)ld->src_forced);
     const tempo_loop_counts *t = &tempo_loop_get_stats(a->loop)->total;
     printf("  whole run: %.2f s, %llu updates, %llu renders, tick lateness p50 %.2f ms, p99 %.2f ms, max %.2f ms, "
            "stalls %llu\n",
@@ -641,8 +622,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "loading: %s\n", tempo_get_error());
         return 1;
     }
-    /* The loader's results come back through its handle in the loop's wait set. */
-    tempo_loop_watch(a.loop, tempo_loader_handle(a.loader), on_loader, &a);
+    /* The loader's results come back as one of the loop's sources. */
+    tempo_loader_attach(a.loader, a.loop);
     /* Headless runs end when both modes are done (--seconds is ignored; 120 s
      * is a safety net). */
     double seconds = a.s.headless ? 120 : a.s.seconds;
@@ -662,7 +643,7 @@ int main(int argc, char **argv)
     }
     print_summary(&a, &info);
 
-    tempo_loop_destroy(a.loop); /* forgets the watches; the handles stay ours / the loader's */
+    tempo_loop_destroy(a.loop); /* detaches the loader; the timer stays ours */
     tempo_loader_destroy(a.loader); /* delivers (and we free) anything still pending */
     free_assets(&a);
     tempo_timer_destroy(time_up);

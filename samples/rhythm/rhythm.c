@@ -256,18 +256,14 @@ static void rearm_show(rhythm *g)
         tempo_timer_cancel(g->show);
 }
 
-/* [loop watch] The audio handle fired: read the notices, queue the
- * flashes, mark more. Nothing to draw yet: the flash timer does that. */
-static void on_audio(tempo_loop *loop, tempo_handle *handle, void *user)
+/* [loop source] One audio notice (tempo_audio_attach): queue the flash,
+ * mark more. Nothing to draw yet: the flash timer does that. */
+static void on_notice(const tempo_audio_notice *notice, void *user)
 {
-    (void)loop;
-    (void)handle;
     rhythm *g = user;
-    tempo_audio_notice n;
+    tempo_audio_notice n = *notice;
     uint64_t now = tempo_now_ns();
-    while (tempo_audio_poll(g->au, &n) > 0) {
-        if (n.kind != TEMPO_AUDIO_MARK)
-            continue;
+    if (n.kind == TEMPO_AUDIO_MARK) {
         if (g->nnotices < MAX_NOTICES) {
             g->notices[g->nnotices] = n;
             g->received_ns[g->nnotices++] = now;
@@ -286,8 +282,8 @@ static void on_audio(tempo_loop *loop, tempo_handle *handle, void *user)
             tempo_event_set(g->tap->click);
         }
         mark_ahead(g, n.tag + MARK_AHEAD);
+        rearm_show(g);
     }
-    rearm_show(g);
 }
 
 /* [loop watch] The flash timer fired: the click is being heard now. */
@@ -591,7 +587,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "rhythm: %s\n", tempo_get_error());
         return 1;
     }
-    tempo_loop_watch(g->loop, tempo_audio_handle(g->au), on_audio, g);
+    tempo_audio_attach(g->au, g->loop, on_notice, g);
     tempo_loop_watch(g->loop, g->show, on_show, g);
     g->start_ns = tempo_now_ns();
     if (g->app.seconds > 0) {

@@ -11,8 +11,8 @@
  *   tempo_loader_submit(ld, &(tempo_load_request){
  *       .type = TEMPO_LOAD_IMAGE, .path = "hero.png", .group = LEVEL, .done = on_hero });
  *   ...
- *   // whenever tempo_loader_handle(ld) is signalled and no frame is due:
- *   tempo_loader_process(ld);              // finalizes for at most ~2 ms
+ *   tempo_loader_attach(ld, loop);         // tempo/sources.h: the loop finalizes
+ *                                          // between frames
  *   tempo_load_progress p;
  *   tempo_loader_progress(ld, LEVEL, &p);  // p.items_done / p.items_total
  *
@@ -309,31 +309,12 @@ TEMPO_API int tempo_loader_process(tempo_loader *loader);
  * tempo_loader_process(), 0 included when there was no time. Thread: loop
  * thread.
  *
- * In a tempo_loop (tempo/loop.h), watch the handle and give the loop's next
- * update or render as the deadline:
- *
- *   static void on_loader(tempo_loop *loop, tempo_handle *h, void *user) {
- *       tempo_loader *ld = user;
- *       if (tempo_loader_process_until(ld, tempo_loop_next_due_ns(loop)) == 0)
- *           tempo_loop_snooze(loop, h);   // no time left before the frame
- *   }
- *   tempo_loop_watch(loop, tempo_loader_handle(ld), on_loader, ld);
- *
- * The loop wakes for it when results arrive and, as the handle stays
- * signalled while any remain, calls it again right after each slice: the
- * idle time between frames fills with budget-sized slices. While paused the
- * deadline is TEMPO_INFINITE, so each call finalizes one whole budget.
- * Two things to know:
- *  - When the next frame is too close for one item, the call returns 0 and
- *    the still-signalled handle wakes the loop again at once, until the
- *    frame is due: samples/loading counted ~65000 such empty wake-ups in a
- *    1.3 s load. After a 0 return, tempo_loop_snooze() the handle (as
- *    above): the loop leaves it out of its wait until the next update or
- *    render has run.
- *  - Without a render cap (max_render_hz 0, vsync pacing) INTERPOLATED and
- *    VARIABLE render every frame, so the next due time is always now and
- *    nothing would be delivered: call tempo_loader_process(ld) instead (one
- *    budget per frame). */
+ * Its estimate only changes when an item is delivered, so called alone it
+ * can deliver nothing for good once one slow item made the estimate longer
+ * than every gap between frames. In a tempo_loop (tempo/loop.h) use
+ * tempo_loader_attach() (tempo/sources.h) instead: the loop gives the
+ * deadline, parks the loader until the next frame when its time is used,
+ * and guarantees one item per frame whatever the estimate says. */
 TEMPO_API int tempo_loader_process_until(tempo_loader *loader, uint64_t deadline_ns);
 
 /* Blocks until no request is queued or running (finished results may still

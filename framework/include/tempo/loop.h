@@ -47,7 +47,10 @@
  * round(1e9 / update_hz). The same scripted input therefore gives the same
  * game state after N updates at any render rate.
  *
- * Catch-up and stalls: a frame runs at most max_frameskip due updates; when
+ * Catch-up and stalls: at most max_frameskip updates run between two renders
+ * (or the updates one render interval holds, when a render cap is below
+ * update_hz / max_frameskip), also when the render cap makes the render
+ * wait: the overdue updates wait for it; when
  * updates themselves are slower than real time the game slows down instead
  * of spiralling (capped_frames in the statistics). When the oldest pending
  * update is more than max_gap_ns late (suspend, debugger, a window drag, or
@@ -113,9 +116,9 @@ typedef enum tempo_loop_policy {
 
 /* The game's callbacks, all called on the loop thread from inside
  * tempo_loop_frame(). Any of them may call tempo_loop_quit(),
- * tempo_loop_request_render(), the setters, watch/unwatch and
- * tempo_loop_get_stats(); none may call tempo_loop_frame()/run() or
- * tempo_loop_destroy(). */
+ * tempo_loop_request_render(), the setters, watch/unwatch, add/remove
+ * source and tempo_loop_get_stats(); tempo_loop_frame()/run() and
+ * tempo_loop_destroy() refuse with TEMPO_EBUSY. */
 
 /* One update. dt_ns: the constant step round(1e9 / update_hz) in the fixed
  * policies; the measured time since the previous update in
@@ -152,7 +155,7 @@ typedef struct tempo_loop_clock {
 /* Zero fields take the default written beside them. */
 typedef struct tempo_loop_desc {
     uint32_t update_hz;        /* updates per second; 0 => 60; at most 100000 */
-    uint32_t max_frameskip;    /* most updates one frame runs; 0 => 5 */
+    uint32_t max_frameskip;    /* most updates between two renders; 0 => 5 */
     uint64_t max_gap_ns;       /* stall clamp; 0 => 250 ms */
     uint32_t max_render_hz;    /* render cap; 0 => no cap (vsync paces); at most 100000 */
     tempo_loop_policy policy;  /* 0 => TEMPO_LOOP_INTERPOLATED */
@@ -202,9 +205,13 @@ typedef struct tempo_loop_desc {
  * max_render_hz) or no memory / handles. Thread: loop thread. */
 TEMPO_API tempo_loop *tempo_loop_create(const tempo_loop_desc *desc);
 
-/* Destroys the loop and its own handles. Watched handles stay the caller's
- * (they are only forgotten). NULL is a no-op. Not from a callback. */
-TEMPO_API void tempo_loop_destroy(tempo_loop *loop);
+/* Destroys the loop and its own handles, and detaches every source (their
+ * detach runs). Watched handles stay the caller's (they are only
+ * forgotten). Returns 0 (NULL is a no-op), or TEMPO_EBUSY, with a log line
+ * and nothing destroyed, when called from inside tempo_loop_frame() (any of
+ * the loop's callbacks, watches and sources): the frame still uses the loop
+ * after the callback returns. Quit instead and destroy after run returns. */
+TEMPO_API int tempo_loop_destroy(tempo_loop *loop);
 
 /* Runs one iteration ("frame"): waits until something is due or arrives,
  * then dispatches, in this order: SDL events (each into desc.input first,
@@ -229,9 +236,10 @@ TEMPO_API int tempo_loop_run(tempo_loop *loop);
 TEMPO_API int tempo_loop_quit(tempo_loop *loop);
 
 /* Asks for one render at the next allowed moment (render-on-demand, or to
- * show a change made outside update() in the fixed policies). Wakes the
- * loop when called from another thread. Thread: any. Returns 0 or
- * TEMPO_EINVAL. */
+ * show a change made outside update() in the fixed policies). From another
+ * thread it wakes the loop (a "signal" wake); from the loop thread it only
+ * marks the render as owed (the loop is awake already). Thread: any.
+ * Returns 0 or TEMPO_EINVAL. */
 TEMPO_API int tempo_loop_request_render(tempo_loop *loop);
 
 /* Pauses (true) or resumes (false) the loop on the game's behalf, in
@@ -269,9 +277,8 @@ TEMPO_API uint64_t tempo_loop_get_step_ns(const tempo_loop *loop);
  * frame's updates run right after it); before the first frame it is now.
  * TEMPO_INFINITE while paused, and for NULL. Without a render cap,
  * INTERPOLATED (unless rendering on demand) and VARIABLE render every
- * frame, so it is always now. For sources that fill the idle time between
- * frames: tempo_loader_process_until(ld, tempo_loop_next_due_ns(loop)).
- * Thread: loop thread. */
+ * frame, so it is always now. Sources get it as their deadline without
+ * asking (see "Sources"). Thread: loop thread. */
 TEMPO_API uint64_t tempo_loop_next_due_ns(const tempo_loop *loop);
 
 /* "interpolated", "lockstep", "constant-speed-max-fps", "variable", or "?"
@@ -289,10 +296,11 @@ typedef void (*tempo_loop_watch_fn)(tempo_loop *loop, tempo_handle *handle, void
 /* Adds `handle` to the loop's wait set. Whenever it is signalled the loop
  * calls fn(loop, handle, user) on the loop thread, at most once per handle
  * per frame, after the frame's SDL events and before its updates. Waking
- * the loop consumes an auto-reset handle's signal; a source that still has
- * work after its per-frame budget keeps a manual-reset handle signalled (and
- * resets it when empty) to be called again next frame. Every watched handle
- * is checked every frame, so a busy one cannot starve the others.
+ * the loop consumes an auto-reset handle's signal. For the game's own
+ * events (a timer, a "level loaded" event): a handle that stays signalled
+ * wakes the loop again at once, so anything that queues work belongs in a
+ * source (tempo_loop_add_source), which the loop paces. Every watched
+ * handle is checked every frame, so a busy one cannot starve the others.
  * A watch added from a callback takes effect from the next frame.
  * handle: not owned; must stay alive until unwatched (destroying a watched
  * handle makes tempo_loop_frame() fail with TEMPO_EINVAL).
@@ -301,24 +309,102 @@ typedef void (*tempo_loop_watch_fn)(tempo_loop *loop, tempo_handle *handle, void
 TEMPO_API int tempo_loop_watch(tempo_loop *loop, tempo_handle *handle, tempo_loop_watch_fn fn,
                                void *user);
 
-/* Leaves a watched handle out of the loop's wait until the next update or
- * render runs (while the loop is paused: until it resumes). For sources
- * whose handle stays signalled while work remains but that want to work once
- * per frame, or that found no time left before the next frame: without a
- * snooze the loop would wake again at once, with nothing to do.
- *   static void on_queue(tempo_loop *l, tempo_handle *h, void *q) {
- *       tempo_netq_drain(q, on_message, game);    // one budget per frame
- *       tempo_loop_snooze(l, h);
- *   }
- * Returns 0, or TEMPO_EINVAL if `handle` is not watched. Thread: loop
- * thread (typically from the handle's own watch callback). */
-TEMPO_API int tempo_loop_snooze(tempo_loop *loop, tempo_handle *handle);
-
 /* Removes `handle` from the wait set; its callback is not called again,
  * not even later in the current frame. Safe from any loop callback,
  * including the handle's own. Returns 0, or TEMPO_EINVAL (NULL, or the
  * handle is not watched). */
 TEMPO_API int tempo_loop_unwatch(tempo_loop *loop, tempo_handle *handle);
+
+/* ---- Sources ------------------------------------------------------------- */
+
+/* A source is anything that queues work for the loop thread: the network
+ * queue, the loader's finished results, audio notices, native input, or a
+ * game's own queue. It has a handle (signalled when work arrives) and a
+ * dispatch that does what fits before a deadline the loop gives it, and
+ * says whether work remains. The loop owns everything else, so a game never
+ * writes the glue that decides how much a source may do or when to look at
+ * it again:
+ *  - deadline: each call gets the next due update or render (while paused:
+ *    one update step from the last frame), so work fills the idle time
+ *    between frames and a due frame waits for one unit at most;
+ *  - parking: a source that says work remains and has used its time (the
+ *    deadline passed, or the call did nothing) leaves the wait until the
+ *    next frame (an update or render ran), so a source whose handle stays
+ *    signalled never makes the loop wake at once with nothing to do. A
+ *    source that stopped early (its own budget) with time left is called
+ *    again after the loop has looked at input and its schedule;
+ *  - progress: the first call of each frame sets must_progress, and the
+ *    source then handles at least one unit if any waits, whatever its cost
+ *    estimate says: no estimate can starve it. That unit may overrun the
+ *    deadline (counted as an overrun);
+ *  - pause: parking never outlives a pause. Pausing and resuming re-arm
+ *    every parked source, and while paused the loop keeps frames of one
+ *    update step for the sources that have work (and only for them: an idle
+ *    paused loop still sleeps with no timeout).
+ * A source that reports remaining work is called again at its next turn even
+ * if its handle is not signalled (an auto-reset handle's signal is consumed
+ * by the wait), so both kinds of handle work.
+ * Framework sources attach with one call: tempo_netq_attach() (tempo/netq.h),
+ * tempo_loader_attach(), tempo_audio_attach() and tempo_net_attach()
+ * (tempo/sources.h); desc.input's native devices are a source of the loop
+ * itself. Per-source statistics are in tempo_loop_stats.sources. */
+
+/* One dispatch call: the loop fills the inputs, the source the outputs. */
+typedef struct tempo_source_call {
+    uint64_t now_ns;      /* in: the loop's clock when the call starts */
+    uint64_t deadline_ns; /* in: stop before this, on the loop's clock: the next
+                             update or render (<= now_ns when one is due now) */
+    bool must_progress;   /* in: no unit of this source ran yet this frame:
+                             handle at least one if any waits, even past the
+                             deadline */
+    uint64_t frame;       /* in: the loop's frame counter, one more for each frame
+                             (an iteration that ran an update or a render; while
+                             paused with work pending, one update step): for
+                             sources whose budget is per frame, which see every
+                             frame, empty ones included, as frame - previous */
+    uint32_t items;       /* out: units handled by this call (0 before the call) */
+    uint64_t oldest_age_ns; /* out: age of the oldest unit this call handled or
+                               left waiting, when the source knows (0 before) */
+} tempo_source_call;
+
+/* Does the work that fits before call->deadline_ns (at least one unit when
+ * call->must_progress and any waits), checking the clock after each unit.
+ * Returns > 0 when work remains, 0 when the source is empty, or a negative
+ * TEMPO_E* code: the loop then removes the source (its detach runs) and
+ * tempo_loop_frame() returns that code. [loop thread] */
+typedef int (*tempo_source_dispatch_fn)(void *self, tempo_source_call *call);
+
+typedef struct tempo_source_desc {
+    const char *name;           /* shown in the overlay and the statistics; copied
+                                   (first 23 bytes); NULL => "source" */
+    tempo_handle *handle;       /* signalled when work arrives (manual- or auto-reset);
+                                   required; not owned; must stay alive while added */
+    tempo_source_dispatch_fn dispatch; /* required */
+    /* Called once when the source leaves the loop (tempo_loop_remove_source,
+     * a dispatch error, tempo_loop_destroy), on the loop thread: where an
+     * adapter frees `self`. NULL => nothing. */
+    void (*detach)(void *self);
+    void *self;                 /* passed to dispatch and detach */
+} tempo_source_desc;
+
+/* The most sources one loop takes (each also uses one watch slot). */
+#define TEMPO_LOOP_MAX_SOURCES 16
+
+/* Adds a source (see above). desc is read during the call only. The source
+ * is dispatched on the loop thread from the next frame on, after the frame's
+ * SDL events and watches and before its updates, in the order added.
+ * Returns 0, TEMPO_EINVAL (NULL loop/desc/handle/dispatch), TEMPO_EBUSY (the
+ * handle is already watched or added) or TEMPO_ETOOMANY (no watch slot, or
+ * TEMPO_LOOP_MAX_SOURCES added). On failure detach is not called.
+ * Thread: loop thread (from a callback too). */
+TEMPO_API int tempo_loop_add_source(tempo_loop *loop, const tempo_source_desc *desc);
+
+/* Removes the source added with `handle`: it is not dispatched again, not
+ * even later in the current frame, and its detach runs before this returns
+ * (so do not call it from that source's own dispatch: TEMPO_EBUSY).
+ * Returns 0, TEMPO_EINVAL (NULL, or no source has that handle) or
+ * TEMPO_EBUSY. Thread: loop thread. */
+TEMPO_API int tempo_loop_remove_source(tempo_loop *loop, tempo_handle *handle);
 
 /* ---- Statistics ---------------------------------------------------------- */
 
@@ -346,7 +432,8 @@ typedef struct tempo_loop_counts {
     uint64_t stalls;           /* times the stall clamp fired */
     uint64_t dropped_updates;  /* updates skipped by the stall clamp */
     uint64_t wait_ns;          /* asleep in the wait (or in clock.wait_until) */
-    uint64_t game_ns;          /* inside the game's callbacks, watch callbacks included */
+    uint64_t game_ns;          /* inside the game's callbacks, watch callbacks and
+                                  source dispatches included */
     uint64_t loop_ns;          /* the rest: the loop's own cost */
     uint64_t paused_ns;        /* paused (part of wait_ns) */
     /* Tick lateness: when the loop woke for an update (VARIABLE: for a
@@ -363,9 +450,32 @@ typedef struct tempo_loop_counts {
 /* Frames kept for the frame-time graph. */
 #define TEMPO_LOOP_HISTORY 240
 
+/* One source's counters over a span (as in tempo_loop_counts). */
+typedef struct tempo_loop_source_counts {
+    uint64_t calls;       /* dispatch calls */
+    uint64_t items;       /* units handled (as the source reported them) */
+    uint64_t busy_ns;     /* time inside dispatch */
+    uint64_t overruns;    /* calls that ended after their deadline */
+    uint64_t forced;      /* calls that began at or after their deadline: the
+                             one unit per frame the loop guarantees */
+    uint64_t max_age_ns;  /* the oldest unit any call reported */
+} tempo_loop_source_counts;
+
+typedef struct tempo_loop_source_stats {
+    char name[24];
+    bool pending;           /* reported work remaining at its last call */
+    bool parked;            /* out of the wait until the next frame */
+    uint64_t oldest_age_ns; /* from its last call */
+    tempo_loop_source_counts last_second, total;
+} tempo_loop_source_stats;
+
 typedef struct tempo_loop_stats {
     tempo_loop_counts last_second; /* the last complete window of >= 1 s (zero before) */
     tempo_loop_counts total;       /* since the first frame */
+    /* The sources now added, in the order added (tempo_loop_add_source):
+     * last_second covers the same window as last_second above. */
+    int source_count;
+    tempo_loop_source_stats sources[TEMPO_LOOP_MAX_SOURCES];
     /* A ring of the last renders: interval since the previous render, and
      * how much of it the loop was awake (busy = interval - sleep). The
      * oldest entry is at (history_next - history_count) mod
@@ -383,13 +493,20 @@ typedef struct tempo_loop_stats {
  * it. NULL for a NULL loop. */
 TEMPO_API const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *loop);
 
-/* Size of the panel tempo_loop_draw_stats() draws. */
+/* Size of the panel tempo_loop_draw_stats() draws: TEMPO_LOOP_STATS_H
+ * without sources, plus TEMPO_LOOP_STATS_SOURCE_H per source and one
+ * heading line (tempo_loop_stats_height()). */
 #define TEMPO_LOOP_STATS_W 300
 #define TEMPO_LOOP_STATS_H 224
+#define TEMPO_LOOP_STATS_SOURCE_H 12
+
+/* The height tempo_loop_draw_stats() draws now. TEMPO_LOOP_STATS_H for NULL. */
+TEMPO_API int tempo_loop_stats_height(const tempo_loop *loop);
 
 /* Draws the statistics overlay (policy and rates, last-second numbers,
- * lateness, wait/game/loop shares, wake reasons, drops, and a frame-time
- * graph) as a TEMPO_LOOP_STATS_W x TEMPO_LOOP_STATS_H panel with its
+ * lateness, wait/game/loop shares, wake reasons, drops, a frame-time graph,
+ * and per source: share of time, items/s, overruns and oldest age) as a
+ * TEMPO_LOOP_STATS_W x tempo_loop_stats_height() panel with its
  * top-left corner at (x, y), with tempo/debugdraw.h. The renderer's draw
  * colour and blend mode are restored. Call it from the render callback,
  * before presenting. Thread: the renderer's thread (the loop thread).

@@ -6,24 +6,23 @@
  * of freezing one:
  *
  *   tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){ .cap_bytes = 1 << 20 });
+ *   tempo_netq_attach(q, loop, on_message, game);   // the loop drains it
  *   // network thread:  tempo_netq_push(q, MSG_SPAWN, &spawn, sizeof spawn);
- *   // loop thread, whenever tempo_netq_handle(q) is signalled (once a frame):
- *   tempo_netq_drain(q, on_message, game);
+ *
+ * Attached to a tempo_loop (tempo/loop.h), the queue is one of the loop's
+ * sources: the loop drains it on the loop thread when messages arrive, once
+ * per frame under the policy's budget, with the time until the next update
+ * or render as the frame's deadline, and counts every frame for the policy,
+ * empty ones included. A game with its own main loop calls
+ * tempo_netq_drain() (or tempo_netq_drain_until()) once per frame instead,
+ * every frame, also when nothing is queued.
  *
  * The queue's handle is a manual-reset event: pushing into an empty queue
- * sets it (the loop wakes at once), and it stays set while messages remain,
- * so a loop that waits on it calls the drain again next frame. The drain
- * resets it when it leaves the queue empty.
+ * sets it (the loop wakes at once), and it stays set while messages remain.
+ * The drain resets it when it leaves the queue empty.
  *
- * Policies (tempo_netq_policy) decide each drain's budget:
- *   CLASSIC       the classic algorithm, all five numbers in the descriptor:
- *                 budget starts at 20 ms; at the start of each drain it moves
- *                 +1 ms if more than 100 messages are queued, else -1 ms,
- *                 clamped to [20, 40] ms; with more than 300 queued the drain
- *                 processes everything (a "flush").
- *   DRAIN_ALL     everything queued when the drain starts, no budget.
- *   FIXED_BUDGET  budget_start_ns every drain.
- *   DEADLINE      bounds both frame time and message age: each message should
+ * Policies (tempo_netq_policy) decide each frame's budget:
+ *   DEADLINE      (the default) bounds both frame time and message age: each message should
  *                 be handled within target_age_ns of its push. Each drain's
  *                 budget is the larger of (a) the smallest that handles the
  *                 backlog within the frames left before the oldest message's
@@ -38,7 +37,18 @@
  *                 the target), a new steady stream waits up to ~target/2
  *                 until the rate estimate (1 s time constant) catches up, and
  *                 under overload beyond budget_max_ns per frame the age grows
- *                 and the queue fills rather than the frame time.
+ *                 and the queue fills rather than the frame time. With a
+ *                 deadline (attached, or tempo_netq_drain_until) it also
+ *                 uses the time left before the deadline: idle time between
+ *                 frames costs no frame time.
+ *   CLASSIC       the classic algorithm (the seed), all five numbers in the
+ *                 descriptor: budget starts at 20 ms; every frame it moves
+ *                 +1 ms if more than 100 messages are queued, else -1 ms
+ *                 (empty frames included), clamped to [20, 40] ms; with more
+ *                 than 300 queued the frame processes everything (a "flush").
+ *                 It ignores deadlines.
+ *   DRAIN_ALL     everything queued when the drain starts, no budget.
+ *   FIXED_BUDGET  budget_start_ns every frame.
  *
  * Memory is bounded: the queue allocates cap_bytes once, at creation. A push
  * that does not fit fails with TEMPO_EFULL and counts an overflow; nothing is
@@ -61,12 +71,13 @@ extern "C" {
 #endif
 
 typedef struct tempo_netq tempo_netq;
+typedef struct tempo_loop tempo_loop; /* tempo/loop.h */
 
 typedef enum tempo_netq_policy {
-    TEMPO_NETQ_CLASSIC = 0,
+    TEMPO_NETQ_DEADLINE = 0,
+    TEMPO_NETQ_CLASSIC,
     TEMPO_NETQ_DRAIN_ALL,
     TEMPO_NETQ_FIXED_BUDGET,
-    TEMPO_NETQ_DEADLINE,
     TEMPO_NETQ_POLICY_COUNT
 } tempo_netq_policy;
 
@@ -82,20 +93,24 @@ typedef uint64_t (*tempo_netq_clock_fn)(void *user);
 typedef struct tempo_netq_desc {
     size_t cap_bytes;          /* 0 => 4 MiB; rounded down to a multiple of 16,
                                   at least 64. Allocated once, at creation */
-    tempo_netq_policy policy;  /* 0 => TEMPO_NETQ_CLASSIC */
-    uint64_t budget_start_ns;  /* 0 => 20 ms: CLASSIC's first budget, FIXED's
-                                  budget, DEADLINE's until it has measured */
-    uint64_t budget_step_ns;   /* 0 => 1 ms: CLASSIC's change per drain */
-    uint64_t budget_min_ns;    /* 0 => 20 ms: CLASSIC's lower clamp */
-    uint64_t budget_max_ns;    /* 0 => 40 ms: CLASSIC's upper clamp and
-                                  DEADLINE's cap; also the line past which a
-                                  drain counts as an overrun */
+    tempo_netq_policy policy;  /* 0 => TEMPO_NETQ_DEADLINE */
+    /* The budgets' defaults follow the fields that are set, so any one of
+     * them can be given alone: only two fields that were both set can
+     * contradict each other, and the error then names both. */
+    uint64_t budget_start_ns;  /* 0 => 20 ms (within [min, max]): CLASSIC's first
+                                  budget, FIXED's budget, DEADLINE's until it
+                                  has measured */
+    uint64_t budget_step_ns;   /* 0 => 1 ms: CLASSIC's change per frame */
+    uint64_t budget_min_ns;    /* 0 => 20 ms (at most max): CLASSIC's lower clamp */
+    uint64_t budget_max_ns;    /* 0 => 40 ms (at least min and floor): CLASSIC's
+                                  upper clamp and DEADLINE's cap; also the line
+                                  past which a drain counts as an overrun */
     uint32_t grow_backlog;     /* 0 => 100: CLASSIC grows the budget above it */
     uint32_t flush_backlog;    /* 0 => 300: CLASSIC flushes above it;
                                   UINT32_MAX never flushes */
     uint64_t target_age_ns;    /* 0 => 200 ms: DEADLINE's age target */
-    uint64_t floor_ns;         /* 0 => 4 ms: DEADLINE always allows this much,
-                                  so light traffic is handled at once */
+    uint64_t floor_ns;         /* 0 => 4 ms (at most max): DEADLINE always allows
+                                  this much, so light traffic is handled at once */
     tempo_netq_clock_fn now_ns; /* NULL => tempo_now_ns. Called by every
                                   pushing thread (to stamp messages) and by
                                   the drain: it must be thread-safe */
@@ -130,12 +145,14 @@ typedef struct tempo_netq_stats {
     /* The last drain. */
     uint32_t last_processed;  /* messages it handled */
     uint64_t last_drain_ns;   /* time it took */
-    uint64_t last_budget_ns;  /* budget it ran under; UINT64_MAX = unlimited
-                                 (a CLASSIC flush or DRAIN_ALL) */
+    uint64_t last_budget_ns;  /* budget it ran under (for the first drain of a
+                                 frame: the frame's budget); UINT64_MAX =
+                                 unlimited (a CLASSIC flush or DRAIN_ALL) */
     /* Since creation. */
     uint64_t pushed;          /* messages accepted */
     uint64_t processed;       /* messages handled */
-    uint64_t drains;          /* tempo_netq_drain() calls that ran */
+    uint64_t drains;          /* drains that ran (calls, or the loop's dispatches) */
+    uint64_t frames;          /* frames the policy has seen, empty ones included */
     uint64_t flushes;         /* CLASSIC drains that processed everything */
     uint64_t overruns;        /* drains that started a message after
                                  budget_max_ns had passed: only unlimited ones
@@ -148,14 +165,18 @@ typedef struct tempo_netq_stats {
 } tempo_netq_stats;
 
 /* Creates a queue (desc NULL = all defaults). Returns it, owned by the
- * caller (free with tempo_netq_destroy), or NULL: invalid descriptor (an
- * unknown policy, budget_min_ns > budget_max_ns) or out of memory, with the
- * detail in tempo_get_error(). */
+ * caller (free with tempo_netq_destroy), or NULL with the detail in
+ * tempo_get_error(), which names the field(s) at fault: TEMPO_EINVAL for an
+ * unknown policy, budget_min_ns above budget_max_ns, floor_ns above
+ * budget_max_ns, budget_start_ns outside [budget_min_ns, budget_max_ns]
+ * (each pair only when both were set), cap_bytes outside [64, 1 GiB];
+ * TEMPO_ENOMEM. */
 TEMPO_API tempo_netq *tempo_netq_create(const tempo_netq_desc *desc);
 
 /* Frees the queue, its handle and every message still queued (they are not
- * handled). NULL is a no-op. No other thread may use the queue any more:
- * shut it down and join the producers first. */
+ * handled). If attached, it leaves its loop first. NULL is a no-op. No other
+ * thread may use the queue any more: shut it down and join the producers
+ * first. Not from its own handler. */
 TEMPO_API void tempo_netq_destroy(tempo_netq *q);
 
 /* Copies a message (`size` bytes from `data`; data may be NULL when size is
@@ -186,17 +207,40 @@ TEMPO_API int tempo_netq_push_wait(tempo_netq *q, uint32_t type, const void *dat
  * it. Put it in the loop's wait set. Thread: any. NULL if q is NULL. */
 TEMPO_API tempo_handle *tempo_netq_handle(tempo_netq *q);
 
+/* Makes the queue a source of `loop` (tempo_loop_add_source, named "netq"):
+ * from the next frame on the loop calls fn(msg, user) for the messages, on
+ * the loop thread, as described at the top of this header, and shows the
+ * queue in its statistics and overlay. Leave with tempo_netq_detach(); the
+ * queue also leaves when the loop is destroyed or the queue is.
+ * Do not call tempo_netq_drain/_drain_until on an attached queue.
+ * Returns 0, TEMPO_EINVAL (NULL argument), TEMPO_EBUSY (already attached)
+ * or TEMPO_ETOOMANY (the loop has no source slot left). Thread: loop thread. */
+TEMPO_API int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, void *user);
+
+/* Removes the queue from its loop's sources. Returns 0, TEMPO_EINVAL (NULL,
+ * not attached) or TEMPO_EBUSY (from its own handler). Thread: loop thread. */
+TEMPO_API int tempo_netq_detach(tempo_netq *q);
+
 /* Handles queued messages in FIFO order (one FIFO for all producers, so the
  * order of each producer's messages is kept), under the current policy's
- * budget; only messages queued when the drain starts are handled. Call it
- * once per frame while the handle is signalled; each call is one "frame" for
- * the policy. The handler is not called if the drain fails.
+ * budget; only messages queued when the drain starts are handled. For a game
+ * that runs its own main loop: call it exactly once per frame, every frame,
+ * also when the handle is not signalled, because each call is one "frame"
+ * for the policy (CLASSIC steps its budget down in empty frames too).
+ * The handler is not called if the drain fails.
  * Returns the number of messages handled (0 if none were queued), or
- * TEMPO_EINVAL (q or fn NULL) or TEMPO_EBUSY (called from its own handler).
- * Thread: the loop thread (one consumer). */
+ * TEMPO_EINVAL (q or fn NULL), TEMPO_EBUSY (called from its own handler, or
+ * the queue is attached to a loop). Thread: the loop thread (one consumer). */
 TEMPO_API int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user);
 
-/* Switches policy from the next drain on; CLASSIC restarts from
+/* tempo_netq_drain() for a loop that knows when its next frame is due
+ * (`deadline_ns`, on the queue's clock): DEADLINE also uses the time left
+ * before it (at least its planned budget, at least one message); the other
+ * policies are unchanged. One call per frame, like tempo_netq_drain().
+ * Returns as tempo_netq_drain(). Thread: the loop thread. */
+TEMPO_API int tempo_netq_drain_until(tempo_netq *q, tempo_netq_handler fn, void *user, uint64_t deadline_ns);
+
+/* Switches policy from the next frame on; CLASSIC restarts from
  * budget_start_ns and DEADLINE keeps what it has measured.
  * Returns 0 or TEMPO_EINVAL. Thread: the loop thread. */
 TEMPO_API int tempo_netq_set_policy(tempo_netq *q, tempo_netq_policy policy);

@@ -10,6 +10,7 @@
 #include "loop.h"
 #include "input.h"
 #include "audio.h"
+#include "sources.h"
 #include "replay.h"
 
 #endif /* TEMPO_TEMPO_H */

@@ -1,0 +1,76 @@
+/* Tempo: one-call attaches of the framework's sources to a tempo_loop.
+ *
+ * Each makes one object a source of the loop (tempo_loop_add_source in
+ * tempo/loop.h): the loop waits on its handle, dispatches it on the loop
+ * thread with the next due update or render as its deadline, parks it until
+ * the next frame when it has used its time, guarantees it one unit of work
+ * per frame whatever its cost estimate says, keeps it going while paused,
+ * and shows it in its statistics and overlay. No watch, no snooze, no
+ * deadline arithmetic in game code:
+ *
+ *   tempo_netq_attach(q, loop, on_message, game);   // tempo/netq.h
+ *   tempo_loader_attach(ld, loop);                   // results reach `done`
+ *   tempo_audio_attach(au, loop, on_notice, game);   // marks reach on_notice
+ *   tempo_net_attach(net, loop, on_message, game);   // its queue, as netq
+ *
+ * The game's own handles keep the plain tempo_loop_watch().
+ *
+ * Lifetime: an attached object leaves its loop with its detach function (or
+ * tempo_loop_remove_source with its handle), and all of them leave when the
+ * loop is destroyed. Detach the loader, the audio and the net before
+ * destroying them (or destroy the loop first): the loop would otherwise wait
+ * on a freed handle. (A tempo_netq detaches itself when destroyed.)
+ *
+ * Thread: all of these run on the loop thread.
+ */
+#ifndef TEMPO_SOURCES_H
+#define TEMPO_SOURCES_H
+
+#include "audio.h"
+#include "base.h"
+#include "loader.h"
+#include "netq.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tempo_loop tempo_loop; /* tempo/loop.h */
+typedef struct tempo_net tempo_net;   /* tempo/net.h */
+
+/* The loader's finished results: each frame the loop finalizes and delivers
+ * them (each request's `done`) in the idle time before the next update or
+ * render, and at least one per frame, however long one takes (the loader's
+ * running cost estimate can no longer starve delivery). While paused it
+ * keeps delivering, a step at a time. The loader's desc.now_ns must be the
+ * loop's clock (both default to tempo_now_ns()). Named "loader" in the
+ * statistics. Returns 0, TEMPO_EINVAL (NULL), TEMPO_EBUSY (already attached
+ * to a loop), TEMPO_ETOOMANY (no source slot) or TEMPO_ENOMEM. */
+TEMPO_API int tempo_loader_attach(tempo_loader *loader, tempo_loop *loop);
+/* Returns 0 or TEMPO_EINVAL (NULL, not attached to `loop`). */
+TEMPO_API int tempo_loader_detach(tempo_loader *loader, tempo_loop *loop);
+
+/* Called for each audio notice, in the order raised, on the loop thread. */
+typedef void (*tempo_audio_notice_fn)(const tempo_audio_notice *notice, void *user);
+
+/* The audio's notices (tempo_audio_mark, _mark_end): the loop reads them
+ * with tempo_audio_poll() and calls fn(notice, user) for each. Named "audio"
+ * in the statistics (its oldest age is how long a notice waited after being
+ * raised). Do not call tempo_audio_poll() yourself while attached. Returns
+ * 0, TEMPO_EINVAL, TEMPO_EBUSY, TEMPO_ETOOMANY or TEMPO_ENOMEM. */
+TEMPO_API int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user);
+/* Returns 0 or TEMPO_EINVAL (NULL, not attached to `loop`). */
+TEMPO_API int tempo_audio_detach(tempo_audio *au, tempo_loop *loop);
+
+/* The network thread's queue (tempo_net_desc.queue), attached as by
+ * tempo_netq_attach(): frames and TEMPO_NET_MSG_CONNECTED / _CLOSED /
+ * _ERROR reach fn on the loop thread. Only in builds with the `net` option
+ * (tempo/net.h). Returns as tempo_netq_attach(). */
+TEMPO_API int tempo_net_attach(tempo_net *net, tempo_loop *loop, tempo_netq_handler fn, void *user);
+/* Returns as tempo_netq_detach(). */
+TEMPO_API int tempo_net_detach(tempo_net *net);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TEMPO_SOURCES_H */
