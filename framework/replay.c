@@ -65,6 +65,7 @@ struct tempo_replay {
 typedef struct tempo__replay_state {
     channel *ch;
     int nch, capch;
+    uint32_t next_source[16]; /* framework sources attached so far, per kind */
     recorder *rec;     /* recording, or NULL */
     tempo_replay *rp;  /* replaying, or NULL */
 } tempo__replay_state;
@@ -91,10 +92,8 @@ static channel *find_channel(tempo__replay_state *s, uint32_t id)
     return NULL;
 }
 
-int tempo_loop_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void *user)
+static int set_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void *user)
 {
-    if (L == NULL)
-        return TEMPO_EINVAL;
     tempo__replay_state *s = state_of(L);
     if (s == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_channel: out of memory");
@@ -117,6 +116,30 @@ int tempo_loop_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void
     }
     *c = (channel){id, fn, user};
     return 0;
+}
+
+int tempo_loop_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void *user)
+{
+    if (L == NULL || id >= TEMPO__REPLAY_SOURCE_CHANNELS)
+        return TEMPO_EINVAL;
+    return set_channel(L, id, fn, user);
+}
+
+uint32_t tempo__replay_attach_channel(tempo_loop *L, uint32_t kind, tempo_replay_item_fn fn, void *user)
+{
+    tempo__replay_state *s = state_of(L);
+    if (s == NULL || kind >= 16)
+        return 0;
+    /* Attach order per kind: the same game attaches the same way when it
+     * records and when it replays, so the ids match across runs. */
+    uint32_t id = TEMPO__REPLAY_SOURCE_CHANNELS | kind << 16 | (s->next_source[kind]++ & 0xFFFF);
+    return set_channel(L, id, fn, user) == 0 ? id : 0;
+}
+
+void tempo__replay_detach_channel(tempo_loop *L, uint32_t id)
+{
+    if (L != NULL && L->replay != NULL && id != 0)
+        set_channel(L, id, NULL, NULL);
 }
 
 static int write_item(recorder *r, uint32_t id, const tempo_replay_item *it)

@@ -5,6 +5,7 @@
 
 #include "tempo/input.h"
 #include "tempo/loop.h"
+#include "tempo/replay.h"
 
 /* ---- input.c ---- */
 
@@ -18,6 +19,22 @@ void tempo__input_set_tap(tempo_input *in, tempo__input_tap_fn tap, void *user);
 /* Empties the ring without counting the events as delivered or dropped and
  * forgets the newest time, so replayed events keep their recorded times. */
 void tempo__input_clear(tempo_input *in);
+
+/* ---- Framework sources (netq.c, audio_source.c) ---- */
+
+/* Channel ids from here up belong to framework sources; games use the
+ * ones below (tempo_loop_channel refuses the others). */
+#define TEMPO__REPLAY_SOURCE_CHANNELS UINT32_C(0x80000000)
+enum { TEMPO__REPLAY_NETQ = 1, TEMPO__REPLAY_AUDIO = 2 };
+
+/* Registers fn as the channel of a framework source of `kind` attached to
+ * the loop, and returns its id (0: no memory): the source then hands each
+ * item to the game with tempo_loop_deliver(loop, id, item), which records
+ * it, or in a replay drops it (the recorded one comes at its tick). */
+uint32_t tempo__replay_attach_channel(tempo_loop *loop, uint32_t kind, tempo_replay_item_fn fn, void *user);
+
+/* Removes it (the source left the loop). id 0: nothing. */
+void tempo__replay_detach_channel(tempo_loop *loop, uint32_t id);
 
 /* ---- loop.c (only when loop->replay is set) ---- */
 

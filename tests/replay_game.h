@@ -12,6 +12,7 @@
 #include "harness.h"
 #include "tempo/input.h"
 #include "tempo/loop.h"
+#include "tempo/netq.h"
 #include "tempo/replay.h"
 
 #ifndef US
@@ -39,6 +40,7 @@ typedef struct fclock {
     uint32_t script;
     tempo_loop *loop;
     tempo_input *in;
+    tempo_netq *q; /* set: messages are pushed here instead of delivered on channel 5 */
 } fclock;
 
 typedef struct game {
@@ -131,6 +133,14 @@ static void on_message(tempo_loop *loop, uint32_t ch, const tempo_replay_item *i
     g->b[it->type & 7].vx += (float)(it->size % 13) - 6.0f;
 }
 
+/* The same through an attached tempo_netq. */
+static void on_netq(const tempo_netq_msg *m, void *user)
+{
+    tempo_replay_item it = {.kind = TEMPO_REPLAY_MESSAGE, .type = m->type, .data = m->data, .size = m->size};
+    CHECK_EQ_U64((uintptr_t)m->data % 16, 0);
+    on_message(NULL, 0, &it, user);
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     for (int i = 0; i < 8; i++) {
@@ -186,7 +196,10 @@ static void arrivals(fclock *c)
         char msg[64];
         int n = snprintf(msg, sizeof msg, "entity %u moved to %u", r % 1000, (r >> 10) % 5000);
         tempo_replay_item it = {.kind = TEMPO_REPLAY_MESSAGE, .type = r % 17, .data = msg, .size = (uint32_t)n};
-        CHECK_EQ_INT(tempo_loop_deliver(c->loop, 5, &it), 0);
+        if (c->q != NULL)
+            CHECK_EQ_INT(tempo_netq_push(c->q, it.type, msg, (size_t)n), 0);
+        else
+            CHECK_EQ_INT(tempo_loop_deliver(c->loop, 5, &it), 0);
         c->next_msg_ns += 1 * MS + (r >> 5) % (70 * MS);
     }
 }

@@ -629,6 +629,76 @@ static void the_committed_recording_replays_to_its_constant(void)
     CHECK_EQ_U64(res.hash, FIXTURE_HASH);
 }
 
+/* Messages of an attached tempo_netq are recorded by the framework, and
+ * the replay needs no sender: the queue stays empty and the recorded
+ * messages reach the same handler at their ticks. */
+static uint64_t run_netq_game(const char *path, tempo_replay *rp, tempo_replay_result *res, game *gp)
+{
+    fclock c;
+    fclock_init(&c, 99);
+    c.live = rp == NULL;
+    game *g = gp;
+    tempo_input *in = new_input();
+    game_init(g, rp ? tempo_replay_get_info(rp)->seed : 11, in, &c);
+    g->stop_after = rp ? 0 : 3000;
+    tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.now_ns = fc_now, .clock_user = &c});
+    CHECK(q != NULL);
+    c.q = q;
+    tempo_loop_clock clk = rp ? tempo_replay_clock(rp) : (tempo_loop_clock){fc_now, fc_wait, &c};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 60, .max_render_hz = 60,
+                                                            .update = on_update, .render = on_render, .user = g,
+                                                            .input = in, .clock = clk});
+    c.loop = loop;
+    c.in = in;
+    CHECK_EQ_INT(tempo_netq_attach(q, loop, on_netq, g), 0);
+    if (rp != NULL) {
+        g->clk = NULL; /* renders spend no fake time: the replay's clock is its own */
+        CHECK_EQ_INT(tempo_loop_replay(loop, rp), 0);
+    } else {
+        CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = path, .seed = 11, .hash = game_hash,
+                                                                  .hash_user = g, .hash_every = 1}),
+                     0);
+    }
+    CHECK_EQ_INT(run(loop), 1);
+    uint64_t h = game_hash(loop, g);
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    if (rp == NULL) {
+        tempo_record_stats rs;
+        tempo_loop_record_stats(loop, &rs);
+        tt_note("recorded %llu netq messages, %llu pushed", (unsigned long long)rs.items,
+                (unsigned long long)st.pushed);
+        CHECK_GE_U64(rs.items, 100);
+        CHECK_LE_U64(rs.items, st.pushed);
+    } else {
+        CHECK_EQ_U64(st.pushed, 0); /* no sender in the replay */
+        tempo_replay_get_result(rp, res);
+    }
+    tempo_loop_destroy(loop);
+    tempo_netq_destroy(q);
+    tempo_input_destroy(in);
+    return h;
+}
+
+static void netq_messages_replay_without_a_sender(void)
+{
+    game g;
+    uint64_t h = run_netq_game("test_replay_netq.trec", NULL, NULL, &g);
+    tempo_replay *rp = tempo_replay_open(
+        &(tempo_replay_desc){.path = "test_replay_netq.trec", .hash = game_hash, .hash_user = &g});
+    CHECK(rp != NULL);
+    if (rp == NULL)
+        return;
+    tempo_replay_result res;
+    memset(&res, 0, sizeof res);
+    uint64_t h2 = run_netq_game(NULL, rp, &res, &g);
+    tempo_replay_close(rp);
+    CHECK(res.matches);
+    CHECK_EQ_U64(res.ticks, 3000);
+    CHECK_EQ_U64(res.checks, 3001);
+    CHECK_EQ_U64(h2, h);
+}
+
 static void api_errors(void)
 {
     CHECK_EQ_INT(tempo_loop_record(NULL, NULL), TEMPO_EINVAL);
@@ -669,6 +739,7 @@ static const tt_case cases[] = {
     TT_CASE(a_cut_recording_replays_up_to_the_cut),
     TT_CASE(a_corrupt_file_names_offset_and_tick),
     TT_CASE(the_committed_recording_replays_to_its_constant),
+    TT_CASE(netq_messages_replay_without_a_sender),
     TT_CASE(api_errors),
 };
 

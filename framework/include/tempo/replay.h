@@ -10,8 +10,11 @@
  * puts tick k's input events in the ring and hands tick k's items to the
  * channels, after update k it compares the game's hash with the recorded
  * one and reports the first tick that diverges. The game's code runs
- * unchanged; it only routes deliveries through tempo_loop_deliver() and
- * seeds its random numbers from the recording.
+ * unchanged: messages of an attached tempo_netq / tempo_net and notices of
+ * an attached tempo_audio are recorded by the framework; the game only
+ * routes its own deliveries through tempo_loop_deliver() and seeds its
+ * random numbers from the recording. Loader completions are not recorded
+ * by tempo_loader_attach yet (see the README).
  *
  *   // record
  *   tempo_loop_record(loop, &(tempo_record_desc){
@@ -91,10 +94,15 @@ typedef struct tempo_replay_item {
 typedef void (*tempo_replay_item_fn)(tempo_loop *loop, uint32_t channel, const tempo_replay_item *item,
                                      void *user);
 
-/* Sets the handler of `channel` (any number the game chooses; one handler
- * each, a second call replaces it; fn NULL removes it). Register channels
- * before tempo_loop_replay() so the replay can hand them their items.
- * Returns 0, TEMPO_EINVAL (NULL loop) or TEMPO_ENOMEM. */
+/* Sets the handler of `channel` (a number the game chooses below
+ * 0x80000000; one handler each, a second call replaces it; fn NULL removes
+ * it). Register channels before tempo_loop_replay() so the replay can hand
+ * them their items. The framework's own sources attached to the loop
+ * (tempo_netq_attach, tempo_net_attach, tempo_audio_attach) are channels
+ * already, numbered from 0x80000000 in the order they were attached: their
+ * messages and notices are recorded and replayed with no game code.
+ * Returns 0, TEMPO_EINVAL (NULL loop, channel >= 0x80000000) or
+ * TEMPO_ENOMEM. */
 TEMPO_API int tempo_loop_channel(tempo_loop *loop, uint32_t channel, tempo_replay_item_fn fn, void *user);
 
 /* Hands `item` to the game through `channel`: the game's drain or watch
