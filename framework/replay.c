@@ -82,6 +82,11 @@ static uint64_t loop_clock(const tempo_loop *L)
     return L->fake ? L->clock.now(L->clock.user) : tempo_now_ns();
 }
 
+bool tempo__replay_active(const tempo_loop *L)
+{
+    return L != NULL && L->replay != NULL && L->replay->rp != NULL;
+}
+
 /* ---- Channels ------------------------------------------------------------------- */
 
 static channel *find_channel(tempo__replay_state *s, uint32_t id)

@@ -4,6 +4,7 @@
 #define TEMPO_REPLAY_INTERNAL_H
 
 #include "tempo/input.h"
+#include "tempo/loader.h"
 #include "tempo/loop.h"
 #include "tempo/replay.h"
 
@@ -25,7 +26,24 @@ void tempo__input_clear(tempo_input *in);
 /* Channel ids from here up belong to framework sources; games use the
  * ones below (tempo_loop_channel refuses the others). */
 #define TEMPO__REPLAY_SOURCE_CHANNELS UINT32_C(0x80000000)
-enum { TEMPO__REPLAY_NETQ = 1, TEMPO__REPLAY_AUDIO = 2 };
+enum { TEMPO__REPLAY_NETQ = 1, TEMPO__REPLAY_AUDIO = 2, TEMPO__REPLAY_LOADER = 3 };
+
+/* True while the loop replays a recording. */
+bool tempo__replay_active(const tempo_loop *loop);
+
+/* ---- loader.c ---- */
+
+/* Called with every result the loader delivers (right before its `done`,
+ * also for requests without one; not for the cancellations of destroy). */
+typedef void (*tempo__loader_tap_fn)(void *user, const tempo_load_result *res);
+void tempo__loader_set_tap(tempo_loader *loader, tempo__loader_tap_fn tap, void *user);
+
+/* Delivers request `id` now (finalize + done), waiting up to timeout_ns of
+ * real time for the loader threads to finish it: how a replay hands a live
+ * result to the game at its recorded tick. Returns 0, TEMPO_ENOENT (not
+ * submitted, or delivered already), TEMPO_ETIMEDOUT or TEMPO_EBUSY (from
+ * a done callback). [loop thread] */
+int tempo__loader_deliver_id(tempo_loader *loader, uint64_t id, uint64_t timeout_ns);
 
 /* Registers fn as the channel of a framework source of `kind` attached to
  * the loop, and returns its id (0: no memory): the source then hands each

@@ -13,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <SDL.h>
+
 #include "harness.h"
 #include "replay_file.h"
+#include "tempo/loader.h"
+#include "tempo/sources.h"
 #include "tempo/input.h"
 #include "tempo/loop.h"
 #include "tempo/replay.h"
@@ -699,6 +703,98 @@ static void netq_messages_replay_without_a_sender(void)
     CHECK_EQ_U64(h2, h);
 }
 
+/* Loader completions: the live loader threads finish jobs at timing-
+ * dependent ticks; the replay holds each result until its recorded tick
+ * (the job itself runs again, live). */
+static tempo_loader *test_ld;
+
+static int slow_work(tempo_load_job *job, void **result)
+{
+    SDL_Delay((Uint32)(job->id * 7 % 4)); /* real time: the tick that sees it varies */
+    job->bytes = job->id * 100;
+    *result = (void *)(uintptr_t)(job->id * 3);
+    return 0;
+}
+
+static void load_done(tempo_loader *ld, const tempo_load_result *res, void *user)
+{
+    (void)ld;
+    game *g = user;
+    if (res->error == TEMPO_ECANCELED)
+        return; /* in flight when the run ended: tempo_loader_destroy */
+    CHECK_EQ_INT(res->error, 0);
+    CHECK_EQ_U64((uintptr_t)res->custom, res->id * 3);
+    g->b[res->id & 7].vx += (float)(res->id % 5) + 0.5f;
+    g->score = g->score * 31 + res->id + res->bytes;
+}
+
+static void update_with_loads(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    game *g = user;
+    if (g->updates % 40 == 5)
+        CHECK(tempo_loader_submit(test_ld, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = slow_work,
+                                                                 .done = load_done, .user = g}) != 0);
+    if (g->updates % 4 == 0 && g->clk != NULL)
+        SDL_Delay(1); /* the live run takes real time, so most jobs finish during it */
+    on_update(loop, dt_ns, user);
+}
+
+static uint64_t run_loader_game(const char *path, tempo_replay *rp, tempo_replay_result *res, game *g)
+{
+    fclock c;
+    fclock_init(&c, 5);
+    game_init(g, 3, NULL, rp ? NULL : &c);
+    g->stop_after = rp ? 0 : 2000;
+    tempo_loop_clock clk = rp ? tempo_replay_clock(rp) : (tempo_loop_clock){fc_now, fc_wait, &c};
+    test_ld = tempo_loader_create(&(tempo_loader_desc){.threads = 2, .now_ns = clk.now, .now_user = clk.user});
+    CHECK(test_ld != NULL);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 60, .max_render_hz = 60,
+                                                            .update = update_with_loads, .render = on_render,
+                                                            .user = g, .clock = clk});
+    CHECK_EQ_INT(tempo_loader_attach(test_ld, loop), 0);
+    if (rp != NULL)
+        CHECK_EQ_INT(tempo_loop_replay(loop, rp), 0);
+    else
+        CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = path, .hash = game_hash,
+                                                                  .hash_user = g, .hash_every = 1}),
+                     0);
+    CHECK_EQ_INT(run(loop), 1);
+    uint64_t h = game_hash(loop, g);
+    if (rp != NULL) {
+        tempo_replay_get_result(rp, res);
+    } else {
+        tempo_record_stats rs;
+        tempo_loop_record_stats(loop, &rs);
+        tt_note("recorded %llu loader completions", (unsigned long long)rs.items);
+        CHECK_GE_U64(rs.items, 40);
+    }
+    tempo_loader_detach(test_ld, loop);
+    tempo_loop_destroy(loop);
+    tempo_loader_destroy(test_ld);
+    test_ld = NULL;
+    return h;
+}
+
+static void loader_completions_replay_at_their_ticks(void)
+{
+    game g;
+    uint64_t h = run_loader_game("test_replay_loader.trec", NULL, NULL, &g);
+    tempo_replay *rp = tempo_replay_open(
+        &(tempo_replay_desc){.path = "test_replay_loader.trec", .hash = game_hash, .hash_user = &g});
+    CHECK(rp != NULL);
+    if (rp == NULL)
+        return;
+    tempo_replay_result res;
+    memset(&res, 0, sizeof res);
+    uint64_t h2 = run_loader_game(NULL, rp, &res, &g);
+    tempo_replay_close(rp);
+    CHECK(res.matches);
+    if (!res.matches)
+        tt_note("diverged at %llu", (unsigned long long)res.diverged_at);
+    CHECK_EQ_U64(res.ticks, 2000);
+    CHECK_EQ_U64(h2, h);
+}
+
 static void api_errors(void)
 {
     CHECK_EQ_INT(tempo_loop_record(NULL, NULL), TEMPO_EINVAL);
@@ -740,6 +836,7 @@ static const tt_case cases[] = {
     TT_CASE(a_corrupt_file_names_offset_and_tick),
     TT_CASE(the_committed_recording_replays_to_its_constant),
     TT_CASE(netq_messages_replay_without_a_sender),
+    TT_CASE(loader_completions_replay_at_their_ticks),
     TT_CASE(api_errors),
 };
 
