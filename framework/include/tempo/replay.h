@@ -10,11 +10,12 @@
  * puts tick k's input events in the ring and hands tick k's items to the
  * channels, after update k it compares the game's hash with the recorded
  * one and reports the first tick that diverges. The game's code runs
- * unchanged: messages of an attached tempo_netq / tempo_net and notices of
- * an attached tempo_audio are recorded by the framework; the game only
- * routes its own deliveries through tempo_loop_deliver() and seeds its
- * random numbers from the recording. Loader completions are not recorded
- * by tempo_loader_attach yet (see the README).
+ * unchanged: messages of an attached tempo_netq / tempo_net, notices of an
+ * attached tempo_audio and completions of an attached tempo_loader (id and
+ * result; in a replay the request is loaded again, live, and its result is
+ * held until the recorded tick) are recorded by the framework; the game
+ * only routes its own deliveries through tempo_loop_deliver() and seeds its
+ * random numbers from the recording.
  *
  *   // record
  *   tempo_loop_record(loop, &(tempo_record_desc){
@@ -98,9 +99,10 @@ typedef void (*tempo_replay_item_fn)(tempo_loop *loop, uint32_t channel, const t
  * 0x80000000; one handler each, a second call replaces it; fn NULL removes
  * it). Register channels before tempo_loop_replay() so the replay can hand
  * them their items. The framework's own sources attached to the loop
- * (tempo_netq_attach, tempo_net_attach, tempo_audio_attach) are channels
- * already, numbered from 0x80000000 in the order they were attached: their
- * messages and notices are recorded and replayed with no game code.
+ * (tempo_netq_attach, tempo_net_attach, tempo_audio_attach,
+ * tempo_loader_attach) are channels already, numbered from 0x80000000 by
+ * kind and attach order: what they deliver is recorded and replayed with no
+ * game code, provided the replaying game attaches them in the same order.
  * Returns 0, TEMPO_EINVAL (NULL loop, channel >= 0x80000000) or
  * TEMPO_ENOMEM. */
 TEMPO_API int tempo_loop_channel(tempo_loop *loop, uint32_t channel, tempo_replay_item_fn fn, void *user);
