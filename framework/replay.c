@@ -174,8 +174,10 @@ int tempo_loop_deliver(tempo_loop *L, uint32_t id, const tempo_replay_item *item
         return 0; /* the recorded copy arrives at its tick */
     int rc = 0;
     if (s->rec != NULL) {
+        uint64_t t0 = tempo_now_ns();
         rc = write_item(s->rec, id, item);
         s->rec->st.items++;
+        s->rec->st.cost_ns += tempo_now_ns() - t0;
     }
     c->fn(L, id, item, c->user);
     return rc < 0 ? TEMPO_EIO : 0;
@@ -286,14 +288,18 @@ int tempo_loop_record_stats(const tempo_loop *L, tempo_record_stats *out)
 static uint64_t rec_before(recorder *r, tempo_loop *L, uint64_t dt_ns)
 {
     (void)L;
-    if (dt_ns != r->step_ns)
+    if (dt_ns != r->step_ns) {
+        uint64_t t0 = tempo_now_ns();
         tempo__rpf_write_dt(&r->w, dt_ns);
+        r->st.cost_ns += tempo_now_ns() - t0;
+    }
     r->in_update = true;
     return dt_ns;
 }
 
 static void rec_after(recorder *r, tempo_loop *L)
 {
+    uint64_t t0 = tempo_now_ns();
     r->in_update = false;
     tempo__rpf_end_tick(&r->w);
     r->st.ticks++;
@@ -303,6 +309,7 @@ static void rec_after(recorder *r, tempo_loop *L)
     }
     if (r->st.ticks % r->flush_every == 0)
         tempo__rpf_flush(&r->w);
+    r->st.cost_ns += tempo_now_ns() - t0;
 }
 
 /* ---- Replay ------------------------------------------------------------------------- */

@@ -615,8 +615,9 @@ int main(int argc, char **argv)
         uint64_t h = state_hash(b.loop, &b);
         if (tempo_loop_record_stop(b.loop) != 0)
             fprintf(stderr, "record: %s\n", tempo_get_error());
-        printf("record: %llu ticks, hash %016llx, %llu bytes in %s\n", (unsigned long long)rs.ticks,
-               (unsigned long long)h, (unsigned long long)rs.bytes, opt.record);
+        printf("record: %llu ticks, hash %016llx, %llu bytes in %s, %.1f us per tick\n",
+               (unsigned long long)rs.ticks, (unsigned long long)h, (unsigned long long)rs.bytes, opt.record,
+               rs.ticks ? (double)rs.cost_ns / 1e3 / (double)rs.ticks : 0.0);
     }
     tempo_loop_destroy(b.loop);
     tempo_timer_destroy(time_up);

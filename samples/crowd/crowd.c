@@ -406,8 +406,9 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
         uint64_t h = crowd_hash(c->loop, c);
         if (tempo_loop_record_stop(c->loop) != 0)
             fprintf(stderr, "crowd: record: %s\n", tempo_get_error());
-        printf("record: %llu ticks, %llu messages, hash %016llx, %llu bytes in %s\n", (unsigned long long)rs.ticks,
-               (unsigned long long)rs.items, (unsigned long long)h, (unsigned long long)rs.bytes, c->record);
+        printf("record: %llu ticks, %llu messages, hash %016llx, %llu bytes in %s, %.1f us per tick\n",
+               (unsigned long long)rs.ticks, (unsigned long long)rs.items, (unsigned long long)h,
+               (unsigned long long)rs.bytes, c->record, rs.ticks ? (double)rs.cost_ns / 1e3 / (double)rs.ticks : 0.0);
     }
     if (c->app.screenshot) {
         draw(c);

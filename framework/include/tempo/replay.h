@@ -151,6 +151,8 @@ typedef struct tempo_record_stats {
     uint64_t inputs, items, hashes;
     uint64_t bytes;                /* written to the file so far (flushed blocks) */
     uint64_t input_outside_update; /* input events read outside update(): not recorded */
+    uint64_t cost_ns;              /* real time spent recording (records, flushes, the hash
+                                      callback; input taps excepted), on tempo_now_ns() */
 } tempo_record_stats;
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL (NULL). */
