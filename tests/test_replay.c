@@ -795,6 +795,39 @@ static void loader_completions_replay_at_their_ticks(void)
     CHECK_EQ_U64(h2, h);
 }
 
+/* desc.real_time: the real clock paces the ticks at the recorded rate;
+ * the state is the same. (One-sided bound: never faster than recorded.) */
+static void a_real_time_replay_keeps_the_rate(void)
+{
+    record_live("test_replay_rt.trec", 60, TEMPO_LOOP_INTERPOLATED, 30, true, NULL);
+    game g;
+    game_init(&g, 0, NULL, NULL);
+    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){
+        .path = "test_replay_rt.trec", .hash = game_hash, .hash_user = &g, .real_time = true});
+    CHECK(rp != NULL);
+    if (rp == NULL)
+        return;
+    tempo_loop_clock clk = tempo_replay_clock(rp);
+    CHECK(clk.now == NULL);
+    tempo_input *in = new_input();
+    game_init(&g, tempo_replay_get_info(rp)->seed, in, NULL);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .max_render_hz = 60, .update = on_update, .render = on_render, .user = &g, .input = in, .clock = clk});
+    CHECK_EQ_INT(tempo_loop_channel(loop, 5, on_message, &g), 0);
+    CHECK_EQ_INT(tempo_loop_replay(loop, rp), 0);
+    uint64_t t0 = tempo_now_ns();
+    CHECK_EQ_INT(run(loop), 1);
+    uint64_t took = tempo_now_ns() - t0;
+    tempo_replay_result res;
+    tempo_replay_get_result(rp, &res);
+    CHECK(res.matches);
+    CHECK_EQ_U64(res.ticks, 30);
+    CHECK_GE_U64(took, 29 * UINT64_C(16666666)); /* tick 0 at once, tick 29 after 29 steps */
+    tempo_loop_destroy(loop);
+    tempo_replay_close(rp);
+    tempo_input_destroy(in);
+}
+
 static void api_errors(void)
 {
     CHECK_EQ_INT(tempo_loop_record(NULL, NULL), TEMPO_EINVAL);
@@ -837,6 +870,7 @@ static const tt_case cases[] = {
     TT_CASE(the_committed_recording_replays_to_its_constant),
     TT_CASE(netq_messages_replay_without_a_sender),
     TT_CASE(loader_completions_replay_at_their_ticks),
+    TT_CASE(a_real_time_replay_keeps_the_rate),
     TT_CASE(api_errors),
 };
 
