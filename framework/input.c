@@ -39,8 +39,9 @@ struct tempo_input {
     uint32_t npads, pads_cap;
     plat_input *native;    /* attached native devices, or NULL */
     unsigned native_devs;  /* TEMPO_INPUT_NATIVE_* bits covered by `native` */
-    tempo__input_tap_fn tap; /* the recorder's view of polled events (replay.c), or NULL */
+    tempo__input_tap_fn tap; /* the recorder's view of pushed events (replay.c), or NULL */
     void *tap_user;
+    bool hold; /* a replay owns the ring: pushes from elsewhere are ignored */
 };
 
 #define NATIVE_ALL (TEMPO_INPUT_NATIVE_KEYBOARD | TEMPO_INPUT_NATIVE_MOUSE | TEMPO_INPUT_NATIVE_PADS)
@@ -234,6 +235,8 @@ int tempo_input_push(tempo_input *in, const tempo_input_event *ev)
 {
     if (in == NULL || ev == NULL)
         return TEMPO_EINVAL;
+    if (in->hold)
+        return 0; /* live input during a replay: the recorded input stands in for it */
     if (in->count == in->cap) {
         in->dropped++;
         return TEMPO_EFULL;
@@ -249,6 +252,8 @@ int tempo_input_push(tempo_input *in, const tempo_input_event *ev)
     in->pushed++;
     if (in->count > in->max_queued)
         in->max_queued = in->count;
+    if (in->tap != NULL)
+        in->tap(in->tap_user, slot);
     return 0;
 }
 
@@ -262,8 +267,6 @@ int tempo_input_poll(tempo_input *in, tempo_input_event *out)
     in->head = (in->head + 1) % in->cap;
     in->count--;
     in->delivered++;
-    if (in->tap != NULL)
-        in->tap(in->tap_user, out);
     return 1;
 }
 
@@ -271,6 +274,17 @@ void tempo__input_set_tap(tempo_input *in, tempo__input_tap_fn tap, void *user)
 {
     in->tap = tap;
     in->tap_user = user;
+}
+
+void tempo__input_set_hold(tempo_input *in, bool hold)
+{
+    in->hold = hold;
+}
+
+void tempo__input_each(const tempo_input *in, tempo__input_tap_fn fn, void *user)
+{
+    for (uint32_t i = 0; i < in->count; i++)
+        fn(user, &in->ring[(in->head + i) % in->cap]);
 }
 
 void tempo__input_clear(tempo_input *in)

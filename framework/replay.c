@@ -197,15 +197,20 @@ static int file_sink(void *user, const void *data, size_t size)
     return 0;
 }
 
+/* An event entered desc.input's ring. Between updates (the loop's SDL and
+ * native input) it is recorded for the coming tick; inside update() it is
+ * the game's own push, which its code repeats in a replay. */
 static void record_tap(void *user, const tempo_input_event *ev)
 {
     recorder *r = user;
-    if (!r->in_update) {
-        r->st.input_outside_update++;
+    if (r->in_update) {
+        r->st.input_in_update++;
         return;
     }
+    uint64_t t0 = tempo_now_ns();
     tempo__rpf_write_input(&r->w, ev);
     r->st.inputs++;
+    r->st.cost_ns += tempo_now_ns() - t0;
 }
 
 int tempo_loop_record(tempo_loop *L, const tempo_record_desc *desc)
@@ -248,8 +253,10 @@ int tempo_loop_record(tempo_loop *L, const tempo_record_desc *desc)
         free(r);
         return e == TEMPO_ENOMEM ? tempo__set_error(e, "tempo_loop_record: out of memory") : TEMPO_EIO;
     }
-    if (L->input != NULL)
+    if (L->input != NULL) {
+        tempo__input_each(L->input, record_tap, r); /* already queued: tick 0 reads them */
         tempo__input_set_tap(L->input, record_tap, r);
+    }
     s->rec = r;
     return 0;
 }
@@ -404,8 +411,11 @@ void tempo_replay_close(tempo_replay *rp)
 {
     if (rp == NULL)
         return;
-    if (rp->loop != NULL && rp->loop->replay != NULL)
+    if (rp->loop != NULL && rp->loop->replay != NULL) {
         rp->loop->replay->rp = NULL;
+        if (rp->loop->input != NULL)
+            tempo__input_set_hold(rp->loop->input, false);
+    }
     free(rp->data);
     free(rp->path);
     free(rp);
@@ -454,6 +464,11 @@ int tempo_loop_replay(tempo_loop *L, tempo_replay *rp)
         tempo_loop_set_max_render_hz(L, rp->info.update_hz);
     rp->loop = L;
     s->rp = rp;
+    if (L->input != NULL) {
+        /* From here the ring gets the recorded input only. */
+        tempo__input_clear(L->input);
+        tempo__input_set_hold(L->input, true);
+    }
     if (rp->info.ticks == 0) {
         rp->res.finished = true;
         tempo_loop_quit(L);
@@ -513,8 +528,11 @@ static void apply(tempo_replay *rp, tempo_loop *L, const tempo__rpf_record *r)
     uint32_t ch = 0;
     switch (r->kind) {
     case TEMPO__RPF_INPUT:
-        if (L->input != NULL)
+        if (L->input != NULL) {
+            tempo__input_set_hold(L->input, false);
             tempo_input_push(L->input, &r->u.input);
+            tempo__input_set_hold(L->input, true);
+        }
         return;
     case TEMPO__RPF_DT:
         rp->dt_set = true;
@@ -561,8 +579,6 @@ static void apply(tempo_replay *rp, tempo_loop *L, const tempo__rpf_record *r)
 
 static uint64_t replay_before(tempo_replay *rp, tempo_loop *L)
 {
-    if (L->input != NULL)
-        tempo__input_clear(L->input); /* live input does not reach a replayed update */
     if (rp->advance_left == 0) {
         tempo__rpf_record r;
         while (next_record(rp, &r)) {
@@ -573,6 +589,8 @@ static uint64_t replay_before(tempo_replay *rp, tempo_loop *L)
             apply(rp, L, &r);
         }
     }
+    if (L->input != NULL)
+        tempo__input_set_hold(L->input, false); /* the game's own pushes, as when recorded */
     if (rp->dt_set) {
         rp->dt_set = false;
         return rp->dt_ns;
@@ -582,6 +600,8 @@ static uint64_t replay_before(tempo_replay *rp, tempo_loop *L)
 
 static void replay_after(tempo_replay *rp, tempo_loop *L)
 {
+    if (L->input != NULL)
+        tempo__input_set_hold(L->input, true);
     rp->tick++;
     rp->res.ticks = rp->tick;
     if (rp->advance_left > 0)
@@ -638,8 +658,11 @@ void tempo__replay_loop_destroy(tempo_loop *L)
     tempo__replay_state *s = L->replay;
     if (s->rec != NULL)
         tempo_loop_record_stop(L);
-    if (s->rp != NULL)
+    if (s->rp != NULL) {
         s->rp->loop = NULL;
+        if (L->input != NULL)
+            tempo__input_set_hold(L->input, false);
+    }
     free(s->ch);
     free(s);
     L->replay = NULL;

@@ -10,12 +10,20 @@
 
 /* ---- input.c ---- */
 
-/* Called by tempo_input_poll (and so tempo_input_dispatch) with every event
- * it hands to the game: how the recorder sees what update() consumed. */
+/* Called by tempo_input_push (and so by the loop's SDL and native input)
+ * with every event that enters the ring: how the recorder sees the input
+ * that reaches the game. */
 typedef void (*tempo__input_tap_fn)(void *user, const tempo_input_event *ev);
 
 /* Sets (or with tap NULL removes) the ring's tap. */
 void tempo__input_set_tap(tempo_input *in, tempo__input_tap_fn tap, void *user);
+
+/* While held, tempo_input_push ignores events (and returns 0): a replay
+ * lifts it only to push the recorded events and during update(). */
+void tempo__input_set_hold(tempo_input *in, bool hold);
+
+/* Calls fn(user, ev) for the queued events, oldest first. */
+void tempo__input_each(const tempo_input *in, tempo__input_tap_fn fn, void *user);
 
 /* Empties the ring without counting the events as delivered or dropped and
  * forgets the newest time, so replayed events keep their recorded times. */

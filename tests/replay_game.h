@@ -49,6 +49,8 @@ typedef struct game {
     uint64_t updates, stop_after;
     uint64_t score; /* wraps: unsigned, so the same bits everywhere */
     uint64_t perturb_at; /* 0: never; else nudge a body in that update (1-based) */
+    int read_limit;      /* most events one update reads (0: all): the rest wait in the ring */
+    bool use_queued;     /* the game also looks at how many events wait (the ring's state) */
     tempo_input *in;
     fclock *clk;
     uint64_t renders;
@@ -89,7 +91,13 @@ static void on_update(tempo_loop *loop, uint64_t dt_ns, void *user)
     game *g = user;
     float dt = (float)dt_ns * 1e-9f;
     tempo_input_event ev;
-    while (g->in != NULL && tempo_input_poll(g->in, &ev) > 0) {
+    if (g->use_queued && g->in != NULL) {
+        tempo_input_stats ist;
+        tempo_input_get_stats(g->in, &ist);
+        g->score = g->score * 7 + ist.queued;
+    }
+    int reads = 0;
+    while (g->in != NULL && (g->read_limit == 0 || reads++ < g->read_limit) && tempo_input_poll(g->in, &ev) > 0) {
         if (ev.type == TEMPO_INPUT_KEY && ev.u.key.down)
             g->b[ev.u.key.scancode & 7].vy -= 150.0f + (float)(xs64(&g->rng) % 100);
         else if (ev.type == TEMPO_INPUT_MOUSE_MOTION)

@@ -2,8 +2,10 @@
  *
  * A fixed-step loop replays a game exactly if everything that reaches the
  * game reaches it at the same tick. The recorder writes, per update tick,
- * what the game consumed: the input events it read from desc.input inside
- * update(), the items it received through a replay channel (network
+ * what reached the game before it: the input events that entered
+ * desc.input's ring since the previous update (so the ring, and anything
+ * derived from it, is the same in update() whatever the game reads), the
+ * items it received through a replay channel (network
  * messages, loader completions, audio marks), the tick's dt_ns when it is
  * not the constant step, and every hash_every ticks the game's own state
  * hash. The replayer drives the same loop from the file: before update k it
@@ -40,7 +42,8 @@
  * order as when recording. State the game changes outside update() and
  * the channels (in render(), in the raw SDL event callback, from its own
  * clock reads) is its own business: keep game state in update(). Input
- * read outside update() is not recorded (stats: input_outside_update).
+ * pushed by the game itself inside update() is not recorded: its code pushes
+ * it again (stats: input_in_update).
  *
  * The file format is documented in the README ("Record and replay"): a
  * versioned, little-endian, CRC-32-checked header and blocks of per-tick
@@ -150,7 +153,8 @@ typedef struct tempo_record_stats {
     uint64_t ticks;                /* updates recorded */
     uint64_t inputs, items, hashes;
     uint64_t bytes;                /* written to the file so far (flushed blocks) */
-    uint64_t input_outside_update; /* input events read outside update(): not recorded */
+    uint64_t input_in_update;      /* events the game pushed into the ring inside update():
+                                      not recorded (its code pushes them again in a replay) */
     uint64_t cost_ns;              /* real time spent recording (records, flushes, the hash
                                       callback; input taps excepted), on tempo_now_ns() */
 } tempo_record_stats;
@@ -219,8 +223,9 @@ TEMPO_API const tempo_replay_info *tempo_replay_get_info(const tempo_replay *rp)
 TEMPO_API tempo_loop_clock tempo_replay_clock(tempo_replay *rp);
 
 /* Attaches rp to the loop: from the loop's next update, tick k gets the
- * recorded input (desc.input's ring is emptied and refilled before each
- * update: live input does not reach update()), items and dt_ns, hashes
+ * recorded input (desc.input's ring is emptied now, and from then on only
+ * the recorded events, and the game's own pushes inside update(), enter
+ * it: live input is ignored), items and dt_ns, hashes
  * are compared after each recorded one, and the loop quits after the last
  * tick. Sets the loop's update rate and policy to the recorded ones; with
  * the fake clock and no render cap, caps renders at the update rate so the
