@@ -590,10 +590,10 @@ static int native_input_dispatch(void *self, tempo_source_call *call)
     tempo_loop *L = self;
     if (L->input == NULL)
         return 0;
+    /* A failed read (a device lost for a moment) is the input's to report
+     * (tempo_get_error): it must not end the game's loop. */
     int n = tempo_input_read_native(L->input, L->wake_ns);
-    if (n < 0)
-        return n;
-    call->items = (uint32_t)n;
+    call->items = n > 0 ? (uint32_t)n : 0;
     return 0;
 }
 
@@ -893,9 +893,12 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
 
 static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
 {
-    /* While paused there is no schedule: a paused frame is one step. */
-    if (L->pause_mask != 0)
-        return L->frame_seq_ns + L->step_ns;
+    /* While paused there is no schedule: a paused frame is one step (a
+     * source woken long after the last one gets a step from now). */
+    if (L->pause_mask != 0) {
+        uint64_t d = L->frame_seq_ns + L->step_ns;
+        return d > now ? d : now + L->step_ns;
+    }
     return next_deadline(L, now);
 }
 

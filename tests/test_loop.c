@@ -1951,6 +1951,31 @@ static void frameskip_bounds_updates_between_renders(void)
     }
 }
 
+/* A render cap below update_hz / max_frameskip: one render interval holds
+ * more updates than max_frameskip (6 at 60/10 Hz). The bound between renders
+ * is then what one interval holds, so the game keeps its speed. */
+static void low_render_cap_keeps_the_update_rate(void)
+{
+    for (int policy = 0; policy < TEMPO_LOOP_VARIABLE; policy += 2) { /* INTERPOLATED, CONSTANT_SPEED */
+        fake_clock clk;
+        fake_init(&clk);
+        skip_game g = {.clk = &clk};
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .max_frameskip = 5, .max_render_hz = 10, .policy = (tempo_loop_policy)policy,
+            .update = skip_update, .render = skip_render, .user = &g, .clock = clock_of(&clk)});
+        g.updates = 100; /* no 200 ms update here */
+        while (clk.now < T0 + 10 * S)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        uint64_t updates = g.updates - 100;
+        tt_note("%s: %llu updates in 10 s, at most %llu between renders",
+                tempo_loop_policy_name((tempo_loop_policy)policy), (unsigned long long)updates,
+                (unsigned long long)g.max_since_render);
+        CHECK(updates >= 600 && updates <= 601);
+        CHECK_LE_U64(g.max_since_render, 6);
+        tempo_loop_destroy(loop);
+    }
+}
+
 /* Issue 11: a render request from the loop thread set the loop's wake
  * event, so the next wait returned at once, counted as a cross-thread
  * signal. */
@@ -2013,6 +2038,7 @@ static const tt_case cases[] = {
     TT_CASE(parked_source_keeps_working_while_paused),
     TT_CASE(destroy_from_a_callback_is_refused),
     TT_CASE(frameskip_bounds_updates_between_renders),
+    TT_CASE(low_render_cap_keeps_the_update_rate),
     TT_CASE(request_render_on_the_loop_thread_is_no_signal),
 };
 

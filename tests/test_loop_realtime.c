@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include <SDL.h>
+#include <SDL_mixer.h>
 
 #include "harness.h"
 #include "tempo/tempo.h"
@@ -178,11 +179,83 @@ static void render_request_from_a_thread(void)
     tempo_loop_destroy(loop);
 }
 
+/* tempo_audio_attach: notices reach the callback on the loop thread, in
+ * order, through the loop's source (SDL's dummy audio driver; the bound is
+ * only a safety net: occurrence and order are what is checked). */
+typedef struct notice_log {
+    int n;
+    uint32_t kind[4];
+    uint64_t tag[4];
+    SDL_threadID thread;
+    bool wrong_thread;
+} notice_log;
+
+static void log_notice(const tempo_audio_notice *notice, void *user)
+{
+    notice_log *lg = user;
+    if (SDL_ThreadID() != lg->thread)
+        lg->wrong_thread = true;
+    if (lg->n < 4) {
+        lg->kind[lg->n] = notice->kind;
+        lg->tag[lg->n] = notice->tag;
+    }
+    lg->n++;
+}
+
+static void quit_when_two_notices(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    if (((notice_log *)user)->n >= 2)
+        tempo_loop_quit(loop);
+}
+
+static void audio_notices_reach_an_attached_loop(void)
+{
+    SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
+    tempo_audio *au = tempo_audio_open(&(tempo_audio_desc){.frequency = 48000, .buffer_frames = 480});
+    if (au == NULL)
+        TT_SKIP("no dummy audio driver");
+    static Sint16 pcm[4800 * 2];
+    Mix_Chunk *chunk = Mix_QuickLoad_RAW((Uint8 *)pcm, sizeof pcm);
+    CHECK(chunk != NULL);
+    notice_log lg = {.thread = SDL_ThreadID()};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 100, .render_on_demand = true, .update = quit_when_two_notices, .user = &lg});
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, log_notice, &lg), 0);
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, log_notice, &lg), TEMPO_EBUSY);
+    int ch = tempo_audio_play(au, -1, chunk, 0);
+    CHECK_GE_INT(ch, 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 2400, NULL, 7), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, ch, NULL, 8), 0);
+    tempo_handle *end = tempo_timer_create(false);
+    counter c = {0};
+    tempo_timer_set(end, tempo_now_ns() + 10000 * MS, 0); /* safety net only */
+    CHECK_EQ_INT(tempo_loop_watch(loop, end, quit_on_watch, &c), 0);
+    CHECK_EQ_INT(tempo_loop_run(loop), 0);
+    CHECK_EQ_INT(lg.n, 2);
+    CHECK_EQ_INT(lg.kind[0], TEMPO_AUDIO_MARK);
+    CHECK_EQ_U64(lg.tag[0], 7);
+    CHECK_EQ_INT(lg.kind[1], TEMPO_AUDIO_END);
+    CHECK_EQ_U64(lg.tag[1], 8);
+    CHECK(!lg.wrong_thread);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    CHECK_EQ_INT(st->source_count, 1);
+    CHECK_STR_EQ(st->sources[0].name, "audio");
+    CHECK_EQ_U64(st->sources[0].total.items, 2);
+    CHECK_EQ_INT(tempo_audio_detach(au, loop), 0);
+    CHECK_EQ_INT(tempo_audio_detach(au, loop), TEMPO_EINVAL);
+    tempo_loop_destroy(loop);
+    tempo_timer_destroy(end);
+    tempo_audio_close(au);
+    Mix_FreeChunk(chunk);
+}
+
 static const tt_case cases[] = {
     TT_CASE(real_loop_keeps_rate_and_sleeps),
     TT_CASE(quit_from_another_thread_wakes_the_loop),
     TT_CASE(watched_handle_set_by_a_thread_wakes_the_loop),
     TT_CASE(render_request_from_a_thread),
+    TT_CASE(audio_notices_reach_an_attached_loop),
 };
 
 int main(int argc, char **argv)

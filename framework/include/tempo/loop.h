@@ -60,9 +60,10 @@
  *
  * Pause: while the window is minimized or hidden (and, if asked, while it
  * has no input focus), or after tempo_loop_pause(loop, true), the loop runs
- * no updates and no renders and waits with no timeout; events, watches and
- * quit still work. On resume the schedule restarts at the present (one
- * update, no catch-up burst).
+ * no updates and no renders and waits with no timeout; events, watches,
+ * sources and quit still work (a source with work left is served a step at
+ * a time; once none has any, the wait has no timeout again). On resume the
+ * schedule restarts at the present (one update, no catch-up burst).
  *
  * Render on demand (opt-in, for TEMPO_LOOP_INTERPOLATED; the other policies
  * render only after updates or on request anyway): render only when an
@@ -288,7 +289,8 @@ TEMPO_API const char *tempo_loop_policy_name(tempo_loop_policy policy);
 /* ---- Watched handles ---------------------------------------------------- */
 
 /* The most handles a loop watches: a wait takes TEMPO_WAIT_MAX_HANDLES, and
- * the loop keeps two for itself (its wake event and its timer). */
+ * the loop keeps two for itself (its wake event and its timer). Sources
+ * count too: each takes one of these slots. */
 #define TEMPO_LOOP_MAX_WATCHES (TEMPO_WAIT_MAX_HANDLES - 2)
 
 typedef void (*tempo_loop_watch_fn)(tempo_loop *loop, tempo_handle *handle, void *user);
@@ -392,7 +394,8 @@ typedef struct tempo_source_desc {
 
 /* Adds a source (see above). desc is read during the call only. The source
  * is dispatched on the loop thread from the next frame on, after the frame's
- * SDL events and watches and before its updates, in the order added.
+ * SDL events and before its updates, in the order sources and watches were
+ * added.
  * Returns 0, TEMPO_EINVAL (NULL loop/desc/handle/dispatch), TEMPO_EBUSY (the
  * handle is already watched or added) or TEMPO_ETOOMANY (no watch slot, or
  * TEMPO_LOOP_MAX_SOURCES added). On failure detach is not called.

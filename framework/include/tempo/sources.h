@@ -44,7 +44,7 @@ typedef struct tempo_net tempo_net;   /* tempo/net.h */
  * running cost estimate can no longer starve delivery). While paused it
  * keeps delivering, a step at a time. The loader's desc.now_ns must be the
  * loop's clock (both default to tempo_now_ns()). Named "loader" in the
- * statistics. Returns 0, TEMPO_EINVAL (NULL), TEMPO_EBUSY (already attached
+ * statistics (without item ages: each result's latency_ns has it). Returns 0, TEMPO_EINVAL (NULL), TEMPO_EBUSY (already attached
  * to a loop), TEMPO_ETOOMANY (no source slot) or TEMPO_ENOMEM. */
 TEMPO_API int tempo_loader_attach(tempo_loader *loader, tempo_loop *loop);
 /* Returns 0 or TEMPO_EINVAL (NULL, not attached to `loop`). */
