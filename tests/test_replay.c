@@ -14,9 +14,11 @@
 #include <string.h>
 
 #include <SDL.h>
+#include <SDL_mixer.h>
 
 #include "harness.h"
 #include "replay_file.h"
+#include "tempo/audio.h"
 #include "tempo/loader.h"
 #include "tempo/sources.h"
 #include "tempo/input.h"
@@ -816,6 +818,105 @@ static void loader_completions_replay_at_their_ticks(void)
     CHECK_EQ_U64(h2, h);
 }
 
+/* Audio notices: the audio thread raises them at real-time moments, so the
+ * tick that sees each depends on timing; the replay (which still plays the
+ * sounds: the game's code is unchanged) hands over the recorded ones. */
+static tempo_audio *test_au;
+static Mix_Chunk *test_chunk;
+
+static void on_notice(const tempo_audio_notice *n, void *user)
+{
+    game *g = user;
+    g->score = g->score * 31 + n->kind * 1000 + n->tag + n->frame;
+    g->b[n->tag & 7].vy -= 50.0f;
+}
+
+static void update_with_sound(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    game *g = user;
+    if (g->updates % 30 == 2) {
+        int ch = tempo_audio_play(test_au, -1, test_chunk, 0);
+        if (ch >= 0) {
+            tempo_audio_mark(test_au, ch, 480, NULL, g->updates);
+            tempo_audio_mark_end(test_au, ch, NULL, g->updates + 1);
+        }
+    }
+    if (g->clk != NULL)
+        SDL_Delay(1); /* live: real time passes, notices arrive during the run */
+    on_update(loop, dt_ns, user);
+}
+
+static uint64_t run_audio_game(const char *path, tempo_replay *rp, tempo_replay_result *res, game *g,
+                               uint64_t *notices)
+{
+    fclock c;
+    fclock_init(&c, 8);
+    game_init(g, 4, NULL, rp ? NULL : &c);
+    g->stop_after = rp ? 0 : 600;
+    tempo_loop_clock clk = rp ? tempo_replay_clock(rp) : (tempo_loop_clock){fc_now, fc_wait, &c};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 60, .max_render_hz = 60,
+                                                            .update = update_with_sound, .render = on_render,
+                                                            .user = g, .clock = clk});
+    CHECK_EQ_INT(tempo_audio_attach(test_au, loop, on_notice, g), 0);
+    if (rp != NULL)
+        CHECK_EQ_INT(tempo_loop_replay(loop, rp), 0);
+    else
+        CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = path, .hash = game_hash,
+                                                                  .hash_user = g, .hash_every = 1}),
+                     0);
+    CHECK_EQ_INT(run(loop), 1);
+    uint64_t h = game_hash(loop, g);
+    if (rp != NULL) {
+        tempo_replay_get_result(rp, res);
+    } else {
+        tempo_record_stats rs;
+        tempo_loop_record_stats(loop, &rs);
+        *notices = rs.items;
+    }
+    tempo_audio_detach(test_au, loop);
+    tempo_loop_destroy(loop);
+    /* Let the plays end and drop their notices before the next run. */
+    for (int i = 0; i < 16; i++)
+        tempo_audio_stop(test_au, i);
+    tempo_audio_notice n;
+    while (tempo_audio_poll(test_au, &n) > 0) {
+    }
+    return h;
+}
+
+static void audio_notices_replay_at_their_ticks(void)
+{
+    SDL_setenv("SDL_AUDIODRIVER", "dummy", 0);
+    test_au = tempo_audio_open(&(tempo_audio_desc){.frequency = 48000, .buffer_frames = 480});
+    if (test_au == NULL)
+        TT_SKIP("no audio device (SDL_AUDIODRIVER=dummy)");
+    static Sint16 pcm[2 * 4800]; /* 0.1 s of silence, stereo */
+    test_chunk = Mix_QuickLoad_RAW((Uint8 *)pcm, sizeof pcm);
+    CHECK(test_chunk != NULL);
+    game g;
+    uint64_t notices = 0;
+    uint64_t h = run_audio_game("test_replay_audio.trec", NULL, NULL, &g, &notices);
+    tt_note("recorded %llu audio notices", (unsigned long long)notices);
+    CHECK_GE_U64(notices, 10);
+    tempo_replay *rp = tempo_replay_open(
+        &(tempo_replay_desc){.path = "test_replay_audio.trec", .hash = game_hash, .hash_user = &g});
+    CHECK(rp != NULL);
+    if (rp != NULL) {
+        tempo_replay_result res;
+        memset(&res, 0, sizeof res);
+        uint64_t h2 = run_audio_game(NULL, rp, &res, &g, &notices);
+        tempo_replay_close(rp);
+        CHECK(res.matches);
+        if (!res.matches)
+            tt_note("diverged at %llu", (unsigned long long)res.diverged_at);
+        CHECK_EQ_U64(res.ticks, 600);
+        CHECK_EQ_U64(h2, h);
+    }
+    Mix_FreeChunk(test_chunk);
+    tempo_audio_close(test_au);
+    test_au = NULL;
+}
+
 /* desc.real_time: the real clock paces the ticks at the recorded rate;
  * the state is the same. (One-sided bound: never faster than recorded.) */
 static void a_real_time_replay_keeps_the_rate(void)
@@ -892,6 +993,7 @@ static const tt_case cases[] = {
     TT_CASE(the_committed_recording_replays_to_its_constant),
     TT_CASE(netq_messages_replay_without_a_sender),
     TT_CASE(loader_completions_replay_at_their_ticks),
+    TT_CASE(audio_notices_replay_at_their_ticks),
     TT_CASE(a_real_time_replay_keeps_the_rate),
     TT_CASE(api_errors),
 };
