@@ -2,6 +2,7 @@
  * (tempo/sources.h), built on tempo_audio_poll(). [loop thread] */
 #include <stdlib.h>
 
+#include "replay_internal.h"
 #include "tempo/loop.h"
 #include "tempo/sources.h"
 #include "tempo_internal.h"
@@ -10,7 +11,39 @@ typedef struct audio_source {
     tempo_audio *au;
     tempo_audio_notice_fn fn;
     void *user;
+    tempo_loop *loop;
+    uint32_t channel;               /* record/replay channel (replay_internal.h); 0: none */
+    const tempo_audio_notice *live; /* the notice being delivered live */
 } audio_source;
+
+/* Notices go to the game through the source's record/replay channel:
+ * recorded when the loop records, replaced by the recorded ones (kind,
+ * channel, tag, frame; the times are 0) when it replays. */
+static void audio_item(tempo_loop *loop, uint32_t channel, const tempo_replay_item *it, void *user)
+{
+    (void)loop;
+    (void)channel;
+    audio_source *a = user;
+    if (a->live != NULL) {
+        a->fn(a->live, a->user);
+        return;
+    }
+    tempo_audio_notice n = {.kind = it->type, .channel = it->audio_channel, .tag = it->id, .frame = it->value};
+    a->fn(&n, a->user);
+}
+
+static void deliver(audio_source *a, const tempo_audio_notice *n)
+{
+    if (a->channel == 0) {
+        a->fn(n, a->user);
+        return;
+    }
+    tempo_replay_item it = {.kind = TEMPO_REPLAY_AUDIO, .type = n->kind, .audio_channel = n->channel,
+                            .id = n->tag, .value = n->frame};
+    a->live = n;
+    tempo_loop_deliver(a->loop, a->channel, &it);
+    a->live = NULL;
+}
 
 static int audio_dispatch(void *self, tempo_source_call *call)
 {
@@ -35,7 +68,7 @@ static int audio_dispatch(void *self, tempo_source_call *call)
         uint64_t age = now > n.raised_ns ? now - n.raised_ns : 0;
         if (age > call->oldest_age_ns)
             call->oldest_age_ns = age;
-        a->fn(&n, a->user);
+        deliver(a, &n);
         call->items = ++items;
     }
     return 0;
@@ -43,6 +76,8 @@ static int audio_dispatch(void *self, tempo_source_call *call)
 
 static void audio_detached(void *self)
 {
+    audio_source *a = self;
+    tempo__replay_detach_channel(a->loop, a->channel);
     free(self);
 }
 
@@ -53,16 +88,19 @@ int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn 
     audio_source *a = malloc(sizeof *a);
     if (a == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_audio_attach: out of memory");
-    *a = (audio_source){au, fn, user};
+    *a = (audio_source){au, fn, user, loop, 0, NULL};
     tempo_source_desc d = {.name = "audio",
                            .handle = tempo_audio_handle(au),
                            .dispatch = audio_dispatch,
                            .detach = audio_detached,
                            .self = a};
     int r = tempo_loop_add_source(loop, &d);
-    if (r < 0)
+    if (r < 0) {
         free(a); /* a failed add never calls detach */
-    return r;
+        return r;
+    }
+    a->channel = tempo__replay_attach_channel(loop, TEMPO__REPLAY_AUDIO, audio_item, a);
+    return 0;
 }
 
 int tempo_audio_detach(tempo_audio *au, tempo_loop *loop)

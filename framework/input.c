@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include "replay_internal.h"
 #include "tempo/input.h"
 #include "tempo_internal.h"
 
@@ -60,6 +61,9 @@ struct tempo_input {
     uint32_t npstate, pstate_cap;
     tempo_input_listener_fn listener;
     void *listener_user;
+    tempo__input_tap_fn tap; /* the recorder's view of pushed events (replay.c), or NULL */
+    void *tap_user;
+    bool hold; /* a replay owns the ring: pushes from elsewhere are ignored */
 };
 
 /* Process-wide, like the backend's poll interval. [loop thread] */
@@ -439,9 +443,14 @@ int tempo_input_push(tempo_input *in, const tempo_input_event *ev)
 {
     if (in == NULL || ev == NULL)
         return TEMPO_EINVAL;
+    if (in->hold)
+        return 0; /* live input during a replay: the recorded input stands in for it */
     track_state(in, ev);
-    if (in->listener != NULL && in->listener(ev, in->listener_user))
-        return 0; /* consumed on arrival */
+    if (in->listener != NULL && in->listener(ev, in->listener_user)) {
+        if (in->tap != NULL)
+            in->tap(in->tap_user, ev); /* consumed on arrival, but it reached the game */
+        return 0;
+    }
     if (in->count == in->cap) {
         in->dropped++;
         return TEMPO_EFULL;
@@ -457,6 +466,8 @@ int tempo_input_push(tempo_input *in, const tempo_input_event *ev)
     in->pushed++;
     if (in->count > in->max_queued)
         in->max_queued = in->count;
+    if (in->tap != NULL)
+        in->tap(in->tap_user, slot);
     return 0;
 }
 
@@ -471,6 +482,35 @@ int tempo_input_poll(tempo_input *in, tempo_input_event *out)
     in->count--;
     in->delivered++;
     return 1;
+}
+
+void tempo__input_set_tap(tempo_input *in, tempo__input_tap_fn tap, void *user)
+{
+    in->tap = tap;
+    in->tap_user = user;
+}
+
+void tempo__input_set_hold(tempo_input *in, bool hold)
+{
+    in->hold = hold;
+}
+
+void tempo__input_each(const tempo_input *in, tempo__input_tap_fn fn, void *user)
+{
+    for (uint32_t i = 0; i < in->count; i++)
+        fn(user, &in->ring[(in->head + i) % in->cap]);
+}
+
+void tempo__input_clear(tempo_input *in)
+{
+    in->head = 0;
+    in->count = 0;
+    in->last_time_ns = 0;
+    /* The state queries answer from the replayed events alone. */
+    memset(in->keys, 0, sizeof in->keys);
+    in->mouse_buttons = 0;
+    in->mouse_x = in->mouse_y = 0;
+    in->npstate = 0;
 }
 
 int tempo_input_dispatch(tempo_input *in, tempo_input_fn fn, void *user)

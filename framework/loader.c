@@ -32,6 +32,7 @@
 
 #include "asset_check.h"
 #include "platform.h"
+#include "replay_internal.h"
 #include "tempo/loader.h"
 #include "tempo_internal.h"
 
@@ -118,6 +119,8 @@ struct tempo_loader {
     /* Loop thread only. */
     bool in_process;      /* inside process() or destroy()'s delivery: done callbacks run */
     uint64_t item_avg_ns; /* running average cost of one finalize + done (process_until) */
+    tempo__loader_tap_fn tap; /* the recorder's view of deliveries (loader_source.c), or NULL */
+    void *tap_user;
 };
 
 /* ---- SDL_mixer's process-wide lock -------------------------------------
@@ -837,8 +840,9 @@ static void deliver(tempo_loader *l, req *r, bool destroying)
         l->stats.failed++;
     plat_mutex_unlock(l->lock);
 
-    if (r->done != NULL) {
-        tempo_load_result res = {
+    tempo_load_result res;
+    if (r->done != NULL || l->tap != NULL) {
+        res = (tempo_load_result){
             .id = r->id,
             .type = r->type,
             .group = r->group,
@@ -859,6 +863,10 @@ static void deliver(tempo_loader *l, req *r, bool destroying)
             .size = r->size,
             .custom = r->custom,
         };
+        if (l->tap != NULL && !destroying)
+            l->tap(l->tap_user, &res);
+    }
+    if (r->done != NULL) {
         r->done(l, &res, r->user);
     } else {
         free_objects(r); /* nobody to hand it to */
@@ -1285,4 +1293,58 @@ void tempo_loader_destroy(tempo_loader *l)
     }
     l->in_process = false;
     free_loader(l);
+}
+
+/* ---- Record and replay (replay_internal.h) ---------------------------------- */
+
+void tempo__loader_set_tap(tempo_loader *l, tempo__loader_tap_fn tap, void *user)
+{
+    l->tap = tap;
+    l->tap_user = user;
+}
+
+int tempo__loader_deliver_id(tempo_loader *l, uint64_t id, uint64_t timeout_ns)
+{
+    if (l->in_process)
+        return TEMPO_EBUSY;
+    uint64_t give_up = tempo_now_ns() + timeout_ns;
+    int rc = 0;
+    for (;;) {
+        plat_mutex_lock(l->lock);
+        req *r = find_in(&l->finished, id);
+        if (r != NULL) {
+            list_remove(&l->finished, r);
+            if (l->finished.count == 0)
+                tempo_event_reset(l->done_ev);
+            plat_mutex_unlock(l->lock);
+            l->in_process = true;
+            deliver(l, r, false);
+            l->in_process = false;
+            return 0;
+        }
+        bool pending = find_in(&l->queue, id) != NULL || find_in(&l->running, id) != NULL;
+        if (!pending) {
+            rc = TEMPO_ENOENT; /* never submitted, or delivered already */
+        } else {
+            /* Wait for the next item to finish. The reset is under the lock
+             * the worker sets the event under, so no finish is missed; the
+             * signal is restored below for the items left waiting. */
+            tempo_event_reset(l->done_ev);
+        }
+        plat_mutex_unlock(l->lock);
+        if (rc != 0)
+            break;
+        uint64_t now = tempo_now_ns();
+        if (now >= give_up) {
+            rc = TEMPO_ETIMEDOUT;
+            break;
+        }
+        tempo_handle *h = l->done_ev;
+        tempo_wait(&h, 1, give_up - now, 0);
+    }
+    plat_mutex_lock(l->lock);
+    if (l->finished.count > 0)
+        tempo_event_set(l->done_ev);
+    plat_mutex_unlock(l->lock);
+    return rc;
 }

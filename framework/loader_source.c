@@ -1,5 +1,6 @@
 /* tempo_loader_attach(): the loader as a tempo_loop source (tempo/sources.h),
- * built only on the loader's public API. [loop thread]
+ * built on the loader's public API plus its record/replay hooks
+ * (replay_internal.h). [loop thread]
  *
  * Why not tempo_loader_process_until() alone: it declines to start an item
  * when its running cost estimate exceeds the time left, and the estimate only
@@ -7,9 +8,29 @@
  * upload) makes the estimate larger than any gap between frames, and from
  * then on nothing is ever delivered. The loop's must_progress breaks that:
  * the first call of each frame delivers one item whatever the estimate says,
- * which also brings the estimate back to reality. */
+ * which also brings the estimate back to reality.
+ *
+ * Record and replay: every delivery is a LOAD item of the source's channel
+ * (id, type, error, group, bytes; not the asset). While the loop replays,
+ * the source delivers nothing by itself: each recorded completion makes the
+ * loader deliver that request (loaded again, live) right before its
+ * recorded tick, waiting for the loader threads if they are behind. */
+#include <stdlib.h>
+
+#include "replay_internal.h"
 #include "tempo/loop.h"
 #include "tempo/sources.h"
+#include "tempo_internal.h"
+
+/* How long a replay waits for the loader threads to finish one request. */
+#define REPLAY_WAIT_NS (30 * TEMPO_NS_PER_S)
+
+typedef struct loader_source {
+    tempo_loader *ld;
+    tempo_loop *loop;
+    uint32_t channel; /* 0: none (no memory) */
+    uint64_t missed;  /* replayed completions the loader could not deliver */
+} loader_source;
 
 static bool loader_has_results(tempo_loader *ld)
 {
@@ -19,7 +40,10 @@ static bool loader_has_results(tempo_loader *ld)
 
 static int loader_dispatch(void *self, tempo_source_call *call)
 {
-    tempo_loader *ld = self;
+    loader_source *s = self;
+    tempo_loader *ld = s->ld;
+    if (tempo__replay_active(s->loop))
+        return loader_has_results(ld) ? 1 : 0; /* held for their recorded ticks: parked */
     uint32_t items = 0;
     /* Idle time first: budget-sized slices up to the deadline (each call
      * stops before an item that would probably end after it). */
@@ -42,13 +66,62 @@ static int loader_dispatch(void *self, tempo_source_call *call)
     return loader_has_results(ld) ? 1 : 0;
 }
 
+/* [loop thread] A delivery: recorded when the loop records (the item's
+ * handler does nothing live; the loader goes on to call `done`). */
+static void loader_tap(void *user, const tempo_load_result *res)
+{
+    loader_source *s = user;
+    tempo_replay_item it = {.kind = TEMPO_REPLAY_LOAD, .type = (uint32_t)res->type, .id = res->id,
+                            .error = res->error, .group = res->group, .value = res->bytes};
+    tempo_loop_deliver(s->loop, s->channel, &it);
+}
+
+/* [loop thread] A recorded completion during a replay: deliver that request now. */
+static void loader_item(tempo_loop *loop, uint32_t channel, const tempo_replay_item *it, void *user)
+{
+    (void)channel;
+    loader_source *s = user;
+    if (!tempo__replay_active(loop))
+        return; /* live: the loader delivers by itself */
+    int r = tempo__loader_deliver_id(s->ld, it->id, REPLAY_WAIT_NS);
+    if (r < 0) {
+        s->missed++;
+        tempo__set_error(r, "replay: loader request %llu could not be delivered at its tick",
+                         (unsigned long long)it->id);
+    }
+}
+
+static void loader_detached(void *self)
+{
+    loader_source *s = self;
+    tempo__loader_set_tap(s->ld, NULL, NULL);
+    tempo__replay_detach_channel(s->loop, s->channel);
+    free(s);
+}
+
 int tempo_loader_attach(tempo_loader *ld, tempo_loop *loop)
 {
     if (ld == NULL || loop == NULL)
         return TEMPO_EINVAL;
-    tempo_source_desc d = {
-        .name = "loader", .handle = tempo_loader_handle(ld), .dispatch = loader_dispatch, .self = ld};
-    return tempo_loop_add_source(loop, &d);
+    loader_source *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return tempo__set_error(TEMPO_ENOMEM, "tempo_loader_attach: out of memory");
+    s->ld = ld;
+    s->loop = loop;
+    tempo_source_desc d = {.name = "loader",
+                           .handle = tempo_loader_handle(ld),
+                           .dispatch = loader_dispatch,
+                           .detach = loader_detached,
+                           .self = s};
+    int r = tempo_loop_add_source(loop, &d);
+    if (r < 0) {
+        free(s); /* a failed add never calls detach */
+        return r;
+    }
+    s->channel = tempo__replay_attach_channel(loop, TEMPO__REPLAY_LOADER, loader_item, s);
+    if (s->channel != 0)
+        tempo__loader_set_tap(ld, loader_tap, s);
+    return 0;
 }
 
 int tempo_loader_detach(tempo_loader *ld, tempo_loop *loop)

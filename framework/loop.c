@@ -25,6 +25,7 @@
 
 #include "handle_pool.h"
 #include "loop_internal.h"
+#include "replay_internal.h"
 #include "tempo_internal.h"
 
 #define NS_PER_S UINT64_C(1000000000)
@@ -214,6 +215,8 @@ int tempo_loop_destroy(tempo_loop *L)
         tempo_input_set_listener(L->input, NULL, NULL);
     if (L->input != NULL && L->notified_paused)
         tempo_input_suspend_polling(L->input, false); /* the input outlives the loop */
+    if (L->replay != NULL)
+        tempo__replay_loop_destroy(L); /* after the sources: their detach may still deliver */
     tempo_event_destroy(L->wake);
     tempo_timer_destroy(L->timer);
     free(L);
@@ -606,11 +609,17 @@ static int dispatch_source(tempo_loop *L, int k)
 static void call_update(tempo_loop *L, uint64_t dt_ns)
 {
     L->frame_ran = true;
-    if (L->update == NULL)
-        return;
-    uint64_t a = loop_now(L);
-    L->update(L, dt_ns, L->user);
-    L->frame_game_ns += loop_now(L) - a;
+    /* Recording or replaying: the tick's input, items and dt go in (or are
+     * written) around the update. */
+    if (L->replay != NULL)
+        dt_ns = tempo__replay_before_update(L, dt_ns);
+    if (L->update != NULL) {
+        uint64_t a = loop_now(L);
+        L->update(L, dt_ns, L->user);
+        L->frame_game_ns += loop_now(L) - a;
+    }
+    if (L->replay != NULL)
+        tempo__replay_after_update(L);
 }
 
 static void call_render(tempo_loop *L, float alpha)

@@ -179,6 +179,10 @@ struct tempo_loop {
     bool src_paused;         /* the pause state the sources last saw */
 
     tempo__loop_stats st;
+
+    /* Record/replay state and the delivery channels (replay.c); NULL until
+     * the game uses either. */
+    struct tempo__replay_state *replay;
 };
 
 #endif /* TEMPO_LOOP_INTERNAL_H */

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include "replay_internal.h"
 #include "tempo/loop.h"
 #include "tempo/netq.h"
 #include "tempo_internal.h"
@@ -76,6 +77,8 @@ struct tempo_netq {
     tempo_netq_handler att_fn;
     void *att_user;
     uint64_t att_frame; /* the loop's frame number at the last dispatch */
+    uint32_t att_channel; /* its record/replay channel (replay_internal.h); 0: none */
+    const tempo_netq_msg *att_msg; /* the live message being delivered */
     bool att_seen;
     /* DEADLINE's measurements (estimates, so floating point). */
     bool have_start, have_cost, left_backlog;
@@ -670,6 +673,49 @@ int tempo_netq_drain_until(tempo_netq *q, tempo_netq_handler fn, void *user, uin
 
 /* ---- As a loop source (tempo_netq_attach) ------------------------------------------ */
 
+/* [loop thread] Messages of an attached queue go to the game through its
+ * record/replay channel: recorded when the loop records, dropped when it
+ * replays (the recorded ones arrive at their ticks through att_item). */
+static void att_deliver(const tempo_netq_msg *msg, void *user)
+{
+    tempo_netq *q = user;
+    if (q->att_channel == 0) {
+        q->att_fn(msg, q->att_user);
+        return;
+    }
+    tempo_replay_item it = {
+        .kind = TEMPO_REPLAY_MESSAGE, .type = msg->type, .data = msg->data, .size = msg->size};
+    q->att_msg = msg;
+    tempo_loop_deliver(q->loop, q->att_channel, &it);
+    q->att_msg = NULL;
+}
+
+static void att_item(tempo_loop *loop, uint32_t channel, const tempo_replay_item *it, void *user)
+{
+    (void)loop;
+    (void)channel;
+    tempo_netq *q = user;
+    if (q->att_msg != NULL) {
+        q->att_fn(q->att_msg, q->att_user); /* live: the message as it is */
+        return;
+    }
+    /* Replayed: a copy of the recorded bytes, aligned as the queue
+     * promises (malloc aligns for max_align_t: 16 bytes on 64-bit targets). */
+    static const _Alignas(16) uint8_t empty[16];
+    void *copy = NULL;
+    const void *data = empty;
+    if (it->size > 0) {
+        copy = malloc(it->size);
+        if (copy == NULL)
+            return;
+        memcpy(copy, it->data, it->size);
+        data = copy;
+    }
+    tempo_netq_msg m = {.type = it->type, .size = it->size, .data = data, .pushed_ns = q->now(q->clock_user)};
+    q->att_fn(&m, q->att_user);
+    free(copy);
+}
+
 /* [loop thread] The loop's dispatch: one frame per loop frame. The deadline
  * is taken relative to the loop's clock (which may not be the queue's). */
 static int netq_dispatch(void *self, tempo_source_call *call)
@@ -683,7 +729,7 @@ static int netq_dispatch(void *self, tempo_source_call *call)
         q->att_seen = true;
         q->att_frame = call->frame;
     }
-    int r = drain(q, q->att_fn, q->att_user, &a, call);
+    int r = drain(q, att_deliver, q, &a, call);
     if (r < 0)
         return r;
     plat_mutex_lock(q->lock);
@@ -696,6 +742,8 @@ static int netq_dispatch(void *self, tempo_source_call *call)
 static void netq_detached(void *self)
 {
     tempo_netq *q = self;
+    tempo__replay_detach_channel(q->loop, q->att_channel);
+    q->att_channel = 0;
     q->loop = NULL;
     q->att_fn = NULL;
     q->att_user = NULL;
@@ -716,6 +764,7 @@ int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, vo
     q->att_fn = fn;
     q->att_user = user;
     q->att_seen = false;
+    q->att_channel = tempo__replay_attach_channel(loop, TEMPO__REPLAY_NETQ, att_item, q);
     return 0;
 }
 

@@ -10,6 +10,11 @@
  *   --policy NAME   interpolated | lockstep | constant-speed-max-fps | variable
  *   --no-interp     start with interpolation off
  *   --no-stats      start without the statistics overlay
+ *   --record FILE   record the run (tempo/replay.h): settings, seed, every
+ *                   update's dt and the state hash after every update
+ *   --replay FILE   replay a recording as fast as possible, without drawing,
+ *                   and print "replay: N ticks, hash H, matches" (exit 0) or
+ *                   the first tick whose state differs (exit 1)
  *
  * Everything runs inside tempo_loop_run(): the loop sleeps between ticks and
  * render slots; the headless run ends through a watched one-shot timer. */
@@ -52,6 +57,7 @@ typedef struct bounce {
     SDL_Texture *stats_tex; /* the overlay, redrawn 10 times a second */
     uint64_t stats_drawn_at;
     bool stats_tex_failed;
+    bool replaying; /* --replay: the state is all that matters, nothing is drawn */
     /* scratch for one SDL_RenderGeometry call per frame */
     SDL_Vertex *verts;
     int *idx;
@@ -84,6 +90,27 @@ static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
         reflect(&o->y, &o->vy, b->arena.y + o->r, b->arena.y + b->arena.h - o->r);
     }
     b->updates++;
+}
+
+/* The state a replay must reproduce: every ball's position and velocity
+ * (their float bits) and the update count, FNV-1a. */
+static uint64_t state_hash(tempo_loop *loop, void *user)
+{
+    (void)loop;
+    const bounce *b = user;
+    uint64_t h = 1469598103934665603u;
+    for (int i = 0; i < BALLS; i++) {
+        const float f[4] = {b->balls[i].x, b->balls[i].y, b->balls[i].vx, b->balls[i].vy};
+        for (int k = 0; k < 4; k++) {
+            uint32_t u;
+            memcpy(&u, &f[k], 4);
+            for (int j = 0; j < 4; j++)
+                h = (h ^ ((u >> (8 * j)) & 0xFF)) * 1099511628211u;
+        }
+    }
+    for (int j = 0; j < 8; j++)
+        h = (h ^ ((b->updates >> (8 * j)) & 0xFF)) * 1099511628211u;
+    return h;
 }
 
 /* Where a ball is drawn: predicted `ahead` seconds past its last update,
@@ -311,6 +338,8 @@ static void render(tempo_loop *loop, float alpha, void *user)
 {
     (void)loop;
     bounce *b = user;
+    if (b->replaying)
+        return; /* a replay draws nothing: only the hash matters */
     draw_scene(b, alpha); /* the loop presents (desc.renderer) */
 }
 
@@ -368,6 +397,7 @@ typedef struct options {
     uint32_t hz;
     int policy;
     bool no_interp, no_stats;
+    const char *record, *replay;
 } options;
 
 static int parse_extra(const char *arg, const char *value, void *user)
@@ -387,6 +417,14 @@ static int parse_extra(const char *arg, const char *value, void *user)
         o->no_interp = true;
         return 0;
     }
+    if (strcmp(arg, "--record") == 0 && value != NULL) {
+        o->record = value;
+        return 1;
+    }
+    if (strcmp(arg, "--replay") == 0 && value != NULL) {
+        o->replay = value;
+        return 1;
+    }
     if (strcmp(arg, "--no-stats") == 0) {
         o->no_stats = true;
         return 0;
@@ -394,12 +432,15 @@ static int parse_extra(const char *arg, const char *value, void *user)
     return -1;
 }
 
-static void init_balls(bounce *b)
+/* The start positions and velocities come from `seed` with integer
+ * arithmetic, + - * / and sqrtf only (IEEE-754 exact), never cosf/sinf
+ * (each C library rounds those its own way), so a recording made on
+ * Windows replays bit for bit on Linux and back. */
+static void init_balls(bounce *b, uint32_t seed)
 {
     static const SDL_Color palette[] = {{255, 99, 132, 255}, {54, 162, 235, 255}, {255, 206, 86, 255},
                                         {75, 192, 192, 255}, {153, 102, 255, 255}, {255, 159, 64, 255},
                                         {120, 220, 120, 255}};
-    uint32_t seed = 2024;
     for (int i = 0; i < BALLS; i++) {
         ball *o = &b->balls[i];
         seed = seed * 1664525u + 1013904223u;
@@ -408,13 +449,56 @@ static void init_balls(bounce *b)
         o->x = b->arena.x + o->r + (float)(seed >> 16) / 65536.0f * (b->arena.w - 2 * o->r);
         seed = seed * 1664525u + 1013904223u;
         o->y = b->arena.y + o->r + (float)(seed >> 16) / 65536.0f * (b->arena.h - 2 * o->r);
-        seed = seed * 1664525u + 1013904223u;
-        float angle = (float)(seed >> 16) / 65536.0f * 6.2831853f;
+        float dx, dy, len;
+        do { /* a direction: a point in the unit disc, not too near its centre */
+            seed = seed * 1664525u + 1013904223u;
+            dx = (float)(seed >> 16) / 32768.0f - 1.0f;
+            seed = seed * 1664525u + 1013904223u;
+            dy = (float)(seed >> 16) / 32768.0f - 1.0f;
+            len = sqrtf(dx * dx + dy * dy);
+        } while (len < 0.25f || len > 1.0f);
         float speed = 160.0f + (float)(i % 5) * 70.0f;
-        o->vx = cosf(angle) * speed;
-        o->vy = sinf(angle) * speed;
+        o->vx = dx / len * speed;
+        o->vy = dy / len * speed;
         o->color = palette[i % (int)(sizeof palette / sizeof palette[0])];
     }
+}
+
+/* --replay: run the recording on its fake clock, report, exit. */
+static int replay_main(bounce *b, tempo_replay *rp)
+{
+    uint64_t t0 = tempo_now_ns();
+    int rc = tempo_loop_replay(b->loop, rp);
+    if (rc == 0)
+        rc = tempo_loop_run(b->loop);
+    double s = (double)(tempo_now_ns() - t0) / 1e9;
+    tempo_replay_result res;
+    tempo_replay_get_result(rp, &res);
+    const tempo_replay_info *info = tempo_replay_get_info(rp);
+    fprintf(stderr, "replay: recorded on %s, %u Hz, %.0f ticks/s\n", info->backend, info->update_hz,
+            s > 0 ? (double)res.ticks / s : 0.0);
+    if (rc != 0)
+        printf("replay: %llu ticks, error %s\n", (unsigned long long)res.ticks, tempo_strerror(rc));
+    else if (res.matches)
+        printf("replay: %llu ticks, hash %016llx, matches\n", (unsigned long long)res.ticks,
+               (unsigned long long)res.hash);
+    else if (res.diverged_at != 0)
+        printf("replay: %llu ticks, hash %016llx, diverges at tick %llu (last match at %llu: recorded %016llx, "
+               "replayed %016llx)\n",
+               (unsigned long long)res.ticks, (unsigned long long)res.hash, (unsigned long long)res.diverged_at,
+               (unsigned long long)res.last_match, (unsigned long long)res.expected,
+               (unsigned long long)res.actual);
+    else
+        printf("replay: %llu of %llu ticks, hash %016llx, did not finish\n", (unsigned long long)res.ticks,
+               (unsigned long long)info->ticks, (unsigned long long)res.hash);
+    bool ok = rc == 0 && res.matches;
+    tempo_loop_destroy(b->loop);
+    tempo_replay_close(rp);
+    free(b->verts);
+    free(b->idx);
+    tempo_shutdown();
+    sample_close(&b->app);
+    return ok ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -423,15 +507,29 @@ int main(int argc, char **argv)
     options opt = {.hz = 10, .policy = TEMPO_LOOP_INTERPOLATED};
     if (sample_parse(&b.app, argc, argv,
                      "[--hz N] [--policy interpolated|lockstep|constant-speed-max-fps|variable] [--no-interp] "
-                     "[--no-stats]",
+                     "[--no-stats] [--record FILE | --replay FILE]",
                      parse_extra, &opt) != 0)
         return 1;
+    tempo_replay *rp = NULL;
+    uint32_t seed = 2024;
+    if (opt.replay != NULL) {
+        /* No window needed: the offscreen driver, and nothing is drawn. */
+        rp = tempo_replay_open(&(tempo_replay_desc){.path = opt.replay, .hash = state_hash, .hash_user = &b});
+        if (rp == NULL) {
+            fprintf(stderr, "replay: %s\n", tempo_get_error());
+            return 1;
+        }
+        seed = (uint32_t)tempo_replay_get_info(rp)->seed;
+        b.app.headless = true;
+        b.app.seconds = 0;
+        b.replaying = true;
+    }
     if (sample_open(&b.app, "Tempo bounce", WIDTH, HEIGHT) != 0)
         return 1;
     b.arena = (SDL_FRect){16, 84, WIDTH - 32, HEIGHT - 84 - 36};
     b.interpolate = !opt.no_interp;
     b.show_stats = !opt.no_stats;
-    init_balls(&b);
+    init_balls(&b, seed);
     b.rate_index = 0;
     for (int i = 0; i < RATE_COUNT; i++)
         if (rates[i] <= opt.hz)
@@ -440,14 +538,24 @@ int main(int argc, char **argv)
         .update_hz = opt.hz ? opt.hz : 10,
         .policy = (tempo_loop_policy)opt.policy,
         .window = b.app.window,
-        .renderer = b.app.renderer, /* the loop presents: vsync paced, or the display's rate */
+        /* The loop presents: vsync paced, or at the display's rate. A replay presents nothing. */
+        .renderer = rp != NULL ? NULL : b.app.renderer,
         .update = update,
         .render = render,
         .event = on_event,
         .user = &b,
+        .clock = tempo_replay_clock(rp), /* zero (the real clock) unless replaying */
     });
     if (b.loop == NULL) {
         fprintf(stderr, "tempo_loop_create: %s\n", tempo_get_error());
+        return 1;
+    }
+    if (rp != NULL)
+        return replay_main(&b, rp);
+    if (opt.record != NULL &&
+        tempo_loop_record(b.loop, &(tempo_record_desc){.path = opt.record, .seed = seed, .hash = state_hash,
+                                                       .hash_user = &b, .hash_every = 1}) != 0) {
+        fprintf(stderr, "record: %s\n", tempo_get_error());
         return 1;
     }
     tempo_handle *time_up = NULL;
@@ -494,6 +602,16 @@ int main(int argc, char **argv)
     printf("  CPU %.3f s = %.2f%% of one core\n", (double)(u1.cpu_ns - u0.cpu_ns) / 1e9,
            100.0 * (double)(u1.cpu_ns - u0.cpu_ns) / 1e9 / wall_s);
 
+    if (opt.record != NULL) {
+        tempo_record_stats rs;
+        tempo_loop_record_stats(b.loop, &rs);
+        uint64_t h = state_hash(b.loop, &b);
+        if (tempo_loop_record_stop(b.loop) != 0)
+            fprintf(stderr, "record: %s\n", tempo_get_error());
+        printf("record: %llu ticks, hash %016llx, %llu bytes in %s, %.1f us per tick\n",
+               (unsigned long long)rs.ticks, (unsigned long long)h, (unsigned long long)rs.bytes, opt.record,
+               rs.ticks ? (double)rs.cost_ns / 1e3 / (double)rs.ticks : 0.0);
+    }
     tempo_loop_destroy(b.loop);
     tempo_timer_destroy(time_up);
     if (b.stats_tex)

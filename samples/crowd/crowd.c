@@ -15,6 +15,12 @@
  * "burst") for --seconds, prints statistics; --policy all runs it once per
  * policy and prints a table.
  *
+ * --record FILE records the run (tempo/replay.h): the attached network
+ * queue's messages at the tick they reached the game, and the crowd's hash
+ * every 6 ticks. --replay FILE runs it again with no server and no network,
+ * as fast as possible, and prints "replay: N ticks, hash H, matches" (exit
+ * 0) or the first tick whose crowd differs (exit 1).
+ *
  * Everything runs in tempo_loop_run() (tempo/loop.h) at 60 updates per
  * second, CONSTANT_SPEED_MAX_FPS: update() walks the crowd, render() draws
  * it after each batch. The network thread's queue is one of the loop's
@@ -63,6 +69,7 @@ typedef struct crowd {
     const char *scenario;
     const char *policy_arg;
     uint64_t cost_ns;
+    const char *record, *replay;
     /* one run */
     tempo_loop *loop;
     tempo_netq *q;
@@ -76,6 +83,7 @@ typedef struct crowd {
     uint64_t *busy_all;
     size_t busy_n, busy_cap;
     run_stats st;
+    bool replaying; /* nothing is drawn, no CPU is burnt per message */
 } crowd;
 
 /* ---- Messages ------------------------------------------------------------- */
@@ -83,6 +91,8 @@ typedef struct crowd {
 /* Stands in for creating or updating a game object: CPU work, not a wait. */
 static void burn(uint64_t ns)
 {
+    if (ns == 0)
+        return;
     uint64_t end = tempo_now_ns() + ns;
     volatile uint32_t x = 1;
     while (tempo_now_ns() < end)
@@ -143,6 +153,26 @@ static void on_message(const tempo_netq_msg *m, void *user)
     }
     if (c->alive > c->st.actors_peak)
         c->st.actors_peak = c->alive;
+}
+
+/* The state a replay must reproduce: every live actor, the count and
+ * whether the script ended. */
+static uint64_t crowd_hash(tempo_loop *loop, void *user)
+{
+    (void)loop;
+    const crowd *c = user;
+    uint64_t h = 1469598103934665603u;
+    for (uint32_t i = 0; i < CROWD_MAX_ACTORS; i++) {
+        const actor *a = &c->actors[i];
+        if (!a->alive)
+            continue;
+        uint64_t v[2] = {(uint64_t)(uint16_t)a->x | (uint64_t)(uint16_t)a->y << 16 | (uint64_t)(uint16_t)a->tx << 32 |
+                             (uint64_t)(uint16_t)a->ty << 48,
+                         (uint64_t)i << 8 | a->kind};
+        for (int k = 0; k < 2; k++)
+            h = (h ^ v[k]) * 1099511628211u;
+    }
+    return (h ^ ((uint64_t)c->alive << 1 | c->st.ended)) * 1099511628211u;
 }
 
 /* [loop] Drain time since the last render, from the loop's statistics of
@@ -236,6 +266,8 @@ static void render(tempo_loop *loop, float alpha, void *user)
 {
     (void)alpha;
     crowd *c = user;
+    if (c->replaying)
+        return;
     uint64_t drained = drain_since_render(c, loop);
     c->busy_ns += drained;
     if (drained > c->st.max_drain_ns)
@@ -355,6 +387,12 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
         return -1;
     }
     tempo_net_attach(c->net, c->loop, on_message, c);
+    if (c->record != NULL &&
+        tempo_loop_record(c->loop, &(tempo_record_desc){.path = c->record, .hash = crowd_hash, .hash_user = c,
+                                                        .hash_every = 6}) != 0) {
+        fprintf(stderr, "crowd: record: %s\n", tempo_get_error());
+        return -1;
+    }
     /* Headless: stop when the script is over and handled (update()), or at
      * a limit with room for drain-all's long frames. */
     if (c->app.seconds > 0) {
@@ -366,6 +404,16 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
     if (rc != 0)
         fprintf(stderr, "crowd: loop: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
     c->st.loop = tempo_loop_get_stats(c->loop)->total;
+    if (c->record != NULL) {
+        tempo_record_stats rs;
+        tempo_loop_record_stats(c->loop, &rs);
+        uint64_t h = crowd_hash(c->loop, c);
+        if (tempo_loop_record_stop(c->loop) != 0)
+            fprintf(stderr, "crowd: record: %s\n", tempo_get_error());
+        printf("record: %llu ticks, %llu messages, hash %016llx, %llu bytes in %s, %.1f us per tick\n",
+               (unsigned long long)rs.ticks, (unsigned long long)rs.items, (unsigned long long)h,
+               (unsigned long long)rs.bytes, c->record, rs.ticks ? (double)rs.cost_ns / 1e3 / (double)rs.ticks : 0.0);
+    }
     if (c->app.screenshot) {
         draw(c);
         sample_screenshot(&c->app, c->app.screenshot);
@@ -387,6 +435,52 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
     c->q = NULL;
     c->net = NULL;
     return 0;
+}
+
+/* --replay: the recorded messages reach on_message at their ticks through
+ * a queue attached like the network's (tempo_net_attach is
+ * tempo_netq_attach of its queue), with no server and no connection. */
+static int replay_main(crowd *c)
+{
+    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = c->replay, .hash = crowd_hash, .hash_user = c});
+    if (rp == NULL) {
+        fprintf(stderr, "replay: %s\n", tempo_get_error());
+        return 1;
+    }
+    c->replaying = true;
+    c->cost_ns = 0;
+    c->q = tempo_netq_create(NULL);
+    c->loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 60, .policy = TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS, .update = update, .render = render,
+        .user = c, .clock = tempo_replay_clock(rp)});
+    if (c->q == NULL || c->loop == NULL || tempo_netq_attach(c->q, c->loop, on_message, c) != 0 ||
+        tempo_loop_replay(c->loop, rp) != 0) {
+        fprintf(stderr, "replay: %s\n", tempo_get_error());
+        return 1;
+    }
+    uint64_t t0 = tempo_now_ns();
+    int rc = tempo_loop_run(c->loop);
+    double secs = (double)(tempo_now_ns() - t0) / 1e9;
+    tempo_replay_result res;
+    tempo_replay_get_result(rp, &res);
+    fprintf(stderr, "replay: recorded on %s, %.0f ticks/s\n", tempo_replay_get_info(rp)->backend,
+            secs > 0 ? (double)res.ticks / secs : 0.0);
+    if (rc != 0)
+        printf("replay: %llu ticks, error %s\n", (unsigned long long)res.ticks, tempo_strerror(rc));
+    else if (res.matches)
+        printf("replay: %llu ticks, hash %016llx, matches\n", (unsigned long long)res.ticks,
+               (unsigned long long)res.hash);
+    else if (res.diverged_at != 0)
+        printf("replay: %llu ticks, hash %016llx, diverges at tick %llu (last match at %llu)\n",
+               (unsigned long long)res.ticks, (unsigned long long)res.hash, (unsigned long long)res.diverged_at,
+               (unsigned long long)res.last_match);
+    else
+        printf("replay: %llu ticks, hash %016llx, did not finish\n", (unsigned long long)res.ticks,
+               (unsigned long long)res.hash);
+    tempo_loop_destroy(c->loop);
+    tempo_netq_destroy(c->q);
+    tempo_replay_close(rp);
+    return rc == 0 && res.matches ? 0 : 1;
 }
 
 static void print_row(const crowd *c, tempo_netq_policy p, const run_stats *s)
@@ -424,6 +518,10 @@ static int extra(const char *arg, const char *value, void *user)
         c->scenario = value;
     else if (strcmp(arg, "--policy") == 0)
         c->policy_arg = value;
+    else if (strcmp(arg, "--record") == 0)
+        c->record = value;
+    else if (strcmp(arg, "--replay") == 0)
+        c->replay = value;
     else if (strcmp(arg, "--cost-us") == 0)
         c->cost_ns = (uint64_t)(atof(value) * 1000);
     else
@@ -439,7 +537,7 @@ int main(int argc, char **argv)
     c.cost_ns = 200 * TEMPO_NS_PER_US;
     if (sample_parse(&c.app, argc, argv,
                      "[--scenario waves|burst|overload|trickle] [--policy classic|drain-all|fixed|deadline|all] "
-                     "[--cost-us N] [--port N | --server PATH]",
+                     "[--cost-us N] [--port N | --server PATH] [--record FILE | --replay FILE]",
                      extra, &c) != 0)
         return 1;
     /* The server sits next to this program in the build tree. */
@@ -448,6 +546,13 @@ int main(int argc, char **argv)
         snprintf(server_path, sizeof server_path, "%.*scrowd_server", slash ? (int)(slash - argv[0] + 1) : 0,
                  argv[0]);
         c.server_path = server_path;
+    }
+    if (c.replay != NULL) {
+        c.actors = calloc(CROWD_MAX_ACTORS, sizeof(actor));
+        int r = c.actors != NULL ? replay_main(&c) : 1;
+        free(c.actors);
+        tempo_shutdown();
+        return r;
     }
     if (c.app.headless && c.app.seconds <= 0)
         c.app.seconds = 6;
@@ -465,6 +570,10 @@ int main(int argc, char **argv)
             policies[n_policies++] = (tempo_netq_policy)p;
     if (n_policies == 0) {
         fprintf(stderr, "crowd: unknown policy %s\n", want);
+        return 2;
+    }
+    if (c.record != NULL && n_policies > 1) {
+        fprintf(stderr, "crowd: --record records one run: choose one --policy\n");
         return 2;
     }
 

@@ -17,6 +17,7 @@
 #include "netq.h"
 #include "debugdraw.h"
 #include "sources.h"
+#include "replay.h"
 #if TEMPO_HAVE_NET
 #include "net.h"
 #endif

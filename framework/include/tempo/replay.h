@@ -1,0 +1,243 @@
+/* Tempo: deterministic record and replay of a tempo_loop game.
+ *
+ * A fixed-step loop replays a game exactly if everything that reaches the
+ * game reaches it at the same tick. The recorder writes, per update tick,
+ * what reached the game before it: the input events that entered
+ * desc.input's ring since the previous update (so the ring, and anything
+ * derived from it, is the same in update() whatever the game reads), the
+ * items it received through a replay channel (network
+ * messages, loader completions, audio marks), the tick's dt_ns when it is
+ * not the constant step, and every hash_every ticks the game's own state
+ * hash. The replayer drives the same loop from the file: before update k it
+ * puts tick k's input events in the ring and hands tick k's items to the
+ * channels, after update k it compares the game's hash with the recorded
+ * one and reports the first tick that diverges. The game's code runs
+ * unchanged: messages of an attached tempo_netq / tempo_net, notices of an
+ * attached tempo_audio and completions of an attached tempo_loader (id and
+ * result; in a replay the request is loaded again, live, and its result is
+ * held until the recorded tick) are recorded by the framework; the game
+ * only routes its own deliveries through tempo_loop_deliver() and seeds its
+ * random numbers from the recording.
+ *
+ *   // record
+ *   tempo_loop_record(loop, &(tempo_record_desc){
+ *       .path = "run.trec", .seed = seed, .hash = game_hash, .hash_user = g});
+ *   tempo_loop_run(loop);
+ *   tempo_loop_record_stop(loop);              // or tempo_loop_destroy()
+ *
+ *   // replay, as fast as possible, no window or server needed
+ *   tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){
+ *       .path = "run.trec", .hash = game_hash, .hash_user = g});
+ *   const tempo_replay_info *info = tempo_replay_get_info(rp);
+ *   game_seed(g, info->seed);
+ *   desc.update_hz = info->update_hz;
+ *   desc.clock = tempo_replay_clock(rp);       // the fake clock (zero: real time)
+ *   tempo_loop *loop = tempo_loop_create(&desc);
+ *   tempo_loop_replay(loop, rp);               // quits the loop after the last tick
+ *   tempo_loop_run(loop);
+ *   tempo_replay_result res;
+ *   tempo_replay_get_result(rp, &res);         // res.matches, res.diverged_at
+ *
+ * What a replay reproduces: update() sees the same input, items, dt_ns and
+ * order as when recording. State the game changes outside update() and
+ * the channels (in render(), in the raw SDL event callback, from its own
+ * clock reads) is its own business: keep game state in update(). Input
+ * pushed by the game itself inside update() is not recorded: its code pushes
+ * it again (stats: input_in_update).
+ *
+ * The file format is documented in the README ("Record and replay"): a
+ * versioned, little-endian, CRC-32-checked header and blocks of per-tick
+ * records, written and flushed every flush_every ticks so a crash keeps
+ * every tick up to the last flush. A truncated or corrupt file fails to
+ * open with the byte offset and the tick in tempo_get_error(), or replays
+ * its intact ticks when desc.partial is set.
+ *
+ * Thread: every function here runs on the loop thread unless it says
+ * otherwise. */
+#ifndef TEMPO_REPLAY_H
+#define TEMPO_REPLAY_H
+
+#include "base.h"
+#include "input.h"
+#include "loop.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The game's state hash, called on the loop thread right after an update
+ * (never from inside one). Hash what update() computes (positions, RNG
+ * state, scores), not pointers or times. */
+typedef uint64_t (*tempo_replay_hash_fn)(tempo_loop *loop, void *user);
+
+/* ---- Channels: what reaches the game outside the input ring ------------ */
+
+typedef enum tempo_replay_kind {
+    TEMPO_REPLAY_MESSAGE = 1, /* a network message: type, data, size */
+    TEMPO_REPLAY_LOAD = 2,    /* a loader completion: id, type, error, group, value = bytes */
+    TEMPO_REPLAY_AUDIO = 3,   /* an audio notice: type = notice kind, audio_channel, id = tag,
+                                 value = frame */
+} tempo_replay_kind;
+
+/* One delivery, by value. Only the fields of its kind are recorded. */
+typedef struct tempo_replay_item {
+    tempo_replay_kind kind;
+    uint32_t type;          /* MESSAGE: message type; LOAD: tempo_load_type; AUDIO: notice kind */
+    const void *data;       /* MESSAGE: payload (valid during the call only); else NULL */
+    uint32_t size;          /* MESSAGE: payload bytes, at most 16 MiB */
+    uint64_t id;            /* LOAD: request id; AUDIO: the mark's tag */
+    int32_t error;          /* LOAD: 0 or the request's TEMPO_E* */
+    int32_t audio_channel;  /* AUDIO: mixer channel */
+    uint32_t group;         /* LOAD: progress group */
+    uint64_t value;         /* LOAD: bytes read; AUDIO: frame */
+} tempo_replay_item;
+
+/* Called with every item of channel `channel`, on the loop thread, from
+ * tempo_loop_deliver() (live) or before the recorded update (replay).
+ * `item` and its data are valid during the call only. */
+typedef void (*tempo_replay_item_fn)(tempo_loop *loop, uint32_t channel, const tempo_replay_item *item,
+                                     void *user);
+
+/* Sets the handler of `channel` (a number the game chooses below
+ * 0x80000000; one handler each, a second call replaces it; fn NULL removes
+ * it). Register channels before tempo_loop_replay() so the replay can hand
+ * them their items. The framework's own sources attached to the loop
+ * (tempo_netq_attach, tempo_net_attach, tempo_audio_attach,
+ * tempo_loader_attach) are channels already, numbered from 0x80000000 by
+ * kind and attach order: what they deliver is recorded and replayed with no
+ * game code, provided the replaying game attaches them in the same order.
+ * Returns 0, TEMPO_EINVAL (NULL loop, channel >= 0x80000000) or
+ * TEMPO_ENOMEM. */
+TEMPO_API int tempo_loop_channel(tempo_loop *loop, uint32_t channel, tempo_replay_item_fn fn, void *user);
+
+/* Hands `item` to the game through `channel`: the game's drain or watch
+ * callbacks call this instead of handling the item directly. Live (and
+ * while recording, which also writes it for the current tick) it calls the
+ * channel's handler at once. During a replay it does nothing and returns 0:
+ * the recorded item reaches the handler at its tick instead, so live
+ * sources may keep running (or be absent). Deliver between updates (watch
+ * or source callbacks); an item delivered inside update() is replayed
+ * before that update. Returns 0, TEMPO_EINVAL (NULL, no handler for the
+ * channel), TEMPO_ERANGE (payload over 16 MiB) or a recording write error
+ * (the handler has then still been called). */
+TEMPO_API int tempo_loop_deliver(tempo_loop *loop, uint32_t channel, const tempo_replay_item *item);
+
+/* ---- Recording --------------------------------------------------------- */
+
+typedef struct tempo_record_desc {
+    const char *path;          /* the file to create (replaced if it exists); required */
+    uint64_t seed;             /* stored in the file for the game's RNG; 0 => 0 */
+    tempo_replay_hash_fn hash; /* NULL => no state hashes: a replay can then only run, not check */
+    void *hash_user;           /* passed to hash */
+    uint32_t hash_every;       /* ticks between state hashes; 0 => 60 (1: exact divergence tick) */
+    uint32_t flush_every;      /* ticks per flushed block; 0 => 1 (every tick reaches the OS) */
+} tempo_record_desc;
+
+/* Starts recording the loop from its next update. The header takes the
+ * loop's current settings (update rate, policy, frame skip, render cap),
+ * the seed and the clock's time now. desc and path are read during the
+ * call only. Returns 0, TEMPO_EINVAL (NULL, no path), TEMPO_EBUSY (already
+ * recording or replaying), TEMPO_EIO (cannot create or write the file;
+ * tempo_get_error() says why) or TEMPO_ENOMEM. */
+TEMPO_API int tempo_loop_record(tempo_loop *loop, const tempo_record_desc *desc);
+
+/* Ends the recording: writes the final hash (if desc.hash) and the END
+ * record, flushes and closes the file. tempo_loop_destroy() does this too.
+ * Not from inside update(). Returns 0, TEMPO_EINVAL (not recording) or
+ * TEMPO_EIO (a write failed at any point since the start; the file then
+ * holds the ticks up to the failure). */
+TEMPO_API int tempo_loop_record_stop(tempo_loop *loop);
+
+/* Counters of the recording (zero when not recording). */
+typedef struct tempo_record_stats {
+    uint64_t ticks;                /* updates recorded */
+    uint64_t inputs, items, hashes;
+    uint64_t bytes;                /* written to the file so far (flushed blocks) */
+    uint64_t input_in_update;      /* events the game pushed into the ring inside update():
+                                      not recorded (its code pushes them again in a replay) */
+    uint64_t cost_ns;              /* real time spent recording (records, flushes, the hash
+                                      callback; input taps excepted), on tempo_now_ns() */
+} tempo_record_stats;
+
+/* Fills *out. Returns 0 or TEMPO_EINVAL (NULL). */
+TEMPO_API int tempo_loop_record_stats(const tempo_loop *loop, tempo_record_stats *out);
+
+/* ---- Replay -------------------------------------------------------------- */
+
+typedef struct tempo_replay tempo_replay;
+
+typedef struct tempo_replay_desc {
+    const char *path;          /* the recording; required */
+    tempo_replay_hash_fn hash; /* the game's state hash; NULL => nothing is checked */
+    void *hash_user;
+    bool real_time;            /* false => the fake clock of tempo_replay_clock, as fast as
+                                  possible; true => the real clock, ticks at their recorded rate */
+    bool partial;              /* false => a file that is truncated or corrupt anywhere fails to
+                                  open; true => it replays the ticks before the damage */
+} tempo_replay_desc;
+
+typedef struct tempo_replay_info {
+    uint64_t seed;
+    uint64_t ticks;            /* ticks the replay will run */
+    uint64_t start_ns;         /* the recording loop's clock at the start */
+    uint32_t update_hz;
+    tempo_loop_policy policy;
+    uint32_t max_frameskip;
+    uint32_t max_render_hz;    /* 0: no cap */
+    uint32_t hash_every;       /* 0: no hashes in the file */
+    char backend[16];          /* tempo_backend_name() of the recorder */
+    bool complete;             /* the file ends with its END record */
+    char damage[200];          /* "" when complete; else where and why it stops */
+} tempo_replay_info;
+
+typedef struct tempo_replay_result {
+    uint64_t ticks;            /* updates replayed */
+    bool finished;             /* all info.ticks ran */
+    uint64_t hash;             /* the game's hash after the last replayed tick (0: no desc.hash) */
+    uint64_t checks;           /* hashes compared */
+    bool matches;              /* finished and every compared hash was equal */
+    uint64_t diverged_at;      /* 0, or the tick count at the first hash that differed */
+    uint64_t last_match;       /* the tick count at the last equal hash before it (0: none) */
+    uint64_t expected, actual; /* the hashes at diverged_at */
+} tempo_replay_result;
+
+/* Reads and validates the whole file. desc is read during the call only.
+ * Returns the replay, owned by the caller (tempo_replay_close), or NULL
+ * with the detail in tempo_get_error(): TEMPO_EINVAL (no path),
+ * TEMPO_ENOENT/TEMPO_EIO (cannot read it), TEMPO_EFORMAT (not a recording,
+ * another version, truncated or corrupt: the text names the byte offset
+ * and the tick, e.g. "run.trec: byte 4242, tick 96: block checksum ...";
+ * with desc.partial only a bad header fails), TEMPO_ENOMEM. */
+TEMPO_API tempo_replay *tempo_replay_open(const tempo_replay_desc *desc);
+
+/* Frees the replay. It must not be attached to a live loop (destroy the
+ * loop first). NULL is a no-op. */
+TEMPO_API void tempo_replay_close(tempo_replay *rp);
+
+/* The file's header and extent. Valid until tempo_replay_close. NULL for NULL. */
+TEMPO_API const tempo_replay_info *tempo_replay_get_info(const tempo_replay *rp);
+
+/* The clock for tempo_loop_desc.clock: a fake clock that starts at the
+ * recording's start time and jumps to every deadline (desc.real_time: a
+ * zero clock, i.e. the real one). Its user pointer is rp. */
+TEMPO_API tempo_loop_clock tempo_replay_clock(tempo_replay *rp);
+
+/* Attaches rp to the loop: from the loop's next update, tick k gets the
+ * recorded input (desc.input's ring is emptied now, and from then on only
+ * the recorded events, and the game's own pushes inside update(), enter
+ * it: live input is ignored), items and dt_ns, hashes
+ * are compared after each recorded one, and the loop quits after the last
+ * tick. Sets the loop's update rate and policy to the recorded ones; with
+ * the fake clock and no render cap, caps renders at the update rate so the
+ * fake time moves. Returns 0, TEMPO_EINVAL (NULL), TEMPO_EBUSY (the loop
+ * is recording or replaying, or rp is attached elsewhere). */
+TEMPO_API int tempo_loop_replay(tempo_loop *loop, tempo_replay *rp);
+
+/* Fills *out with where the replay stands (during or after the run).
+ * Returns 0 or TEMPO_EINVAL. */
+TEMPO_API int tempo_replay_get_result(const tempo_replay *rp, tempo_replay_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TEMPO_REPLAY_H */

@@ -1,0 +1,669 @@
+/* Record and replay (tempo/replay.h): the recorder and the replayer around
+ * the loop's updates, and the delivery channels. The file format itself is
+ * replay_file.c.
+ *
+ * Ticks are counted from the start of the recording (or of the replay):
+ * tick k is the k-th update() after it. Everything that reaches the game
+ * is attributed to the tick whose update comes next: an item delivered in
+ * a watch callback before update k, and an input event read inside update
+ * k, are both records of tick k, and the replay hands both over right
+ * before update k (the events through the ring, which update k reads
+ * again). Hashes are taken right after an update, before anything else
+ * reaches the game, and so sit first among the next tick's records. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <SDL.h>
+
+#include "loop_internal.h"
+#include "replay_file.h"
+#include "replay_internal.h"
+#include "tempo/replay.h"
+#include "tempo_internal.h"
+
+#define DEFAULT_HASH_EVERY 60u
+
+typedef struct channel {
+    uint32_t id;
+    tempo_replay_item_fn fn;
+    void *user;
+} channel;
+
+typedef struct recorder {
+    FILE *f;
+    tempo__rpf_writer w;
+    tempo_replay_hash_fn hash;
+    void *hash_user;
+    uint32_t hash_every, flush_every;
+    uint64_t step_ns; /* the header's: other dt_ns get a DT record */
+    bool in_update;
+    int io_error; /* first write failure, reported by stop */
+    tempo_record_stats st;
+} recorder;
+
+struct tempo_replay {
+    uint8_t *data;
+    size_t size;
+    char *path;
+    tempo_replay_desc desc;
+    tempo_replay_info info;
+    tempo__rpf_reader rd;
+    tempo_loop *loop;       /* attached to */
+    uint64_t now;           /* the fake clock */
+    uint64_t step_ns;
+    uint64_t tick;          /* updates replayed */
+    uint32_t advance_left;  /* ticks left in the current ADVANCE */
+    bool have_peek;
+    tempo__rpf_record peek; /* read ahead after an update (anything but HASH) */
+    bool eof;               /* END read, or the damage reached */
+    bool dt_set;
+    uint64_t dt_ns;
+    tempo_replay_result res;
+};
+
+typedef struct tempo__replay_state {
+    channel *ch;
+    int nch, capch;
+    uint32_t next_source[16]; /* framework sources attached so far, per kind */
+    recorder *rec;     /* recording, or NULL */
+    tempo_replay *rp;  /* replaying, or NULL */
+} tempo__replay_state;
+
+static tempo__replay_state *state_of(tempo_loop *L)
+{
+    if (L->replay == NULL)
+        L->replay = calloc(1, sizeof *L->replay);
+    return L->replay;
+}
+
+static uint64_t loop_clock(const tempo_loop *L)
+{
+    return L->fake ? L->clock.now(L->clock.user) : tempo_now_ns();
+}
+
+bool tempo__replay_active(const tempo_loop *L)
+{
+    return L != NULL && L->replay != NULL && L->replay->rp != NULL;
+}
+
+/* ---- Channels ------------------------------------------------------------------- */
+
+static channel *find_channel(tempo__replay_state *s, uint32_t id)
+{
+    for (int i = 0; s != NULL && i < s->nch; i++)
+        if (s->ch[i].id == id)
+            return &s->ch[i];
+    return NULL;
+}
+
+static int set_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void *user)
+{
+    tempo__replay_state *s = state_of(L);
+    if (s == NULL)
+        return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_channel: out of memory");
+    channel *c = find_channel(s, id);
+    if (fn == NULL) {
+        if (c != NULL)
+            *c = s->ch[--s->nch];
+        return 0;
+    }
+    if (c == NULL) {
+        if (s->nch == s->capch) {
+            int cap = s->capch ? 2 * s->capch : 8;
+            channel *n = realloc(s->ch, sizeof *n * (size_t)cap);
+            if (n == NULL)
+                return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_channel: out of memory");
+            s->ch = n;
+            s->capch = cap;
+        }
+        c = &s->ch[s->nch++];
+    }
+    *c = (channel){id, fn, user};
+    return 0;
+}
+
+int tempo_loop_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void *user)
+{
+    if (L == NULL || id >= TEMPO__REPLAY_SOURCE_CHANNELS)
+        return TEMPO_EINVAL;
+    return set_channel(L, id, fn, user);
+}
+
+uint32_t tempo__replay_attach_channel(tempo_loop *L, uint32_t kind, tempo_replay_item_fn fn, void *user)
+{
+    tempo__replay_state *s = state_of(L);
+    if (s == NULL || kind >= 16)
+        return 0;
+    /* Attach order per kind: the same game attaches the same way when it
+     * records and when it replays, so the ids match across runs. */
+    uint32_t id = TEMPO__REPLAY_SOURCE_CHANNELS | kind << 16 | (s->next_source[kind]++ & 0xFFFF);
+    return set_channel(L, id, fn, user) == 0 ? id : 0;
+}
+
+void tempo__replay_detach_channel(tempo_loop *L, uint32_t id)
+{
+    if (L != NULL && L->replay != NULL && id != 0)
+        set_channel(L, id, NULL, NULL);
+}
+
+static int write_item(recorder *r, uint32_t id, const tempo_replay_item *it)
+{
+    switch (it->kind) {
+    case TEMPO_REPLAY_MESSAGE:
+        return tempo__rpf_write_message(&r->w, id, it->type, it->data, it->size);
+    case TEMPO_REPLAY_LOAD:
+        return tempo__rpf_write_load(&r->w, id, it->type, it->error, it->group, it->id, it->value);
+    case TEMPO_REPLAY_AUDIO:
+        return tempo__rpf_write_audio(&r->w, id, it->type, it->audio_channel, it->id, it->value);
+    }
+    return TEMPO_EINVAL;
+}
+
+int tempo_loop_deliver(tempo_loop *L, uint32_t id, const tempo_replay_item *item)
+{
+    if (L == NULL || item == NULL || item->kind < TEMPO_REPLAY_MESSAGE || item->kind > TEMPO_REPLAY_AUDIO)
+        return TEMPO_EINVAL;
+    if (item->kind == TEMPO_REPLAY_MESSAGE && item->size > TEMPO__RPF_MAX_MESSAGE)
+        return TEMPO_ERANGE;
+    tempo__replay_state *s = L->replay;
+    channel *c = find_channel(s, id);
+    if (c == NULL)
+        return TEMPO_EINVAL;
+    if (s->rp != NULL)
+        return 0; /* the recorded copy arrives at its tick */
+    int rc = 0;
+    if (s->rec != NULL) {
+        uint64_t t0 = tempo_now_ns();
+        rc = write_item(s->rec, id, item);
+        s->rec->st.items++;
+        s->rec->st.cost_ns += tempo_now_ns() - t0;
+    }
+    c->fn(L, id, item, c->user);
+    return rc < 0 ? TEMPO_EIO : 0;
+}
+
+/* ---- Recording --------------------------------------------------------------------- */
+
+static int file_sink(void *user, const void *data, size_t size)
+{
+    recorder *r = user;
+    if (fwrite(data, 1, size, r->f) != size || fflush(r->f) != 0) {
+        if (r->io_error == 0)
+            r->io_error = tempo__set_error(TEMPO_EIO, "recording: write failed");
+        return TEMPO_EIO;
+    }
+    r->st.bytes += size;
+    return 0;
+}
+
+/* An event entered desc.input's ring. Between updates (the loop's SDL and
+ * native input) it is recorded for the coming tick; inside update() it is
+ * the game's own push, which its code repeats in a replay. */
+static void record_tap(void *user, const tempo_input_event *ev)
+{
+    recorder *r = user;
+    if (r->in_update) {
+        r->st.input_in_update++;
+        return;
+    }
+    uint64_t t0 = tempo_now_ns();
+    tempo__rpf_write_input(&r->w, ev);
+    r->st.inputs++;
+    r->st.cost_ns += tempo_now_ns() - t0;
+}
+
+int tempo_loop_record(tempo_loop *L, const tempo_record_desc *desc)
+{
+    if (L == NULL || desc == NULL || desc->path == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_record: NULL loop, desc or path");
+    tempo__replay_state *s = state_of(L);
+    if (s == NULL)
+        return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_record: out of memory");
+    if (s->rec != NULL || s->rp != NULL)
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_record: already recording or replaying");
+    recorder *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_record: out of memory");
+    r->f = fopen(desc->path, "wb");
+    if (r->f == NULL) {
+        free(r);
+        return tempo__set_error(TEMPO_EIO, "tempo_loop_record: cannot create %s", desc->path);
+    }
+    r->hash = desc->hash;
+    r->hash_user = desc->hash_user;
+    r->hash_every = desc->hash == NULL ? 0 : desc->hash_every ? desc->hash_every : DEFAULT_HASH_EVERY;
+    r->flush_every = desc->flush_every ? desc->flush_every : 1;
+    r->step_ns = L->step_ns;
+    tempo__rpf_header h = {
+        .seed = desc->seed,
+        .start_ns = loop_clock(L),
+        .step_ns = L->step_ns,
+        .update_hz = L->update_hz,
+        .policy = (uint32_t)L->policy,
+        .max_frameskip = L->max_frameskip,
+        .max_render_hz = L->render_hz,
+        .hash_every = r->hash_every,
+    };
+    snprintf(h.backend, sizeof h.backend, "%s", tempo_backend_name());
+    int e = tempo__rpf_writer_init(&r->w, &h, file_sink, r);
+    if (e < 0) {
+        tempo__rpf_writer_free(&r->w);
+        fclose(r->f);
+        free(r);
+        return e == TEMPO_ENOMEM ? tempo__set_error(e, "tempo_loop_record: out of memory") : TEMPO_EIO;
+    }
+    if (L->input != NULL) {
+        tempo__input_each(L->input, record_tap, r); /* already queued: tick 0 reads them */
+        tempo__input_set_tap(L->input, record_tap, r);
+    }
+    s->rec = r;
+    return 0;
+}
+
+int tempo_loop_record_stop(tempo_loop *L)
+{
+    tempo__replay_state *s = L != NULL ? L->replay : NULL;
+    if (s == NULL || s->rec == NULL)
+        return TEMPO_EINVAL;
+    recorder *r = s->rec;
+    if (L->input != NULL)
+        tempo__input_set_tap(L->input, NULL, NULL);
+    uint64_t h = r->hash != NULL ? r->hash(L, r->hash_user) : 0;
+    tempo__rpf_finish(&r->w, h, r->hash != NULL);
+    int rc = r->io_error != 0 || r->w.error != 0 ? TEMPO_EIO : 0;
+    if (fclose(r->f) != 0 && rc == 0)
+        rc = tempo__set_error(TEMPO_EIO, "recording: close failed");
+    tempo__rpf_writer_free(&r->w);
+    free(r);
+    s->rec = NULL;
+    return rc;
+}
+
+int tempo_loop_record_stats(const tempo_loop *L, tempo_record_stats *out)
+{
+    if (L == NULL || out == NULL)
+        return TEMPO_EINVAL;
+    const tempo__replay_state *s = L->replay;
+    if (s != NULL && s->rec != NULL)
+        *out = s->rec->st;
+    else
+        memset(out, 0, sizeof *out);
+    return 0;
+}
+
+static uint64_t rec_before(recorder *r, tempo_loop *L, uint64_t dt_ns)
+{
+    (void)L;
+    if (dt_ns != r->step_ns) {
+        uint64_t t0 = tempo_now_ns();
+        tempo__rpf_write_dt(&r->w, dt_ns);
+        r->st.cost_ns += tempo_now_ns() - t0;
+    }
+    r->in_update = true;
+    return dt_ns;
+}
+
+static void rec_after(recorder *r, tempo_loop *L)
+{
+    uint64_t t0 = tempo_now_ns();
+    r->in_update = false;
+    tempo__rpf_end_tick(&r->w);
+    r->st.ticks++;
+    if (r->hash_every && r->st.ticks % r->hash_every == 0) {
+        tempo__rpf_write_hash(&r->w, r->hash(L, r->hash_user));
+        r->st.hashes++;
+    }
+    if (r->st.ticks % r->flush_every == 0)
+        tempo__rpf_flush(&r->w);
+    r->st.cost_ns += tempo_now_ns() - t0;
+}
+
+/* ---- Replay ------------------------------------------------------------------------- */
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d != NULL)
+        memcpy(d, s, n);
+    return d;
+}
+
+tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
+{
+    if (desc == NULL || desc->path == NULL) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_replay_open: NULL desc or path");
+        return NULL;
+    }
+    tempo_replay *rp = calloc(1, sizeof *rp);
+    if (rp == NULL || (rp->path = dup_str(desc->path)) == NULL) {
+        free(rp);
+        tempo__set_error(TEMPO_ENOMEM, "tempo_replay_open: out of memory");
+        return NULL;
+    }
+    rp->desc = *desc;
+    rp->desc.path = rp->path;
+    FILE *f = fopen(desc->path, "rb");
+    if (f == NULL) {
+        tempo__set_error(TEMPO_ENOENT, "%s: cannot open", desc->path);
+        tempo_replay_close(rp);
+        return NULL;
+    }
+    size_t cap = 1 << 16;
+    rp->data = malloc(cap);
+    for (;;) {
+        if (rp->data == NULL) {
+            fclose(f);
+            tempo__set_error(TEMPO_ENOMEM, "tempo_replay_open: out of memory");
+            tempo_replay_close(rp);
+            return NULL;
+        }
+        rp->size += fread(rp->data + rp->size, 1, cap - rp->size, f);
+        if (rp->size < cap)
+            break;
+        cap *= 2;
+        uint8_t *n = realloc(rp->data, cap);
+        if (n == NULL)
+            free(rp->data);
+        rp->data = n;
+    }
+    bool read_error = ferror(f) != 0;
+    fclose(f);
+    if (read_error) {
+        tempo__set_error(TEMPO_EIO, "%s: read error", desc->path);
+        tempo_replay_close(rp);
+        return NULL;
+    }
+
+    tempo__rpf_error err;
+    uint64_t ticks_ok = 0;
+    int64_t n = tempo__rpf_check(rp->data, rp->size, &ticks_ok, &err);
+    tempo__rpf_reader hr;
+    if (tempo__rpf_reader_init(&hr, rp->data, rp->size, &err) < 0 || (n < 0 && !desc->partial)) {
+        tempo__set_error(TEMPO_EFORMAT, "%s: byte %zu, tick %llu: %s", desc->path, err.offset,
+                         (unsigned long long)err.tick, err.why);
+        tempo_replay_close(rp);
+        return NULL;
+    }
+    const tempo__rpf_header *h = &hr.header;
+    tempo_replay_info *in = &rp->info;
+    in->seed = h->seed;
+    in->ticks = ticks_ok;
+    in->start_ns = h->start_ns;
+    in->update_hz = h->update_hz;
+    in->policy = h->policy < TEMPO_LOOP_POLICY_COUNT ? (tempo_loop_policy)h->policy : TEMPO_LOOP_INTERPOLATED;
+    in->max_frameskip = h->max_frameskip;
+    in->max_render_hz = h->max_render_hz;
+    in->hash_every = h->hash_every;
+    memcpy(in->backend, h->backend, sizeof in->backend);
+    in->complete = n >= 0;
+    if (n < 0)
+        snprintf(in->damage, sizeof in->damage, "byte %zu, tick %llu: %s", err.offset,
+                 (unsigned long long)err.tick, err.why);
+    rp->step_ns = h->step_ns;
+    rp->now = h->start_ns;
+    tempo__rpf_reader_init(&rp->rd, rp->data, rp->size, NULL);
+    return rp;
+}
+
+void tempo_replay_close(tempo_replay *rp)
+{
+    if (rp == NULL)
+        return;
+    if (rp->loop != NULL && rp->loop->replay != NULL) {
+        rp->loop->replay->rp = NULL;
+        if (rp->loop->input != NULL)
+            tempo__input_set_hold(rp->loop->input, false);
+    }
+    free(rp->data);
+    free(rp->path);
+    free(rp);
+}
+
+const tempo_replay_info *tempo_replay_get_info(const tempo_replay *rp)
+{
+    return rp != NULL ? &rp->info : NULL;
+}
+
+static uint64_t replay_now(void *user)
+{
+    return ((tempo_replay *)user)->now;
+}
+
+static void replay_wait_until(void *user, uint64_t deadline_ns)
+{
+    tempo_replay *rp = user;
+    /* Paused (no deadline): time still moves, one step per frame, so a
+     * paused replay does not freeze the fake clock. */
+    if (deadline_ns == TEMPO_INFINITE)
+        rp->now += rp->step_ns;
+    else if (deadline_ns > rp->now)
+        rp->now = deadline_ns;
+}
+
+tempo_loop_clock tempo_replay_clock(tempo_replay *rp)
+{
+    if (rp == NULL || rp->desc.real_time)
+        return (tempo_loop_clock){0};
+    return (tempo_loop_clock){replay_now, replay_wait_until, rp};
+}
+
+int tempo_loop_replay(tempo_loop *L, tempo_replay *rp)
+{
+    if (L == NULL || rp == NULL)
+        return TEMPO_EINVAL;
+    tempo__replay_state *s = state_of(L);
+    if (s == NULL)
+        return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_replay: out of memory");
+    if (s->rec != NULL || s->rp != NULL || rp->loop != NULL)
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_replay: busy");
+    tempo_loop_set_update_hz(L, rp->info.update_hz);
+    tempo_loop_set_policy(L, rp->info.policy);
+    if (L->fake && L->clock.user == rp && L->render_hz == 0)
+        tempo_loop_set_max_render_hz(L, rp->info.update_hz);
+    rp->loop = L;
+    s->rp = rp;
+    if (L->input != NULL) {
+        /* From here the ring gets the recorded input only. */
+        tempo__input_clear(L->input);
+        tempo__input_set_hold(L->input, true);
+    }
+    if (rp->info.ticks == 0) {
+        rp->res.finished = true;
+        tempo_loop_quit(L);
+    }
+    return 0;
+}
+
+int tempo_replay_get_result(const tempo_replay *rp, tempo_replay_result *out)
+{
+    if (rp == NULL || out == NULL)
+        return TEMPO_EINVAL;
+    *out = rp->res;
+    out->matches = rp->res.finished && rp->res.diverged_at == 0;
+    return 0;
+}
+
+/* The next record, from the read-ahead first. false at the end of what
+ * may be replayed (END, or the damage of a partial file). */
+static bool next_record(tempo_replay *rp, tempo__rpf_record *out)
+{
+    if (rp->have_peek) {
+        *out = rp->peek;
+        rp->have_peek = false;
+        return true;
+    }
+    if (rp->eof)
+        return false;
+    if (tempo__rpf_next(&rp->rd, out, NULL) <= 0) {
+        rp->eof = true;
+        return false;
+    }
+    return true;
+}
+
+static void check_hash(tempo_replay *rp, tempo_loop *L, uint64_t expected)
+{
+    if (rp->desc.hash == NULL)
+        return;
+    uint64_t actual = rp->desc.hash(L, rp->desc.hash_user);
+    rp->res.checks++;
+    if (actual == expected) {
+        if (rp->res.diverged_at == 0)
+            rp->res.last_match = rp->tick;
+    } else if (rp->res.diverged_at == 0) {
+        rp->res.diverged_at = rp->tick;
+        rp->res.expected = expected;
+        rp->res.actual = actual;
+    }
+}
+
+/* Hands one record of the coming tick to the game. */
+static void apply(tempo_replay *rp, tempo_loop *L, const tempo__rpf_record *r)
+{
+    tempo__replay_state *s = L->replay;
+    tempo_replay_item it;
+    memset(&it, 0, sizeof it);
+    uint32_t ch = 0;
+    switch (r->kind) {
+    case TEMPO__RPF_INPUT:
+        if (L->input != NULL) {
+            tempo__input_set_hold(L->input, false);
+            tempo_input_push(L->input, &r->u.input);
+            tempo__input_set_hold(L->input, true);
+        }
+        return;
+    case TEMPO__RPF_DT:
+        rp->dt_set = true;
+        rp->dt_ns = r->u.dt_ns;
+        return;
+    case TEMPO__RPF_HASH:
+        check_hash(rp, L, r->u.hash);
+        return;
+    case TEMPO__RPF_END:
+        if (r->u.end.has_hash)
+            check_hash(rp, L, r->u.end.hash);
+        return;
+    case TEMPO__RPF_MESSAGE:
+        ch = r->u.message.channel;
+        it.kind = TEMPO_REPLAY_MESSAGE;
+        it.type = r->u.message.type;
+        it.data = r->u.message.data;
+        it.size = r->u.message.size;
+        break;
+    case TEMPO__RPF_LOAD:
+        ch = r->u.load.channel;
+        it.kind = TEMPO_REPLAY_LOAD;
+        it.type = r->u.load.type;
+        it.error = r->u.load.error;
+        it.group = r->u.load.group;
+        it.id = r->u.load.id;
+        it.value = r->u.load.bytes;
+        break;
+    case TEMPO__RPF_AUDIO:
+        ch = r->u.audio.channel;
+        it.kind = TEMPO_REPLAY_AUDIO;
+        it.type = r->u.audio.kind;
+        it.audio_channel = r->u.audio.audio_channel;
+        it.id = r->u.audio.tag;
+        it.value = r->u.audio.frame;
+        break;
+    default:
+        return;
+    }
+    channel *c = find_channel(s, ch);
+    if (c != NULL)
+        c->fn(L, ch, &it, c->user);
+}
+
+static uint64_t replay_before(tempo_replay *rp, tempo_loop *L)
+{
+    if (rp->advance_left == 0) {
+        tempo__rpf_record r;
+        while (next_record(rp, &r)) {
+            if (r.kind == TEMPO__RPF_ADVANCE) {
+                rp->advance_left = r.u.advance;
+                break;
+            }
+            apply(rp, L, &r);
+        }
+    }
+    if (L->input != NULL)
+        tempo__input_set_hold(L->input, false); /* the game's own pushes, as when recorded */
+    if (rp->dt_set) {
+        rp->dt_set = false;
+        return rp->dt_ns;
+    }
+    return rp->step_ns;
+}
+
+static void replay_after(tempo_replay *rp, tempo_loop *L)
+{
+    if (L->input != NULL)
+        tempo__input_set_hold(L->input, true);
+    rp->tick++;
+    rp->res.ticks = rp->tick;
+    if (rp->advance_left > 0)
+        rp->advance_left--;
+    tempo__rpf_record r;
+    if (rp->tick >= rp->info.ticks) {
+        /* The last tick: what reached the game before the recording stopped
+         * (a hash, items after the last update), then the END hash. */
+        while (next_record(rp, &r))
+            if (r.kind != TEMPO__RPF_ADVANCE)
+                apply(rp, L, &r);
+        rp->res.finished = true;
+        if (rp->desc.hash != NULL)
+            rp->res.hash = rp->desc.hash(L, rp->desc.hash_user);
+        tempo_loop_quit(L);
+        return;
+    }
+    if (rp->advance_left > 0)
+        return;
+    /* A hash taken right after this update comes first in the next tick. */
+    while (next_record(rp, &r)) {
+        if (r.kind != TEMPO__RPF_HASH) {
+            rp->peek = r;
+            rp->have_peek = true;
+            break;
+        }
+        apply(rp, L, &r);
+    }
+}
+
+/* ---- Loop hooks ------------------------------------------------------------------------ */
+
+uint64_t tempo__replay_before_update(tempo_loop *L, uint64_t dt_ns)
+{
+    tempo__replay_state *s = L->replay;
+    if (s->rp != NULL)
+        return replay_before(s->rp, L);
+    if (s->rec != NULL)
+        return rec_before(s->rec, L, dt_ns);
+    return dt_ns;
+}
+
+void tempo__replay_after_update(tempo_loop *L)
+{
+    tempo__replay_state *s = L->replay;
+    if (s->rp != NULL)
+        replay_after(s->rp, L);
+    else if (s->rec != NULL)
+        rec_after(s->rec, L);
+}
+
+void tempo__replay_loop_destroy(tempo_loop *L)
+{
+    tempo__replay_state *s = L->replay;
+    if (s->rec != NULL)
+        tempo_loop_record_stop(L);
+    if (s->rp != NULL) {
+        s->rp->loop = NULL;
+        if (L->input != NULL)
+            tempo__input_set_hold(L->input, false);
+    }
+    free(s->ch);
+    free(s);
+    L->replay = NULL;
+}
