@@ -887,12 +887,19 @@ static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
     if (L->vsync) {
         if (L->pace_wake_ns > slot)
             slot = L->pace_wake_ns;
-        /* Until the pacer has locked on, a present that does not block
-         * (vsync refused by the driver or compositor, whatever the renderer
-         * flags say) must not make the loop spin: at most one render per
-         * nominal refresh period. A blocking present paces us anyway. */
-        uint64_t floor = L->last_render_ns + L->pacer.nominal_period_ns;
-        if (!L->pacer.locked && L->last_render_ns != 0 && floor > slot)
+        /* A present that does not block (vsync refused by the driver or
+         * compositor, SDL's offscreen software renderer, whatever the
+         * renderer flags say) must not make the loop spin, locked or not:
+         * with jittery render costs its returns look like a faster display
+         * and the pacer would follow them. So never more than one render per
+         * nominal refresh period (the display mode's, or desc.display_hz),
+         * less 1/16 for a display slightly faster than its integer mode
+         * (59.94 vs 60) and for wake-up jitter. A blocking present paces
+         * the loop anyway; a display faster than its mode says gets the
+         * mode's rate unless the game sets desc.display_hz. */
+        uint64_t nominal = L->pacer.nominal_period_ns;
+        uint64_t floor = L->last_render_ns + nominal - nominal / 16;
+        if (L->last_render_ns != 0 && floor > slot)
             slot = floor;
     }
     return slot;
