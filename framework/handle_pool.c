@@ -125,21 +125,16 @@ int tempo__handle_kind(const tempo_handle *id)
     return kind;
 }
 
-plat_handle *tempo__handle_lock(const tempo_handle *id, int kind)
+plat_handle *tempo__handle_get(const tempo_handle *id, int kind)
 {
     if (id == NULL || lock_table() == NULL)
         return NULL;
     slot *s = find(id, kind);
-    if (s == NULL) {
-        unlock_table();
-        return NULL;
-    }
-    return s->obj;
-}
-
-void tempo__handle_unlock(void)
-{
+    plat_handle *obj = s != NULL ? s->obj : NULL;
+    if (obj != NULL)
+        plat_handles_retain(&obj, 1);
     unlock_table();
+    return obj;
 }
 
 int tempo__handle_retain(tempo_handle *const *ids, int n, plat_handle **objs)

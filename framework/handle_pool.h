@@ -15,13 +15,16 @@
  * slot; free slots are reused oldest-first to make that rarer still).
  *
  * Lifetime: the table holds the owner's reference on each backend object.
- * Short operations (set, reset, arm) run with the table lock held, so a
- * concurrent destroy waits for them; a wait takes its own backend references
- * under the lock (tempo__handle_retain) and drops them after the wait, so an
- * object destroyed while a wait blocks on it stays valid until that wait
- * returns (README "Threading rules"), while its id is already dead.
+ * Every call takes its own backend reference under the table lock (a lookup
+ * and an atomic increment: the lock is never held across a backend call)
+ * and drops it when done, so an object destroyed meanwhile -- by another
+ * thread, or while a wait blocks on it -- stays valid until the last user
+ * returns (README "Threading rules"), while its id is already dead. A
+ * backend operation that lands after the destroy finds the object killed
+ * and does nothing visible.
  *
- * Lock order: the table lock, then the backend's locks. Thread: any. */
+ * The table lock is a leaf: nothing else is locked while it is held.
+ * Thread: any. */
 #ifndef TEMPO_HANDLE_POOL_H
 #define TEMPO_HANDLE_POOL_H
 
@@ -40,11 +43,10 @@ tempo_handle *tempo__handle_add(plat_handle *obj, int kind);
 int tempo__handle_kind(const tempo_handle *id);
 
 /* Finds the live handle `id` of `kind` (0: either kind) and returns its
- * object with the table locked: the object stays alive and undestroyed
- * until tempo__handle_unlock(). Keep the section short and non-blocking.
- * NULL (and nothing locked) if `id` is not such a live handle. */
-plat_handle *tempo__handle_lock(const tempo_handle *id, int kind);
-void tempo__handle_unlock(void);
+ * object with one backend reference taken (plat_handles_retain), so it stays
+ * valid even if the handle is destroyed meanwhile; drop it with
+ * plat_handles_release(&obj, 1). NULL if `id` is not such a live handle. */
+plat_handle *tempo__handle_get(const tempo_handle *id, int kind);
 
 /* Looks up all `n` ids and takes a backend reference on each object
  * (plat_handles_retain) into objs[], all under one lock. Returns 0, or

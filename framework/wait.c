@@ -79,21 +79,21 @@ tempo_handle *tempo_event_create(bool manual_reset, bool initially_signaled)
 
 int tempo_event_set(tempo_handle *event)
 {
-    plat_handle *h = tempo__handle_lock(event, PLAT_HANDLE_EVENT);
+    plat_handle *h = tempo__handle_get(event, PLAT_HANDLE_EVENT);
     if (h == NULL)
         return TEMPO_EINVAL;
     plat_event_set(h);
-    tempo__handle_unlock();
+    plat_handles_release(&h, 1);
     return 0;
 }
 
 int tempo_event_reset(tempo_handle *event)
 {
-    plat_handle *h = tempo__handle_lock(event, PLAT_HANDLE_EVENT);
+    plat_handle *h = tempo__handle_get(event, PLAT_HANDLE_EVENT);
     if (h == NULL)
         return TEMPO_EINVAL;
     plat_event_reset(h);
-    tempo__handle_unlock();
+    plat_handles_release(&h, 1);
     return 0;
 }
 
@@ -109,31 +109,31 @@ tempo_handle *tempo_timer_create(bool manual_reset)
 
 int tempo_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns)
 {
-    plat_handle *h = tempo__handle_lock(timer, PLAT_HANDLE_TIMER);
+    plat_handle *h = tempo__handle_get(timer, PLAT_HANDLE_TIMER);
     if (h == NULL)
         return TEMPO_EINVAL;
     plat_timer_set(h, due_ns, period_ns);
-    tempo__handle_unlock();
+    plat_handles_release(&h, 1);
     return 0;
 }
 
 int tempo_timer_cancel(tempo_handle *timer)
 {
-    plat_handle *h = tempo__handle_lock(timer, PLAT_HANDLE_TIMER);
+    plat_handle *h = tempo__handle_get(timer, PLAT_HANDLE_TIMER);
     if (h == NULL)
         return TEMPO_EINVAL;
     plat_timer_cancel(h);
-    tempo__handle_unlock();
+    plat_handles_release(&h, 1);
     return 0;
 }
 
 uint64_t tempo_timer_missed(const tempo_handle *timer)
 {
-    plat_handle *h = tempo__handle_lock(timer, PLAT_HANDLE_TIMER);
+    plat_handle *h = tempo__handle_get(timer, PLAT_HANDLE_TIMER);
     if (h == NULL)
         return 0;
     uint64_t missed = plat_timer_missed(h);
-    tempo__handle_unlock();
+    plat_handles_release(&h, 1);
     return missed;
 }
 

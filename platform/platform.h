@@ -72,7 +72,10 @@ void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns);
 void plat_timer_cancel(plat_handle *timer);
 uint64_t plat_timer_missed(const plat_handle *timer);
 
-/* Takes / drops one reference on each of the `n` objects. */
+/* Takes / drops one reference on each of the `n` objects (the last drop
+ * frees it). Lock-free: the handle table calls retain with its lock held.
+ * An object whose handle was destroyed may still get set/reset/arm calls
+ * from holders that looked it up just before: they must do nothing. */
 void plat_handles_retain(plat_handle *const *h, int n);
 void plat_handles_release(plat_handle *const *h, int n);
 
@@ -129,8 +132,8 @@ int plat_thread_cpu_ns(uint64_t *out_ns);
  * pushed SDL event waking a message wait) pause for `delay_ns` between its
  * steps, as if the signalling thread were preempted there: the sdl backend
  * sleeps between raising its waker's flag and writing its eventfd (or
- * signalling its condition variable); the win32 backend sleeps before
- * SetEvent (the kernel event is one step). 0 (the default) turns it off.
+ * signalling its condition variable); the win32 backend sleeps between
+ * checking the event is alive and SetEvent. 0 (the default) turns it off.
  * Thread: any; affects every thread from the next signal on. */
 void plat_fault_set_signal_delay_ns(uint64_t delay_ns);
 

@@ -59,7 +59,7 @@ struct plat_handle {
     uint8_t kind;   /* enum plat_handle_kind */
     bool manual_reset;
     bool signaled; /* events; timers: manual-reset and has fired */
-    int refs;      /* the owner's + one per holder (plat_handles_retain, each wait) */
+    atomic_int refs; /* the owner's + one per holder (plat_handles_retain, each wait) */
     plat_sched sched;
     uint64_t missed;
 };
@@ -143,7 +143,7 @@ static plat_handle *handle_new(int kind, bool manual_reset, bool signaled)
     h->kind = (uint8_t)kind;
     h->manual_reset = manual_reset;
     h->signaled = signaled;
-    h->refs = 1;
+    atomic_init(&h->refs, 1);
     return h;
 }
 
@@ -173,31 +173,25 @@ static void wake_waiters_of(const plat_handle *h)
             }
 }
 
-/* [g_lock] */
+/* Lock-free: callers that hold the table lock (handle_pool.c) take
+ * references here, so this must not take g_lock. The last reference can
+ * only be dropped once no wait and no table holds the handle. */
 static void handle_unref(plat_handle *h)
 {
-    if (--h->refs == 0)
+    if (atomic_fetch_sub(&h->refs, 1) == 1)
         free(h);
 }
 
 void plat_handles_retain(plat_handle *const *h, int n)
 {
-    SDL_mutex *lock = get_lock();
-    SDL_LockMutex(lock);
     for (int i = 0; i < n; i++)
-        h[i]->refs++;
-    SDL_UnlockMutex(lock);
+        atomic_fetch_add(&h[i]->refs, 1);
 }
 
 void plat_handles_release(plat_handle *const *h, int n)
 {
-    if (n == 0)
-        return;
-    SDL_mutex *lock = get_lock();
-    SDL_LockMutex(lock);
     for (int i = 0; i < n; i++)
         handle_unref(h[i]);
-    SDL_UnlockMutex(lock);
 }
 
 plat_handle *plat_event_create(bool manual_reset, bool initially_signaled)
@@ -209,7 +203,9 @@ void plat_event_set(plat_handle *event)
 {
     SDL_mutex *lock = get_lock();
     SDL_LockMutex(lock);
-    if (!event->signaled) {
+    /* A set that lost the race with a destroy (it holds a reference, the
+     * id is gone) must not wake anyone. */
+    if (event->magic == HANDLE_MAGIC && !event->signaled) {
         event->signaled = true;
         wake_waiters_of(event);
     }
@@ -233,6 +229,10 @@ void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
 {
     SDL_mutex *lock = get_lock();
     SDL_LockMutex(lock);
+    if (timer->magic != HANDLE_MAGIC) {
+        SDL_UnlockMutex(lock); /* lost the race with a destroy */
+        return;
+    }
     plat_sched_arm(&timer->sched, due_ns, period_ns);
     timer->signaled = false;
     timer->missed = 0;
@@ -349,7 +349,7 @@ static waiter *waiter_begin(plat_handle *const *handles, int n, bool sdl_route)
         g_active->prev = w;
     g_active = w;
     for (int i = 0; i < n; i++)
-        handles[i]->refs++;
+        atomic_fetch_add(&handles[i]->refs, 1);
     return w;
 }
 

@@ -158,20 +158,22 @@ void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
 
 void plat_event_set(plat_handle *event)
 {
+    if (!alive(event))
+        return; /* lost the race with a destroy; claim() resets one that slips through */
     uint64_t delay = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
-    if (delay > 0)
-        plat_sleep_until_ns(plat_now_ns() + delay); /* test-only: a preempted setter */
+    if (delay > 0) /* test-only: a setter preempted just there, so the destroy slips in */
+        plat_sleep_until_ns(plat_now_ns() + delay);
     if (!SetEvent(event->os))
         win32__error(TEMPO_EPLATFORM, "SetEvent");
 }
 
 HANDLE win32__handle_os(tempo_handle *event)
 {
-    plat_handle *h = tempo__handle_lock(event, PLAT_HANDLE_EVENT);
+    plat_handle *h = tempo__handle_get(event, PLAT_HANDLE_EVENT);
     if (h == NULL)
         return NULL;
     HANDLE os = h->os; /* open until the handle is destroyed */
-    tempo__handle_unlock();
+    plat_handles_release(&h, 1);
     return os;
 }
 
@@ -235,6 +237,10 @@ static bool timer_acquire(plat_handle *t, uint64_t now)
 void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
 {
     AcquireSRWLockExclusive(&timer->lock);
+    if (!alive(timer)) {
+        ReleaseSRWLockExclusive(&timer->lock); /* lost the race with a destroy */
+        return;
+    }
     plat_sched_arm(&timer->sched, due_ns, period_ns);
     timer->signaled = false;
     timer->missed = 0;
@@ -246,6 +252,10 @@ void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
 void plat_timer_cancel(plat_handle *timer)
 {
     AcquireSRWLockExclusive(&timer->lock);
+    if (!alive(timer)) {
+        ReleaseSRWLockExclusive(&timer->lock); /* lost the race with a destroy */
+        return;
+    }
     /* Win32 semantics: a tick that already fell due stays signalled. The
      * kernel timer is then left alone: it fires for that tick. */
     uint64_t ticks = plat_sched_consume(&timer->sched, plat_now_ns());
@@ -274,7 +284,8 @@ void plat_handle_destroy(plat_handle *h)
      * never see it signalled again. An event is reset before it is marked
      * dead: the other order let a blocked wait find a manual-reset event
      * still signalled but dead, go round and find it again, spinning until
-     * the reset. No set can follow (the id is gone from the handle table). */
+     * the reset. A set that looked the handle up just before (it holds a
+     * reference) may still land afterwards: claim() resets such a signal. */
     if (h->kind == PLAT_HANDLE_TIMER) {
         AcquireSRWLockExclusive(&h->lock);
         atomic_store(&h->magic, 0);
@@ -315,14 +326,24 @@ static int first_due_timer(plat_handle *const *handles, int n, uint64_t now)
  * tick): the wait goes on. */
 static bool claim(plat_handle *h)
 {
-    if (h->kind != PLAT_HANDLE_TIMER)
-        return alive(h);
+    if (h->kind != PLAT_HANDLE_TIMER) {
+        if (alive(h))
+            return true;
+        /* A set that lost the race with the destroy (it held a reference)
+         * can leave a dead manual-reset event signalled: a wait still
+         * holding it would find it again and again, a spin. Nobody can
+         * want a dead event's signal. */
+        ResetEvent(h->os);
+        return false;
+    }
     AcquireSRWLockExclusive(&h->lock);
     bool ok = false;
     if (alive(h)) {
         uint64_t now = plat_now_ns();
         ok = timer_acquire(h, now);
         timer_sync_kernel(h, now);
+    } else {
+        win32__timer_quench(h->os); /* the same for a dead timer's stale expiry */
     }
     ReleaseSRWLockExclusive(&h->lock);
     return ok;
