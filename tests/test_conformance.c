@@ -130,11 +130,14 @@ static void another_thread_wakes_a_blocked_wait(void)
     setter_args a = {e, 30, 0};
     uint64_t t0 = tempo_now_ns();
     SDL_Thread *t = SDL_CreateThread(set_after_delay, "setter", &a);
-    CHECK_EQ_INT(tempo_wait(&e, 1, TEMPO_INFINITE, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 2 * GIVE_UP_NS, 0), 0);
     uint64_t woke = tempo_now_ns();
     SDL_WaitThread(t, NULL);
     CHECK_GE_U64(woke - t0, 30 * MS);
     CHECK_GE_U64(woke, a.set_at);
+    /* A lost wake sleeps on to the wait's own timeout and only then finds
+     * the event set: only that reaches GIVE_UP_NS, load does not. */
+    CHECK_LT_U64(woke - a.set_at, GIVE_UP_NS);
     tempo_event_destroy(e);
 }
 
@@ -197,6 +200,9 @@ static void manual_reset_event_releases_every_waiter(void)
     SDL_Delay(50);
     CHECK_EQ_INT(atomic_load(&returned), 0);
     tempo_event_set(e);
+    /* All three are woken, well before their own timeouts (2 * GIVE_UP_NS). */
+    wait_returned(&returned, 3, GIVE_UP_NS);
+    CHECK_EQ_INT(atomic_load(&returned), 3);
     for (int i = 0; i < 3; i++) {
         SDL_WaitThread(t[i], NULL);
         CHECK_EQ_INT(a[i].result, 0);
@@ -345,11 +351,14 @@ static void timer_armed_by_another_thread_during_a_wait(void)
     tempo_handle *t = tempo_timer_create(false);
     arm_args a = {t, 0};
     SDL_Thread *th = SDL_CreateThread(arm_later, "arm", &a);
-    CHECK_EQ_INT(tempo_wait(&t, 1, GIVE_UP_NS, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 2 * GIVE_UP_NS, 0), 0);
     uint64_t woke = tempo_now_ns();
     SDL_WaitThread(th, NULL);
     CHECK(a.due != 0);
     CHECK_GE_U64(woke, a.due);
+    /* A wait that missed the re-arm would sleep on to its own timeout and
+     * then find the timer due: only that reaches GIVE_UP_NS, load does not. */
+    CHECK_LT_U64(woke - a.due, GIVE_UP_NS);
     tempo_timer_destroy(t);
 }
 
