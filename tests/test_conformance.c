@@ -2,9 +2,11 @@
  * run against every backend and route: sdl on Linux (dummy driver, Xvfb/x11,
  * and the forced sdl-events fallback), and win32/sdl under wine.
  *
- * These cases run in real time on shared, noisy machines, so time bounds are
- * one-sided where the contract is ("never early") and generous where it is
- * not ("not absurdly late"): SLACK_NS. Precision is the benchmark's job.
+ * These cases run in real time on shared, noisy machines, so no verdict may
+ * depend on how busy the machine is: time bounds are one-sided where the
+ * contract is ("never early"), and lateness is never asserted. A wake that is
+ * lost instead of late is caught by order and count checks, or by GIVE_UP_NS,
+ * a limit only a lost wake reaches. Precision is the benchmark's job.
  * Only SDL, Tempo and the platform contract (platform.h: the per-thread CPU
  * clock and the fault-injection hook) are used, so the file builds for every
  * platform. */
@@ -21,8 +23,9 @@
 #include "tempo_internal.h"
 
 #define MS TEMPO_NS_PER_MS
-/* How late a real-time event may be before we call it broken. */
-#define SLACK_NS (150 * MS)
+/* How long to wait for something that must happen before calling it lost:
+ * far beyond any scheduling delay of a loaded machine. */
+#define GIVE_UP_NS (20000 * MS)
 
 static bool video_ok;
 
@@ -115,9 +118,9 @@ static void signal_before_wait_is_not_lost(void)
     int rc = 1;
     SDL_WaitThread(t, &rc); /* the set is complete before we wait */
     CHECK_EQ_INT(rc, 0);
-    uint64_t t0 = tempo_now_ns();
-    CHECK_EQ_INT(tempo_wait(&e, 1, 5000 * MS, 0), 0);
-    CHECK_LT_U64(since(t0), SLACK_NS);
+    /* Already signalled: a wait that may not block at all must see it. */
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 0, 0), TEMPO_ETIMEDOUT);
     tempo_event_destroy(e);
 }
 
@@ -127,12 +130,14 @@ static void another_thread_wakes_a_blocked_wait(void)
     setter_args a = {e, 30, 0};
     uint64_t t0 = tempo_now_ns();
     SDL_Thread *t = SDL_CreateThread(set_after_delay, "setter", &a);
-    CHECK_EQ_INT(tempo_wait(&e, 1, TEMPO_INFINITE, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&e, 1, 2 * GIVE_UP_NS, 0), 0);
     uint64_t woke = tempo_now_ns();
     SDL_WaitThread(t, NULL);
     CHECK_GE_U64(woke - t0, 30 * MS);
     CHECK_GE_U64(woke, a.set_at);
-    CHECK_LT_U64(woke - a.set_at, SLACK_NS);
+    /* A lost wake sleeps on to the wait's own timeout and only then finds
+     * the event set: only that reaches GIVE_UP_NS, load does not. */
+    CHECK_LT_U64(woke - a.set_at, GIVE_UP_NS);
     tempo_event_destroy(e);
 }
 
@@ -145,7 +150,7 @@ typedef struct waiter_args {
 static int wait_once(void *p)
 {
     waiter_args *a = p;
-    a->result = tempo_wait(&a->event, 1, 5000 * MS, 0);
+    a->result = tempo_wait(&a->event, 1, 2 * GIVE_UP_NS, 0);
     atomic_fetch_add(a->returned, 1);
     return 0;
 }
@@ -170,7 +175,7 @@ static void auto_reset_event_releases_exactly_one_waiter(void)
     SDL_Delay(50); /* let them block */
     for (int k = 1; k <= 3; k++) {
         tempo_event_set(e);
-        wait_returned(&returned, k, SLACK_NS * 4);
+        wait_returned(&returned, k, GIVE_UP_NS);
         SDL_Delay(30); /* would a second waiter slip through? */
         CHECK_EQ_INT(atomic_load(&returned), k);
     }
@@ -195,6 +200,9 @@ static void manual_reset_event_releases_every_waiter(void)
     SDL_Delay(50);
     CHECK_EQ_INT(atomic_load(&returned), 0);
     tempo_event_set(e);
+    /* All three are woken, well before their own timeouts (2 * GIVE_UP_NS). */
+    wait_returned(&returned, 3, GIVE_UP_NS);
+    CHECK_EQ_INT(atomic_load(&returned), 3);
     for (int i = 0; i < 3; i++) {
         SDL_WaitThread(t[i], NULL);
         CHECK_EQ_INT(a[i].result, 0);
@@ -210,10 +218,9 @@ static void one_shot_timer_fires_once_never_early(void)
     tempo_handle *t = tempo_timer_create(false);
     uint64_t t0 = tempo_now_ns();
     CHECK_EQ_INT(tempo_timer_set(t, t0 + 25 * MS, 0), 0);
-    CHECK_EQ_INT(tempo_wait(&t, 1, 5000 * MS, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, GIVE_UP_NS, 0), 0);
     uint64_t woke = since(t0);
     CHECK_GE_U64(woke, 25 * MS);
-    CHECK_LT_U64(woke, 25 * MS + SLACK_NS);
     CHECK_EQ_U64(tempo_timer_missed(t), 0);
     CHECK_EQ_INT(tempo_wait(&t, 1, 60 * MS, 0), TEMPO_ETIMEDOUT);
     tempo_timer_destroy(t);
@@ -231,9 +238,11 @@ static void timer_due_in_the_past_is_signaled_at_once(void)
 static void periodic_timer_keeps_an_absolute_schedule(void)
 {
     /* 120 ticks of 4 ms (~0.5 s). Every return must be at or after its
-     * tick's due time, the ticks counted (1 + missed per return) must match
-     * the schedule, and the last tick must land near start + k * period:
-     * any per-tick drift would pile up to far more than the slack. */
+     * tick's due time, and the ticks counted (1 + missed per return) must
+     * match the schedule both ways: no tick counted before it is due, and no
+     * tick lost: every tick due before a wait began is counted by the time it
+     * returns. Per-tick drift or a lost missed-count breaks one of the two,
+     * however late the waits return on a loaded machine. */
     const uint64_t period = 4 * MS;
     const uint64_t ticks = 120;
     tempo_handle *t = tempo_timer_create(false);
@@ -242,7 +251,8 @@ static void periodic_timer_keeps_an_absolute_schedule(void)
     uint64_t k = 0; /* index of the tick the last return consumed */
     uint64_t returns = 0, early = 0;
     while (k + 1 < ticks) {
-        if (tempo_wait(&t, 1, 5000 * MS, 0) != 0) {
+        uint64_t before = tempo_now_ns();
+        if (tempo_wait(&t, 1, GIVE_UP_NS, 0) != 0) {
             tt_fail(__FILE__, __LINE__, "periodic wait did not return the timer");
             break;
         }
@@ -254,11 +264,12 @@ static void periodic_timer_keeps_an_absolute_schedule(void)
         /* Counting must agree with the clock: tick k is due and k+1 was not
          * yet due when the wait consumed it (it may have become due since). */
         CHECK_LE_U64(start + k * period, now);
+        /* Tick k + 1 was not yet due when this wait began. */
+        CHECK_LT_U64(before, start + (k + 1) * period);
     }
     uint64_t end = tempo_now_ns();
     CHECK_EQ_U64(early, 0);
     CHECK_GE_U64(end, start + k * period);
-    CHECK_LT_U64(end - (start + k * period), SLACK_NS);
     tt_note("%llu returns for %llu ticks", (unsigned long long)returns, (unsigned long long)(k + 1));
     tempo_timer_destroy(t);
 }
@@ -280,7 +291,7 @@ static void late_waiter_gets_one_signal_and_the_missed_count(void)
     CHECK_GE_U64(missed, 5);
     /* One signal, not a burst: the next wait blocks until the next tick. */
     uint64_t next_due = start + ((after - start) / period + 1) * period;
-    CHECK_EQ_INT(tempo_wait(&t, 1, 5000 * MS, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, GIVE_UP_NS, 0), 0);
     CHECK_GE_U64(tempo_now_ns(), next_due);
     tempo_timer_destroy(t);
 }
@@ -312,7 +323,7 @@ static void manual_reset_timer_stays_signaled_until_set(void)
     tempo_handle *t = tempo_timer_create(true);
     uint64_t now = tempo_now_ns();
     tempo_timer_set(t, now + 10 * MS, 0);
-    CHECK_EQ_INT(tempo_wait(&t, 1, 5000 * MS, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, GIVE_UP_NS, 0), 0);
     CHECK_GE_U64(tempo_now_ns(), now + 10 * MS);
     CHECK_EQ_INT(tempo_wait(&t, 1, 0, 0), 0);
     tempo_timer_cancel(t); /* Win32: cancelling keeps the signal */
@@ -340,12 +351,14 @@ static void timer_armed_by_another_thread_during_a_wait(void)
     tempo_handle *t = tempo_timer_create(false);
     arm_args a = {t, 0};
     SDL_Thread *th = SDL_CreateThread(arm_later, "arm", &a);
-    CHECK_EQ_INT(tempo_wait(&t, 1, 5000 * MS, 0), 0);
+    CHECK_EQ_INT(tempo_wait(&t, 1, 2 * GIVE_UP_NS, 0), 0);
     uint64_t woke = tempo_now_ns();
     SDL_WaitThread(th, NULL);
     CHECK(a.due != 0);
     CHECK_GE_U64(woke, a.due);
-    CHECK_LT_U64(woke - a.due, SLACK_NS);
+    /* A wait that missed the re-arm would sleep on to its own timeout and
+     * then find the timer due: only that reaches GIVE_UP_NS, load does not. */
+    CHECK_LT_U64(woke - a.due, GIVE_UP_NS);
     tempo_timer_destroy(t);
 }
 
@@ -360,7 +373,6 @@ static void timeout_is_never_early(void)
         CHECK_EQ_INT(tempo_wait(&e, 1, timeouts[i], 0), TEMPO_ETIMEDOUT);
         uint64_t took = since(t0);
         CHECK_GE_U64(took, timeouts[i]);
-        CHECK_LT_U64(took, timeouts[i] + SLACK_NS);
     }
     /* n == 0 is a precise sleep. */
     uint64_t t0 = tempo_now_ns();
@@ -936,8 +948,8 @@ static void message_wait_returns_on_an_event_pushed_by_another_thread(void)
     int r;
     /* Window-system chatter may also count as messages: wait for ours. */
     bool got = false;
-    while (!got && since(t0) < 5000 * MS) {
-        r = tempo_wait(&e, 1, 5000 * MS, TEMPO_WAIT_MESSAGES);
+    while (!got && since(t0) < GIVE_UP_NS) {
+        r = tempo_wait(&e, 1, GIVE_UP_NS, TEMPO_WAIT_MESSAGES);
         CHECK(r == 1 || r == TEMPO_ETIMEDOUT);
         if (r != 1)
             break;
@@ -951,7 +963,6 @@ static void message_wait_returns_on_an_event_pushed_by_another_thread(void)
     CHECK_EQ_INT(rc, 0);
     CHECK(got);
     CHECK_GE_U64(since(t0), 30 * MS);
-    CHECK_LT_U64(since(t0), 30 * MS + SLACK_NS);
     tt_note("route: %s", tempo_wait_route());
     /* Without the flag, pending messages do not end a wait. */
     SDL_Event ev;
@@ -977,7 +988,7 @@ static void message_wait_still_returns_handles_and_timeouts(void)
     int r;
     do {
         SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
-        r = tempo_wait(&t, 1, 5000 * MS, TEMPO_WAIT_MESSAGES);
+        r = tempo_wait(&t, 1, GIVE_UP_NS, TEMPO_WAIT_MESSAGES);
     } while (r == 1);
     CHECK_EQ_INT(r, 0);
     CHECK_GE_U64(since(t0), 20 * MS);
@@ -991,14 +1002,32 @@ static void message_wait_still_returns_handles_and_timeouts(void)
     tempo_timer_destroy(t);
 }
 
+typedef struct key_sender {
+    const char *title;
+    atomic_bool arrived; /* set by the test once the key came in */
+    int sent;            /* xdotool runs that succeeded */
+    int tries;
+} key_sender;
+
+/* Under load the window may take the focus only after xdotool has typed
+ * (so the key goes nowhere): re-send every ~2 s until the key arrives.
+ * What the test asserts is that the key wakes the wait at all, not when. */
 static int send_key(void *p)
 {
-    const char *title = p;
+    key_sender *k = p;
     char args[256];
     /* No window manager under Xvfb: focus explicitly, then type. */
-    snprintf(args, sizeof args, "search --sync --name \"%s\" windowfocus --sync key --delay 20 q", title);
+    snprintf(args, sizeof args, "search --sync --name \"%s\" windowfocus --sync key --delay 20 q", k->title);
     SDL_Delay(100);
-    return tt_xdotool(args);
+    uint64_t t0 = tempo_now_ns();
+    while (!atomic_load(&k->arrived) && since(t0) < 30000 * MS) {
+        k->tries++;
+        if (tt_xdotool(args) == 0)
+            k->sent++;
+        for (int i = 0; i < 100 && !atomic_load(&k->arrived); i++)
+            SDL_Delay(20);
+    }
+    return 0;
 }
 
 static void message_wait_wakes_on_real_window_input(void)
@@ -1022,13 +1051,16 @@ static void message_wait_wakes_on_real_window_input(void)
     CHECK(win != NULL);
     if (win == NULL)
         return;
-    SDL_Thread *th = SDL_CreateThread(send_key, "xdotool", (void *)title);
+    key_sender ks = {.title = title};
+    atomic_init(&ks.arrived, false);
+    SDL_Thread *th = SDL_CreateThread(send_key, "xdotool", &ks);
     tempo_handle *e = tempo_event_create(false, false);
     uint64_t t0 = tempo_now_ns();
     bool down = false, up = false;
     int wakes = 0;
-    while (!(down && up) && since(t0) < 10000 * MS) {
-        int r = tempo_wait(&e, 1, 10000 * MS, TEMPO_WAIT_MESSAGES);
+    /* The sender gives up at 30 s; the last key may need a moment more. */
+    while (!(down && up) && since(t0) < 35000 * MS) {
+        int r = tempo_wait(&e, 1, 35000 * MS, TEMPO_WAIT_MESSAGES);
         if (r != 1)
             break;
         wakes++;
@@ -1040,12 +1072,12 @@ static void message_wait_wakes_on_real_window_input(void)
                 up = true;
         }
     }
-    int rc = -1;
-    SDL_WaitThread(th, &rc);
-    CHECK_EQ_INT(rc, 0);
+    atomic_store(&ks.arrived, true);
+    SDL_WaitThread(th, NULL);
+    CHECK(ks.sent > 0);
     CHECK(down);
     CHECK(up);
-    tt_note("%d message wake-ups, route %s", wakes, tempo_wait_route());
+    tt_note("%d message wake-ups, %d xdotool run(s), route %s", wakes, ks.tries, tempo_wait_route());
     const char *forced = SDL_getenv("TEMPO_SDL_WAIT_ROUTE");
     bool sdl_route = forced != NULL && SDL_strcmp(forced, "sdl") == 0;
     const char *want = tempo_backend_has(TEMPO_CAP_OS_MESSAGE_WAIT) ? "msgwait"

@@ -986,7 +986,10 @@ static void lying_image_headers_are_refused_before_decoding(void)
     for (int i = 0; i < 4; i++) {
         uint64_t t0 = tempo_now_ns();
         expect_error(l, TEMPO_LOAD_IMAGE, files[i], TEMPO_ERANGE, "60000x60000");
-        CHECK_LT_U64(tempo_now_ns() - t0, 2 * TEMPO_NS_PER_S);
+        /* The refusal itself (ERANGE naming the header's size) shows that no
+         * decoder ran; the time bound only catches a refusal that came after
+         * a giant decode, and is generous so that machine load cannot reach it. */
+        CHECK_LT_U64(tempo_now_ns() - t0, 20 * TEMPO_NS_PER_S);
     }
     tempo_loader_destroy(l);
 }
