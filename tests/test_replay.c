@@ -707,23 +707,38 @@ static uint64_t run_netq_game(const char *path, tempo_replay *rp, tempo_replay_r
     return h;
 }
 
+/* The shape of run_netq_game and its siblings: records into `path` when
+ * `rp` is NULL, else replays `rp` and fills `res`; returns the final hash. */
+typedef uint64_t (*game_run_fn)(const char *path, tempo_replay *rp, tempo_replay_result *res, game *g);
+
+/* Replays `path` through `run_game` (the function that recorded it) and
+ * checks that it matches: every hash, `ticks` ticks, final hash `h`. */
+static tempo_replay_result replay_matches(const char *path, game_run_fn run_game, game *g, uint64_t ticks,
+                                          uint64_t h)
+{
+    tempo_replay_result res;
+    memset(&res, 0, sizeof res);
+    tempo_replay *rp =
+        tempo_replay_open(&(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = g});
+    CHECK(rp != NULL);
+    if (rp == NULL)
+        return res;
+    uint64_t h2 = run_game(NULL, rp, &res, g);
+    tempo_replay_close(rp);
+    CHECK(res.matches);
+    if (!res.matches)
+        tt_note("diverged at %llu", (unsigned long long)res.diverged_at);
+    CHECK_EQ_U64(res.ticks, ticks);
+    CHECK_EQ_U64(h2, h);
+    return res;
+}
+
 static void netq_messages_replay_without_a_sender(void)
 {
     game g;
     uint64_t h = run_netq_game("test_replay_netq.trec", NULL, NULL, &g);
-    tempo_replay *rp = tempo_replay_open(
-        &(tempo_replay_desc){.path = "test_replay_netq.trec", .hash = game_hash, .hash_user = &g});
-    CHECK(rp != NULL);
-    if (rp == NULL)
-        return;
-    tempo_replay_result res;
-    memset(&res, 0, sizeof res);
-    uint64_t h2 = run_netq_game(NULL, rp, &res, &g);
-    tempo_replay_close(rp);
-    CHECK(res.matches);
-    CHECK_EQ_U64(res.ticks, 3000);
+    tempo_replay_result res = replay_matches("test_replay_netq.trec", run_netq_game, &g, 3000, h);
     CHECK_EQ_U64(res.checks, 3001);
-    CHECK_EQ_U64(h2, h);
 }
 
 /* Loader completions: the live loader threads finish jobs at timing-
@@ -802,20 +817,7 @@ static void loader_completions_replay_at_their_ticks(void)
 {
     game g;
     uint64_t h = run_loader_game("test_replay_loader.trec", NULL, NULL, &g);
-    tempo_replay *rp = tempo_replay_open(
-        &(tempo_replay_desc){.path = "test_replay_loader.trec", .hash = game_hash, .hash_user = &g});
-    CHECK(rp != NULL);
-    if (rp == NULL)
-        return;
-    tempo_replay_result res;
-    memset(&res, 0, sizeof res);
-    uint64_t h2 = run_loader_game(NULL, rp, &res, &g);
-    tempo_replay_close(rp);
-    CHECK(res.matches);
-    if (!res.matches)
-        tt_note("diverged at %llu", (unsigned long long)res.diverged_at);
-    CHECK_EQ_U64(res.ticks, 2000);
-    CHECK_EQ_U64(h2, h);
+    replay_matches("test_replay_loader.trec", run_loader_game, &g, 2000, h);
 }
 
 /* Audio notices: the audio thread raises them at real-time moments, so the
@@ -884,6 +886,12 @@ static uint64_t run_audio_game(const char *path, tempo_replay *rp, tempo_replay_
     return h;
 }
 
+static uint64_t replay_audio_game(const char *path, tempo_replay *rp, tempo_replay_result *res, game *g)
+{
+    uint64_t unused;
+    return run_audio_game(path, rp, res, g, &unused);
+}
+
 static void audio_notices_replay_at_their_ticks(void)
 {
     SDL_setenv("SDL_AUDIODRIVER", "dummy", 0);
@@ -898,20 +906,7 @@ static void audio_notices_replay_at_their_ticks(void)
     uint64_t h = run_audio_game("test_replay_audio.trec", NULL, NULL, &g, &notices);
     tt_note("recorded %llu audio notices", (unsigned long long)notices);
     CHECK_GE_U64(notices, 10);
-    tempo_replay *rp = tempo_replay_open(
-        &(tempo_replay_desc){.path = "test_replay_audio.trec", .hash = game_hash, .hash_user = &g});
-    CHECK(rp != NULL);
-    if (rp != NULL) {
-        tempo_replay_result res;
-        memset(&res, 0, sizeof res);
-        uint64_t h2 = run_audio_game(NULL, rp, &res, &g, &notices);
-        tempo_replay_close(rp);
-        CHECK(res.matches);
-        if (!res.matches)
-            tt_note("diverged at %llu", (unsigned long long)res.diverged_at);
-        CHECK_EQ_U64(res.ticks, 600);
-        CHECK_EQ_U64(h2, h);
-    }
+    replay_matches("test_replay_audio.trec", replay_audio_game, &g, 600, h);
     Mix_FreeChunk(test_chunk);
     tempo_audio_close(test_au);
     test_au = NULL;
