@@ -5,16 +5,6 @@
 PREFIX=${TEMPO_WIN_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/tempo/win64}
 HOST=x86_64-w64-mingw32
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-
-# ensure_pkgs PKG... : apt-get install whatever is missing; apt-get update only if something is.
-ensure_pkgs() {
-    local p missing=()
-    for p in "$@"; do
-        [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing+=("$p")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    echo "${0##*/}: installing ${missing[*]}" >&2
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
+# ensure_pkgs, as_root: the installer shared with ./dev (apt's output goes to stderr).
+# shellcheck source=pkgs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/pkgs.sh"

@@ -1,0 +1,75 @@
+# shellcheck shell=bash
+# The one package installer of ./dev and the .ci/ scripts (sourced, not run).
+#
+# Everything apt-get and dpkg print goes to stderr: on a new machine they print hundreds of lines
+# (progress, "Selecting previously unselected package ...", maintainer scripts), and some scripts'
+# stdout is read by another (.ci/win-env prints the meson cross file's path, which ./dev captures).
+# tests/test_scripts.sh holds every such script to that under shims that make the machine look new.
+
+# as_root CMD...: CMD as root (sudo -n when not root: never a password prompt in a script).
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi
+}
+
+# missing_pkgs PKG...: the names of those not installed, one a line.
+missing_pkgs() {
+    local p
+    for p in "$@"; do
+        [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || echo "$p"
+    done
+}
+
+# ensure_pkgs PKG...: installs whatever is missing (apt-get update first, once per process).
+# Prints nothing on stdout. Not root and no password-less sudo: fails with the exact command.
+_tempo_apt_updated=0
+ensure_pkgs() {
+    local missing
+    missing=$(missing_pkgs "$@" | tr '\n' ' ')
+    missing=${missing% }
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" != 0 ] && ! sudo -n true 2>/dev/null; then
+        echo "${0##*/}: missing packages; run: sudo apt-get update && sudo apt-get install -y $missing" >&2
+        return 1
+    fi
+    echo "${0##*/}: installing Debian packages (first run only): $missing" >&2
+    if [ "$_tempo_apt_updated" = 0 ]; then
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || return 1
+        _tempo_apt_updated=1
+    fi
+    # shellcheck disable=SC2086
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        -o Dpkg::Use-Pty=0 $missing >&2
+}
+
+# deb_src_822 APT_DIR, deb_src_one APT_DIR: a deb-src entry for every binary entry apt has, in
+# both formats apt reads. deb822 stanzas in sources.list.d/*.sources (Debian's images: "Types: deb"
+# with URIs, Suites, Components, Signed-By) give stanzas; one-line "deb [opts] URI SUITE COMP..."
+# entries in sources.list and sources.list.d/*.list (mmdebstrap's roots, many images) give lines.
+# Tempo's own generated files (tempo-src.*) are not read.
+deb_src_822() {
+    local f
+    for f in "$1"/sources.list.d/*.sources; do
+        [ -f "$f" ] && [ "${f##*/}" != tempo-src.sources ] && { cat "$f"; echo; }
+    done | awk 'BEGIN { RS = ""; FS = "\n" }
+        {   deb = 0
+            for (i = 1; i <= NF; i++) if ($i ~ /^Types:/) {
+                n = split(substr($i, 7), t, /[ \t]+/)
+                for (j = 1; j <= n; j++) if (t[j] == "deb") deb = 1
+            }
+            if (!deb) next
+            print "Types: deb-src"; keep = 0
+            for (i = 1; i <= NF; i++) {
+                if ($i ~ /^[ \t]/) { if (keep) print $i; continue }   # continuation (inline key)
+                keep = ($i ~ /^(URIs|Suites|Components|Signed-By):/)
+                if (keep) print $i
+            }
+            print ""
+        }'
+}
+deb_src_one() {
+    local f
+    for f in "$1"/sources.list "$1"/sources.list.d/*.list; do
+        [ -f "$f" ] && [ "${f##*/}" != tempo-src.list ] && sed -n 's/^[ \t]*deb[ \t]\{1,\}/deb-src /p' "$f"
+    done
+    return 0
+}
