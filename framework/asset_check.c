@@ -601,6 +601,8 @@ static int sound_aiff(const unsigned char *b, size_t n, tempo__asset_info *info)
 
 /* Sounds go to SDL's own WAV loader (SDL_LoadWAV_RW) and SDL_mixer's AIFF
  * loader (load_aiff.c), which both honour pad bytes. */
+static int check_flac(const tempo__asset_reader *rd, tempo__asset_info *info);
+
 int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info)
 {
     memset(info, 0, sizeof *info);
@@ -616,6 +618,11 @@ int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info
     }
     if (f == TEMPO__ASSET_AIFF)
         return sound_aiff(b, n, info);
+    if (f == TEMPO__ASSET_FLAC) {
+        tempo__asset_mem m = {b, n};
+        tempo__asset_reader rd = tempo__asset_mem_reader(&m);
+        return check_flac(&rd, info);
+    }
     if (f != TEMPO__ASSET_WAV)
         return 0;
     const bool wav = true;
@@ -670,6 +677,71 @@ static size_t rd_at(const tempo__asset_reader *rd, uint64_t off, void *buf, size
         return k;
     }
     return rd->read(rd->ctx, off, buf, len);
+}
+
+/* FLAC, as libFLAC (and dr_flac) read it before any audio: "fLaC", then
+ * metadata blocks of a 4-byte header (bit 7: the last block; bits 0-6: the
+ * type; a 24-bit big-endian length) and a body. STREAMINFO (type 0, 34
+ * bytes) comes first and only there; type 127 is invalid; a SEEKTABLE is
+ * whole 18-byte points; a VORBIS_COMMENT's strings (SDL_mixer asks libFLAC
+ * for them) lie inside their block; every block lies inside the file. When
+ * libFLAC's metadata step fails, SDL_mixer 2.6.2's FLAC reader returns
+ * without deleting its decoder: 55 KB leaked per load, as sound or music
+ * (fuzz_asset_load, tests/fuzz/asset_load/flac-aiff-metadata). */
+static int check_flac(const tempo__asset_reader *rd, tempo__asset_info *info)
+{
+    uint64_t pos = 4;
+    for (bool first = true, last = false; !last; first = false) {
+        unsigned char h[4];
+        if (rd_at(rd, pos, h, 4) < 4)
+            return fail(info, TEMPO_EFORMAT, "FLAC metadata ends at byte %llu before its last block",
+                        (unsigned long long)pos);
+        last = (h[0] & 0x80) != 0;
+        unsigned type = h[0] & 0x7Fu;
+        uint32_t len = (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+        uint64_t body = pos + 4;
+        if (body + len > rd->size)
+            return fail(info, TEMPO_EFORMAT, "FLAC metadata block at byte %llu claims %u bytes past the end",
+                        (unsigned long long)pos, (unsigned)len);
+        if (first != (type == 0) || (type == 0 && len != 34))
+            return fail(info, TEMPO_EFORMAT, "FLAC stream %s (block type %u, %u bytes at byte %llu)",
+                        first ? "does not start with a 34-byte STREAMINFO" : "has a second STREAMINFO", type,
+                        (unsigned)len, (unsigned long long)pos);
+        if (type == 0) {
+            unsigned char si[34];
+            rd_at(rd, body, si, sizeof si);
+            uint32_t min_block = be16(si), max_block = be16(si + 2);
+            if (min_block < 16 || max_block < min_block)
+                return fail(info, TEMPO_EFORMAT, "FLAC STREAMINFO block sizes %u-%u (16 at least, min <= max)",
+                            (unsigned)min_block, (unsigned)max_block);
+            uint32_t rate = (uint32_t)si[10] << 12 | (uint32_t)si[11] << 4 | si[12] >> 4;
+            int rc = check_format_values(info, "FLAC", ((si[12] >> 1) & 7u) + 1, rate);
+            if (rc < 0)
+                return rc;
+        } else if (type == 127) {
+            return fail(info, TEMPO_EFORMAT, "FLAC metadata block of the invalid type 127 at byte %llu",
+                        (unsigned long long)pos);
+        } else if (type == 3 && len % 18 != 0) {
+            return fail(info, TEMPO_EFORMAT, "FLAC SEEKTABLE of %u bytes (whole 18-byte points)", (unsigned)len);
+        } else if (type == 4) {
+            /* vendor string, count, then count strings: each a 32-bit LE length and its bytes */
+            uint64_t p = body, end = body + len;
+            unsigned char w[4];
+            for (int64_t k = -1, count = 0; k < count; k++) {
+                if (p + 4 > end || rd_at(rd, p, w, 4) < 4 || le32(w) > end - p - 4)
+                    return fail(info, TEMPO_EFORMAT, "FLAC VORBIS_COMMENT string runs past its block");
+                p += 4 + le32(w);
+                if (k == -1) {
+                    if (p + 4 > end || rd_at(rd, p, w, 4) < 4)
+                        return fail(info, TEMPO_EFORMAT, "FLAC VORBIS_COMMENT without its comment count");
+                    count = le32(w);
+                    p += 4;
+                }
+            }
+        }
+        pos = body + len;
+    }
+    return 0;
 }
 
 /* An INFO list, read as SDL_mixer's ParseLIST / read_meta_field do: each
@@ -834,9 +906,9 @@ int tempo__asset_check_music(const tempo__asset_reader *rd, tempo__asset_info *i
     switch (f) {
     case TEMPO__ASSET_WAV: return music_wav(rd, info);
     case TEMPO__ASSET_AIFF: return music_aiff(rd, info);
+    case TEMPO__ASSET_FLAC: return check_flac(rd, info);
     case TEMPO__ASSET_OGG:
     case TEMPO__ASSET_OPUS:
-    case TEMPO__ASSET_FLAC:
     case TEMPO__ASSET_MP3:
     case TEMPO__ASSET_MIDI:
         return 0;

@@ -309,10 +309,30 @@ static void make_tga(const char *name, unsigned w, unsigned h)
  * in its colour table unchecked and dereferences NULL (fuzz_asset_load). */
 #define XPM_NO_COLOUR "/* XPM */\nstatic char *x[] = {\n\"2 1 1 1\",\n\"a c #000000\",\n\"az\"\n};\n"
 #define SVG_HUGE "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40000\" height=\"40000\"><rect width=\"9\" height=\"9\"/></svg>\n"
+/* 192 bytes found by fuzz_asset_load (issue 18): "fLaC", a first metadata
+ * block of type STREAMINFO claiming 174 bytes, then an AIFF. libFLAC's
+ * metadata step fails and SDL_mixer 2.6.2 leaks its FLAC decoder (55 KB in
+ * 28 allocations) as sound and as music. The same bytes are in the fuzz
+ * corpus, tests/fuzz/asset_load/flac-aiff-metadata. */
+static const unsigned char flac_aiff[192] = {
+    0x66, 0x4c, 0x61, 0x43, 0x00, 0x00, 0x00, 0xae, 0x41, 0x49, 0x46, 0x46, 0x43, 0x4f, 0x4d, 0x4d,
+    0x00, 0x00, 0x00, 0x12, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40, 0x00, 0x10, 0x40, 0x0d, 0xac, 0x44,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x53, 0x53, 0x4e, 0x44, 0x00, 0x00, 0x00, 0x88, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48,
+    0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0x0b, 0xb8, 0x0b, 0x0b, 0xb8, 0xf4, 0x48, 0xf4, 0x48, 0xf4,
+    0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0x0b, 0xb8, 0x0b, 0xb8, 0x2e,
+    0x0b, 0xb8, 0x8a, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0xf4, 0x48, 0xf4, 0x48,
+    0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf0, 0x48, 0x0b, 0xb8, 0x0b, 0xb8,
+    0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0xf4, 0x48, 0xf4, 0x48,
+    0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0xf4, 0x48, 0x0b, 0xb8, 0x0b, 0xb8,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8, 0x0b, 0xb8
+};
+
 #define PPM_HUGE "P6\n60000 60000\n255\n\x01\x02\x03"
 
 static const char *const fixture_files[] = {
-    FX "short_ssnd.aiff", FX "two_ssnd.aiff", FX "short.flac", FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
+    FX "short_ssnd.aiff", FX "two_ssnd.aiff", FX "short.flac", FX "flac_aiff.flac", FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
     FX "huge.xpm", FX "huge_xpm.png", FX "colours.xpm", FX "nocolour.xpm", FX "huge.svg", FX "huge_svg.png", FX "huge.ppm",
     FX "huge_ppm.png", FX "max.tga", FX "30000.tga", FX "30000_tga.png", FX "fifo",
 };
@@ -327,6 +347,7 @@ static void make_fixtures(void)
     make_aiff_short_ssnd(FX "short_ssnd.aiff", false);
     make_aiff_short_ssnd(FX "two_ssnd.aiff", true);
     write_file(FX "short.flac", "fLaC\xff", 5);
+    write_file(FX "flac_aiff.flac", flac_aiff, sizeof flac_aiff);
     make_text(FX "huge.xpm", XPM_HUGE);
     make_text(FX "huge_xpm.png", XPM_HUGE);
     make_text(FX "colours.xpm", XPM_COLOURS);
@@ -459,6 +480,8 @@ REFUSED(sound_aiff_first_ssnd_offset_past_the_end, TEMPO_LOAD_SOUND, "two_ssnd.a
 /* 5 bytes: SDL_mixer's sound path gives up before its 12-byte probe and
  * leaks the source it was told to close (LSan in the ASan build). */
 REFUSED(sound_5_byte_flac_leaks_nothing, TEMPO_LOAD_SOUND, "short.flac", TEMPO_EFORMAT, NULL)
+REFUSED(sound_flac_with_a_174_byte_streaminfo, TEMPO_LOAD_SOUND, "flac_aiff.flac", TEMPO_EFORMAT, "STREAMINFO")
+REFUSED(music_flac_with_a_174_byte_streaminfo, TEMPO_LOAD_MUSIC, "flac_aiff.flac", TEMPO_EFORMAT, "STREAMINFO")
 
 /* As sounds, the hostile music files were safe and must stay so. */
 static void the_same_files_as_sounds_stay_safe(void)
@@ -586,6 +609,8 @@ static const tt_case cases[] = {
     TT_CASE(sound_aiff_frames_past_its_ssnd_data),
     TT_CASE(sound_aiff_first_ssnd_offset_past_the_end),
     TT_CASE(sound_5_byte_flac_leaks_nothing),
+    TT_CASE(sound_flac_with_a_174_byte_streaminfo),
+    TT_CASE(music_flac_with_a_174_byte_streaminfo),
     TT_CASE(image_xpm_30000x30000),
     TT_CASE(image_xpm_30000x30000_named_png),
     TT_CASE(image_xpm_10e8_colours),
