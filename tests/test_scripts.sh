@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The project's scripts on a machine that looks new without being new (issue 18: on a new machine
+# .ci/win-env printed 223 lines of apt-get output before the cross file's path, which ./dev reads
+# from its stdout, and the README's test command failed).
+#
+# PATH shims make every package "not installed" and every tool chatty on stdout: dpkg-query says
+# not-installed, apt-get prints what it prints on a new machine and succeeds, sudo runs its command,
+# the mingw compiler and wine (through TEMPO_WINE_DIR) print too. Each script whose stdout another
+# reads must still print exactly its result there. Nothing real is installed, built or started, and
+# nothing depends on what this machine has.
+#   usage: tests/test_scripts.sh [REPO_DIR]      (default: the checkout this file is in)
+set -uo pipefail
+repo=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tempo-scripts.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+check() {  # check NAME CONDITION-RESULT(0/1) DETAIL
+    if [ "$2" = 0 ]; then
+        echo "ok   $1"; pass=$((pass + 1))
+    else
+        echo "not ok $1"; printf '    %s\n' "$3"; fail=$((fail + 1))
+    fi
+}
+
+# --- the shims --------------------------------------------------------------------------------
+shim=$tmp/shim
+mkdir -p "$shim" "$tmp/wine"
+cat >"$shim/dpkg-query" <<'EOF'
+#!/bin/sh
+# every package: known to dpkg, not installed (what a new machine says)
+printf 'not-installed'
+EOF
+cat >"$shim/apt-get" <<'EOF'
+#!/bin/sh
+# apt-get on a new machine: progress and maintainer-script lines on stdout, exit 0
+echo "Reading package lists..."
+echo "Selecting previously unselected package fake-$$."
+echo "Setting up fake ($*) ..."
+echo "$*" >>"$TEMPO_SHIM_LOG"
+exit 0
+EOF
+cat >"$shim/sudo" <<'EOF'
+#!/bin/sh
+[ "$1" = -n ] && shift
+exec "$@"
+EOF
+cat >"$shim/x86_64-w64-mingw32-gcc" <<'EOF'
+#!/bin/sh
+echo "x86_64-w64-mingw32-gcc: chatty compiler line"
+out=
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+[ -n "$out" ] && : >"$out"
+exit 0
+EOF
+cat >"$tmp/wine/wine64" <<'EOF'
+#!/bin/sh
+echo "wine: chatty line ($*)"
+[ "$1" = wineboot ] && mkdir -p "$WINEPREFIX" && : >"$WINEPREFIX/system.reg" && : >"$WINEPREFIX/user.reg"
+exit 0
+EOF
+cat >"$tmp/wine/wineserver" <<'EOF'
+#!/bin/sh
+echo "wineserver: chatty line"
+exit 0
+EOF
+chmod +x "$shim"/* "$tmp/wine"/*
+export TEMPO_SHIM_LOG=$tmp/apt.log
+: >"$TEMPO_SHIM_LOG"
+new_machine=(env PATH="$shim:$PATH" TEMPO_WINE_DIR="$tmp/wine" TEMPO_WIN_PREFIX="$tmp/win64" HOME="$tmp/home")
+
+# --- .ci/win-env: ./dev reads its stdout as the cross file's path --------------------------------
+out=$("${new_machine[@]}" bash "$repo/.ci/win-env" 2>"$tmp/win-env.err")
+rc=$?
+want=$tmp/win64/cross-mingw64.ini
+check "win-env exits 0 on a new machine" $((rc != 0)) "exit $rc; stderr: $(tail -3 "$tmp/win-env.err")"
+check "win-env prints only the cross file's path on stdout" "$([ "$out" = "$want" ]; echo $?)" \
+    "want exactly '$want'; got $(printf '%s\n' "$out" | wc -l) line(s), first: '$(printf '%s\n' "$out" | head -1)'"
+check "win-env's packages were installed (apt-get install ran)" \
+    "$(grep -q '^install .*wine64' "$TEMPO_SHIM_LOG"; echo $?)" "apt-get calls: $(tr '\n' ';' <"$TEMPO_SHIM_LOG")"
+check "the cross file exists" "$([ -f "$want" ]; echo $?)" "no $want"
+
+# --- the shared installer: nothing on stdout, apt-get update once then install ------------------
+: >"$TEMPO_SHIM_LOG"
+out=$("${new_machine[@]}" bash -c '. "$1/.ci/pkgs.sh"; ensure_pkgs alpha beta && ensure_pkgs gamma' x "$repo" 2>/dev/null)
+rc=$?
+check "ensure_pkgs succeeds" $((rc != 0)) "exit $rc"
+check "ensure_pkgs prints nothing on stdout" "$([ -z "$out" ]; echo $?)" "stdout: $(printf '%s' "$out" | head -3 | tr '\n' '|')"
+calls=$(tr '\n' ';' <"$TEMPO_SHIM_LOG")
+check "apt-get update runs once, before the first install" \
+    "$([ "$(grep -c update "$TEMPO_SHIM_LOG")" = 1 ] && head -1 "$TEMPO_SHIM_LOG" | grep -q update; echo $?)" "calls: $calls"
+check "the missing packages are installed by name" \
+    "$(grep -q 'install.* alpha beta' "$TEMPO_SHIM_LOG" && grep -q 'install.* gamma' "$TEMPO_SHIM_LOG"; echo $?)" "calls: $calls"
+
+# --- deb-src entries from both formats apt reads ------------------------------------------------
+apt=$tmp/apt
+mkdir -p "$apt/sources.list.d"
+cat >"$apt/sources.list" <<'EOF'
+# a root made by mmdebstrap
+deb http://deb.debian.org/debian bookworm main
+deb [signed-by=/usr/share/keyrings/k.gpg] http://deb.debian.org/debian-security bookworm-security main
+deb-src http://deb.debian.org/debian bookworm main
+EOF
+printf 'deb-src http://x bookworm main\n' >"$apt/sources.list.d/tempo-src.list"  # ours: never read
+one=$(bash -c '. "$1/.ci/pkgs.sh"; deb_src_one "$2"' x "$repo" "$apt")
+check "one-line sources give one-line deb-src entries" \
+    "$([ "$one" = "deb-src http://deb.debian.org/debian bookworm main
+deb-src [signed-by=/usr/share/keyrings/k.gpg] http://deb.debian.org/debian-security bookworm-security main" ]; echo $?)" \
+    "got: $(printf '%s' "$one" | tr '\n' '|')"
+rm "$apt/sources.list"
+cat >"$apt/sources.list.d/debian.sources" <<'EOF'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+EOF
+st=$(bash -c '. "$1/.ci/pkgs.sh"; deb_src_822 "$2"' x "$repo" "$apt")
+check "deb822 sources give deb-src stanzas" \
+    "$([ "$st" = "Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" ]; echo $?)" "got: $(printf '%s' "$st" | tr '\n' '|')"
+check "a deb822-only machine has no one-line entries" \
+    "$([ -z "$(bash -c '. "$1/.ci/pkgs.sh"; deb_src_one "$2"' x "$repo" "$apt")" ]; echo $?)" "unexpected one-line output"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
