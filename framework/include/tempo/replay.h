@@ -45,7 +45,7 @@
  * pushed by the game itself inside update() is not recorded: its code pushes
  * it again (stats: input_in_update).
  *
- * The file format is documented in the README ("Record and replay"): a
+ * The file format is documented in docs/replay.md: a
  * versioned, little-endian, CRC-32-checked header and blocks of per-tick
  * records, written and flushed every flush_every ticks so a crash keeps
  * every tick up to the last flush. A truncated or corrupt file fails to
