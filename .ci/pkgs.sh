@@ -45,11 +45,12 @@ ensure_pkgs() {
 # both formats apt reads. deb822 stanzas in sources.list.d/*.sources (Debian's images: "Types: deb"
 # with URIs, Suites, Components, Signed-By) give stanzas; one-line "deb [opts] URI SUITE COMP..."
 # entries in sources.list and sources.list.d/*.list (mmdebstrap's roots, many images) give lines.
-# Tempo's own generated files (tempo-src.*) are not read.
+# Tempo's own generated files (tempo-src.*) are not read. Both succeed with nothing to print (a
+# machine with one format only): callers run under set -e -o pipefail.
 deb_src_822() {
     local f
     for f in "$1"/sources.list.d/*.sources; do
-        [ -f "$f" ] && [ "${f##*/}" != tempo-src.sources ] && { cat "$f"; echo; }
+        if [ -f "$f" ] && [ "${f##*/}" != tempo-src.sources ]; then cat "$f"; echo; fi
     done | awk 'BEGIN { RS = ""; FS = "\n" }
         {   deb = 0
             for (i = 1; i <= NF; i++) if ($i ~ /^Types:/) {
@@ -69,7 +70,6 @@ deb_src_822() {
 deb_src_one() {
     local f
     for f in "$1"/sources.list "$1"/sources.list.d/*.list; do
-        [ -f "$f" ] && [ "${f##*/}" != tempo-src.list ] && sed -n 's/^[ \t]*deb[ \t]\{1,\}/deb-src /p' "$f"
+        if [ -f "$f" ] && [ "${f##*/}" != tempo-src.list ]; then sed -n 's/^[ \t]*deb[ \t]\{1,\}/deb-src /p' "$f"; fi
     done
-    return 0
 }

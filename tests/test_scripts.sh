@@ -102,7 +102,11 @@ deb [signed-by=/usr/share/keyrings/k.gpg] http://deb.debian.org/debian-security 
 deb-src http://deb.debian.org/debian bookworm main
 EOF
 printf 'deb-src http://x bookworm main\n' >"$apt/sources.list.d/tempo-src.list"  # ours: never read
-one=$(bash -c '. "$1/.ci/pkgs.sh"; deb_src_one "$2"' x "$repo" "$apt")
+# As win-deps calls them: under set -euo pipefail, on a machine with one format only.
+derive() { bash -c 'set -euo pipefail; . "$1/.ci/pkgs.sh"; out=$('"$1"' "$2"); printf "%s" "$out"' x "$repo" "$apt" 2>&1; }
+derive_rc() { bash -c 'set -euo pipefail; . "$1/.ci/pkgs.sh"; out=$('"$1"' "$2")' x "$repo" "$apt" >/dev/null 2>&1; echo $?; }
+check "deb822 derivation succeeds on a one-line-only machine (set -e)" "$(derive_rc deb_src_822)" "exit non-zero"
+one=$(derive deb_src_one)
 check "one-line sources give one-line deb-src entries" \
     "$([ "$one" = "deb-src http://deb.debian.org/debian bookworm main
 deb-src [signed-by=/usr/share/keyrings/k.gpg] http://deb.debian.org/debian-security bookworm-security main" ]; echo $?)" \
@@ -120,7 +124,8 @@ URIs: http://deb.debian.org/debian
 Suites: bookworm
 Components: main
 EOF
-st=$(bash -c '. "$1/.ci/pkgs.sh"; deb_src_822 "$2"' x "$repo" "$apt")
+check "one-line derivation succeeds on a deb822-only machine (set -e)" "$(derive_rc deb_src_one)" "exit non-zero"
+st=$(derive deb_src_822)
 check "deb822 sources give deb-src stanzas" \
     "$([ "$st" = "Types: deb-src
 URIs: http://deb.debian.org/debian
@@ -128,7 +133,7 @@ Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" ]; echo $?)" "got: $(printf '%s' "$st" | tr '\n' '|')"
 check "a deb822-only machine has no one-line entries" \
-    "$([ -z "$(bash -c '. "$1/.ci/pkgs.sh"; deb_src_one "$2"' x "$repo" "$apt")" ]; echo $?)" "unexpected one-line output"
+    "$([ -z "$(derive deb_src_one)" ]; echo $?)" "unexpected one-line output"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
