@@ -509,10 +509,11 @@ static void reset_by_the_peer_is_described(void)
         eio += r == TEMPO_EIO;
     }
     log_capture_end(&lc);
+    int warn = atomic_load(&log_lines[SDL_LOG_PRIORITY_WARN]), error = atomic_load(&log_lines[SDL_LOG_PRIORITY_ERROR]);
     CHECK_EQ_INT(ok, 0);
     CHECK_EQ_INT(eio, 1000);
-    CHECK_EQ_INT(atomic_load(&log_lines[SDL_LOG_PRIORITY_WARN]), 0);
-    CHECK_EQ_INT(atomic_load(&log_lines[SDL_LOG_PRIORITY_ERROR]), 0);
+    CHECK_EQ_INT(warn, 0);
+    CHECK_EQ_INT(error, 0);
     tempo_net_destroy(n);
     peer_stop(&p);
     tempo_netq_destroy(q);
