@@ -52,8 +52,11 @@
  *   bytes 6-7  reserved, must be 0 (room for flags later);
  *   then the payload. A stream that ends inside a frame is malformed too.
  *
- * Logging: every failure here reaches the caller (a return value, an ERROR
- * message), so Tempo logs them at DEBUG only (tempo/base.h).
+ * Logging (tempo/base.h): the failures of tempo_net_send() and the end of
+ * a connection reach the caller (a return value, an ERROR message), so they
+ * are logged at DEBUG only; a game that keeps sending to a peer that left
+ * floods nothing. A bad descriptor (misuse) is logged at WARN, and so is
+ * what nobody else can see: bytes destroy's flush could not write.
  */
 #ifndef TEMPO_NET_H
 #define TEMPO_NET_H
