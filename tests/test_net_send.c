@@ -81,6 +81,7 @@ typedef enum peer_mode {
     PEER_STALL_THEN_READ, /* send `send_frames` on go_send; read and check frames on go_read */
     PEER_RESET,           /* on go, once data arrived: reset (SO_LINGER 0, close) */
     PEER_CLOSE,           /* send one frame, then an orderly close */
+    PEER_GO_FRAME_RESET,  /* on go, once data arrived: send one frame, then reset */
     PEER_ECHO             /* read one frame, send it back, wait for go, close */
 } peer_mode;
 
@@ -188,6 +189,18 @@ static int peer_main(void *arg)
         await(p->go);
         char peek;
         recv(c, &peek, 1, MSG_PEEK); /* the client's frame is here, unread */
+        struct linger lg = {1, 0};
+        setsockopt(c, SOL_SOCKET, SO_LINGER, (const char *)&lg, sizeof lg);
+        break;
+    }
+    case PEER_GO_FRAME_RESET: {
+        await(p->go);
+        uint32_t zero = 0;
+        tempo_net_frame_header(h, 1, 4);
+        send_all(c, h, sizeof h);
+        send_all(c, (const uint8_t *)&zero, 4);
+        char peek;
+        recv(c, &peek, 1, MSG_PEEK);
         struct linger lg = {1, 0};
         setsockopt(c, SOL_SOCKET, SO_LINGER, (const char *)&lg, sizeof lg);
         break;
@@ -642,6 +655,44 @@ static void stats_count_the_bytes_both_ways(void)
     tempo_netq_destroy(q);
 }
 
+/* ---- A thread that stopped reading sleeps ----------------------------------------- */
+
+static void hung_up_socket_nobody_reads_does_not_spin(void)
+{
+    /* The game shut its receive queue down, so the thread stops reading;
+     * then the peer sends and resets. The thread must sleep until destroy,
+     * not wake again and again for the error it does not read (poll
+     * reports POLLERR/POLLHUP whatever it was asked; under wine the close is
+     * a FIN, which poll does not report unasked, so there it passes either
+     * way).
+     * Process CPU over 300 ms: a spinning thread burns most of it, a
+     * sleeping one nothing (a loaded machine can only hide a spin, never
+     * fake one). */
+    peer p = {.mode = PEER_GO_FRAME_RESET, .go = tempo_event_create(true, false)};
+    if (!peer_start(&p))
+        return;
+    tempo_netq *q = tempo_netq_create(NULL);
+    tempo_net *n = tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3});
+    seen s = {0};
+    drain_until(q, &s, is_connected);
+    tempo_netq_shutdown(q);
+    CHECK_EQ_INT(tempo_net_send(n, 1, "unread", 6), 0);
+    tempo_event_set(p.go);
+    SDL_WaitThread(p.thread, NULL); /* the peer has sent and closed */
+    p.thread = NULL;
+    SDL_Delay(50);
+    tempo_usage u0, u1;
+    CHECK_EQ_INT(tempo_process_usage(&u0), 0);
+    SDL_Delay(300);
+    CHECK_EQ_INT(tempo_process_usage(&u1), 0);
+    uint64_t cpu = u1.cpu_ns - u0.cpu_ns;
+    tt_note("process CPU over 300 ms with a hung-up socket nobody reads: %.1f ms", cpu / 1e6);
+    CHECK_LT_U64(cpu, 100 * TEMPO_NS_PER_MS);
+    tempo_net_destroy(n);
+    peer_stop(&p);
+    tempo_netq_destroy(q);
+}
+
 /* ---- Queue limits and the bounded flush -------------------------------------------- */
 
 static void frame_larger_than_the_queue_is_erange(void)
@@ -781,6 +832,7 @@ static const tt_case cases[] = {
     TT_CASE(sends_after_close_fail_and_log_at_debug),
     TT_CASE(stats_count_the_bytes_both_ways),
     TT_CASE(frame_larger_than_the_queue_is_erange),
+    TT_CASE(hung_up_socket_nobody_reads_does_not_spin),
     TT_CASE(destroy_flush_is_bounded),
     TT_CASE(send_call_time_with_10mb_pending),
 };

@@ -61,9 +61,13 @@ long plat_socket_recv(plat_socket s, void *p, size_t n, int *err)
 int plat_socket_wait(plat_socket sock, bool want_read, bool want_write, plat_socket wake, uint64_t timeout_ns,
                      int *err)
 {
+    /* A socket waited for nothing is left out (fd -1): poll reports
+     * POLLHUP and POLLERR whatever the events, and a hung-up socket nobody
+     * reads would make every wait return at once. */
     struct pollfd p[2] = {
         {.fd = (int)wake, .events = POLLIN},
-        {.fd = (int)sock, .events = (short)((want_read ? POLLIN : 0) | (want_write ? POLLOUT : 0))},
+        {.fd = want_read || want_write ? (int)sock : -1,
+         .events = (short)((want_read ? POLLIN : 0) | (want_write ? POLLOUT : 0))},
     };
     int timeout_ms = -1;
     if (timeout_ns != UINT64_MAX) {

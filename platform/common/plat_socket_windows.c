@@ -50,16 +50,18 @@ long plat_socket_recv(plat_socket s, void *p, size_t n, int *err)
 int plat_socket_wait(plat_socket sock, bool want_read, bool want_write, plat_socket wake, uint64_t timeout_ns,
                      int *err)
 {
-    fd_set rd, wr, ex;
+    /* No exceptfds: on a connected socket it reports only out-of-band data,
+     * which recv never consumes here, so it would stay set and every wait
+     * would return at once. A reset or close shows in readfds (recv then
+     * fails or returns 0), and a send into a dead connection fails at once. */
+    fd_set rd, wr;
     FD_ZERO(&rd);
     FD_ZERO(&wr);
-    FD_ZERO(&ex);
     FD_SET((SOCKET)wake, &rd);
     if (want_read)
         FD_SET((SOCKET)sock, &rd);
     if (want_write)
         FD_SET((SOCKET)sock, &wr);
-    FD_SET((SOCKET)sock, &ex);
     struct timeval tv, *ptv = NULL;
     if (timeout_ns != UINT64_MAX) {
         uint64_t us = (timeout_ns + 999) / 1000;
@@ -69,18 +71,17 @@ int plat_socket_wait(plat_socket sock, bool want_read, bool want_write, plat_soc
         tv.tv_usec = (long)(us % 1000000);
         ptv = &tv;
     }
-    int r = select(0, &rd, &wr, &ex, ptv); /* the first argument is ignored by Winsock */
+    int r = select(0, &rd, &wr, NULL, ptv); /* the first argument is ignored by Winsock */
     if (r == SOCKET_ERROR) {
         *err = WSAGetLastError();
         return PLAT_SOCKET_FAILED;
     }
     int ready = 0;
-    bool bad = FD_ISSET((SOCKET)sock, &ex);
     if (FD_ISSET((SOCKET)wake, &rd))
         ready |= PLAT_SOCKET_WAKE;
-    if (want_read && (FD_ISSET((SOCKET)sock, &rd) || bad))
+    if (want_read && FD_ISSET((SOCKET)sock, &rd))
         ready |= PLAT_SOCKET_READABLE;
-    if (want_write && (FD_ISSET((SOCKET)sock, &wr) || bad))
+    if (want_write && FD_ISSET((SOCKET)sock, &wr))
         ready |= PLAT_SOCKET_WRITABLE;
     return ready;
 }
