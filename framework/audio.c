@@ -430,7 +430,9 @@ int tempo_audio_play(tempo_audio *au, int channel, struct Mix_Chunk *chunk, int 
                 channel = i;
         if (channel == -1) {
             unlock(au);
-            return tempo__set_error(TEMPO_EBUSY, "tempo_audio_play: all %d channels busy", au->nchan);
+            /* Expected in a busy scene and returned: DEBUG (tempo/base.h). */
+            return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY, "tempo_audio_play: all %d channels busy",
+                                       au->nchan);
         }
     } else if (Mix_Playing(channel)) {
         Mix_HaltChannel(channel); /* ends the old play: on_channel_done */

@@ -1,28 +1,39 @@
-/* The network client thread of tempo/net.h, on SDL2_net.
+/* The network client thread of tempo/net.h, on SDL2_net and the OS socket.
  *
- * The thread blocks in SDLNet_CheckSockets() with no timeout on two
- * sockets: the TCP connection and a UDP "wake" socket. To stop it,
- * tempo_net_destroy() sets `stopping` and sends one datagram to the wake
- * socket from itself. SDL2_net offers no shutdown() and no way to interrupt
- * a blocked select; a datagram to ourselves is the portable self-pipe (the
- * wake socket is bound to an ephemeral port; a stray datagram from elsewhere
- * only makes the thread look at `stopping` and go back to sleep).
+ * SDL2_net resolves, connects and closes; everything after the connect goes
+ * through the OS socket itself (platform/plat_socket.h), because SDL_net
+ * has neither non-blocking sockets nor a wait for "writable", and its
+ * blocking send is what stalled the loop thread (issue 19). The socket is
+ * made non-blocking and the thread blocks in the OS (poll, or select on
+ * Winsock) with no timeout on two sockets: the TCP connection, readable
+ * always and writable while the send queue holds bytes, and a UDP "wake"
+ * socket. A datagram to the wake socket from itself is the portable
+ * self-pipe: tempo_net_send sends one when it puts bytes into an empty send
+ * queue (the thread was not waiting for "writable"), tempo_net_destroy one
+ * to make it look at `stopping`. A stray datagram from elsewhere only makes
+ * the thread look around and go back to sleep.
  *
- * select() limits. SDL_net waits with select() (SDLNet_CheckSockets, and
- * SDLNet_UDP_Recv's readiness check). On POSIX systems an fd_set is a bitmap
- * of FD_SETSIZE (1024) bits, so a socket whose descriptor is at or above it
- * (a process with more than ~1024 files open) makes FD_SET write past the
- * set: glibc's fortified FD_SET aborts the whole process there. Before the
- * thread first waits, it checks both sockets' descriptors and, when one is
- * out of select's range, ends the connection with a TEMPO_NET_MSG_ERROR
- * (TEMPO_EIO, "FD_SETSIZE" in the detail) instead of calling select.
- * Winsock's fd_set is a list of up to FD_SETSIZE sockets of any value, so
- * there is no such limit (and no <sys/select.h>) on Windows.
+ * The send queue is a byte ring allocated once (desc.send_cap_bytes). Only
+ * the head/length indices and counters are under `lock`: tempo_net_send
+ * copies a whole frame into the free part, the thread sends from the used
+ * part without the lock (the producer never writes there) and then advances
+ * the head. So a send costs a copy and two short lock holds, whatever the
+ * peer does, and the thread reads while writes are pending and writes while
+ * reads are pending (except while tempo_netq_push_wait waits for the loop
+ * to make room in the receive queue: see net.h).
+ *
+ * The OS socket. SDL_net has no getter for it. Its TCP and UDP socket
+ * structs (every 2.x release) begin { int ready; SOCKET channel; IPaddress
+ * ... }, and the public address getters return a pointer to that IPaddress
+ * inside the struct: the descriptor is read only when the address sits
+ * exactly where that layout puts it (SOCKET is an int on POSIX,
+ * pointer-sized on Win64), so a different layout is reported as an ERROR
+ * (TEMPO_ENOTSUP), never a wrong read. With our own poll() there is no
+ * FD_SETSIZE limit on POSIX any more (SDL_net's select had one).
  *
  * Ownership: the loop thread creates and destroys; the network thread owns
- * the receive buffer and the socket set; `sock` is published under
- * send_lock once connected, for tempo_net_send() from any thread, and closed
- * by destroy after the join.
+ * the receive buffer; `sock` is published under `lock` once connected and
+ * closed by destroy after the join.
  */
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -34,48 +45,61 @@
 
 #include <SDL_net.h>
 
-/* A feature test, not a platform switch: where select() takes a bitmap,
- * <sys/select.h> says how large it is (see the top). */
-#if defined(__has_include)
-#if __has_include(<sys/select.h>)
-#include <sys/select.h>
-#define NET_SELECT_FD_LIMIT FD_SETSIZE
-#endif
-#endif
-#ifndef NET_SELECT_FD_LIMIT
-#define NET_SELECT_FD_LIMIT 0 /* no limit on the descriptor's value */
-#endif
-
 #include "net_frame.h"
+#include "plat_socket.h"
 #include "platform.h"
 #include "tempo/net.h"
 #include "tempo_internal.h"
+
+#define DEFAULT_SEND_CAP ((size_t)4 << 20)
+#define MIN_SEND_CAP ((size_t)64)
+#define MAX_SEND_CAP ((size_t)1 << 30)
+#define DEFAULT_FLUSH_NS TEMPO_NS_PER_S
 
 struct tempo_net {
     tempo_netq *q;
     char host[256];
     uint16_t port;
     tempo__frame_limits lim;
+    uint64_t flush_timeout_ns;
     tempo_handle *stop; /* manual-reset: cancels a push_wait in progress */
     atomic_bool stopping;
     atomic_int error; /* 0, or the code that ended the connection */
     plat_thread *thread;
     UDPsocket wake;
-    IPaddress wake_to; /* 127.0.0.1:<wake port> */
+    plat_socket wake_fd;
 
-    plat_mutex *send_lock;
-    TCPsocket sock; /* [send_lock] NULL until connected */
-    bool send_failed;
+    plat_mutex *lock;
+    /* [lock] */
+    UDPpacket *wake_pkt; /* one byte, addressed to the wake socket */
+    TCPsocket sock;      /* NULL until connected */
+    plat_socket fd;      /* sock's OS socket */
+    bool ended;          /* CLOSED or ERROR reported: sends fail */
+    uint64_t flush_deadline_ns;
+    uint8_t *tx; /* the send ring: tx_len bytes from tx_head, wrapping */
+    size_t tx_cap, tx_head, tx_len;
+    tempo_net_stats st; /* queued_bytes, send_cap_bytes, bytes_total filled on read */
 
     /* [network thread] */
     uint8_t *rx;
     size_t rx_cap, rx_fill;
 };
 
+/* [lock held] Makes the network thread look at the send queue and
+ * `stopping`. A full wake socket drops the datagram: then one is pending
+ * already, which is all that is needed. */
+static void wake_thread(tempo_net *n)
+{
+    if (n->wake_pkt)
+        SDLNet_UDP_Send(n->wake, -1, n->wake_pkt);
+}
+
 /* [network thread] Reports the connection's state to the loop thread,
  * through the queue so it arrives after the frames before it. Waits for room
  * like a frame would; gives up only when the tempo_net is being destroyed
- * (then nobody is listening). */
+ * (then nobody is listening). From CLOSED or ERROR on, every tempo_net_send
+ * fails: `error` and `ended` are set before the message is pushed, so a
+ * game that saw the message can never queue a frame that would be lost. */
 static void report(tempo_net *n, uint32_t type, int code, const char *fmt, ...) TEMPO__PRINTF(4, 5);
 static void report(tempo_net *n, uint32_t type, int code, const char *fmt, ...)
 {
@@ -84,21 +108,25 @@ static void report(tempo_net *n, uint32_t type, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(st.detail, sizeof st.detail, fmt, ap);
     va_end(ap);
-    if (type != TEMPO_NET_MSG_CONNECTED)
+    if (type != TEMPO_NET_MSG_CONNECTED) {
         atomic_store(&n->error, type == TEMPO_NET_MSG_CLOSED ? TEMPO_ESHUTDOWN : code);
+        plat_mutex_lock(n->lock);
+        n->ended = true;
+        n->st.dropped_bytes += n->tx_len;
+        n->tx_len = 0;
+        n->tx_head = 0;
+        plat_mutex_unlock(n->lock);
+    }
+    /* The game gets this in the ERROR message and from tempo_net_error():
+     * a caller-visible outcome, so DEBUG (base.h). */
     if (type == TEMPO_NET_MSG_ERROR)
-        tempo__set_error(code, "tempo_net %s:%u: %s", n->host, n->port, st.detail);
+        tempo__log(TEMPO_LOG_DEBUG, "tempo_net %s:%u: %s: %s", n->host, n->port, tempo_errname(code), st.detail);
     tempo_netq_push_wait(n->q, type, &st, sizeof st, n->stop, TEMPO_INFINITE);
 }
 
-/* The descriptor behind an SDL_net socket, or -1 when it cannot be known.
- * SDL_net has no getter for it. Its TCP and UDP socket structs (every 2.x
- * release) begin { int ready; SOCKET channel; IPaddress ... }, and the public
- * address getters return a pointer to that IPaddress inside the struct: the
- * descriptor is read only when the address sits exactly where that layout
- * puts it (SOCKET is an int on POSIX, pointer-sized on Win64), so a
- * different layout degrades to "unknown", never to a wrong read. */
-static long long socket_descriptor(const void *sock, const IPaddress *inside)
+/* The OS socket behind an SDL_net socket, or false when it cannot be known
+ * (see "The OS socket" at the top). */
+static bool socket_of(const void *sock, const IPaddress *inside, plat_socket *out)
 {
     struct int_layout {
         int ready;
@@ -111,46 +139,31 @@ static long long socket_descriptor(const void *sock, const IPaddress *inside)
         IPaddress address;
     };
     if (sock == NULL || inside == NULL)
-        return -1;
+        return false;
     ptrdiff_t off = (const char *)inside - (const char *)sock;
     if (off == (ptrdiff_t)offsetof(struct int_layout, address)) {
         int fd;
         memcpy(&fd, (const char *)sock + offsetof(struct int_layout, channel), sizeof fd);
-        return fd;
+        *out = (plat_socket)fd;
+        return fd >= 0;
     }
     if (off == (ptrdiff_t)offsetof(struct ptr_layout, address)) {
         uintptr_t fd;
         memcpy(&fd, (const char *)sock + offsetof(struct ptr_layout, channel), sizeof fd);
-        return (long long)fd;
+        *out = (plat_socket)fd;
+        return fd != UINTPTR_MAX; /* INVALID_SOCKET */
     }
-    return -1;
-}
-
-/* [network thread] Fills `why` and returns false when SDL_net's select()
- * cannot wait on these sockets (see "select() limits" at the top). */
-static bool select_can_wait(TCPsocket tcp, UDPsocket udp, char *why, size_t why_size)
-{
-    long long fds[2] = {socket_descriptor(tcp, SDLNet_TCP_GetPeerAddress(tcp)),
-                        socket_descriptor(udp, SDLNet_UDP_GetPeerAddress(udp, -1))};
-    for (int i = 0; i < 2; i++)
-        if (NET_SELECT_FD_LIMIT > 0 && fds[i] >= NET_SELECT_FD_LIMIT) {
-            snprintf(why, why_size,
-                     "too many files open: socket descriptor %lld is past select()'s FD_SETSIZE (%d), "
-                     "which SDL_net waits with",
-                     fds[i], (int)NET_SELECT_FD_LIMIT);
-            return false;
-        }
-    return true;
+    return false;
 }
 
 /* [network thread] Pushes every whole frame in the receive buffer and
  * keeps the partial one. Returns false when the stream is malformed (already
- * reported) or the thread must stop. */
+ * reported) or the thread must stop reading. */
 static bool push_frames(tempo_net *n)
 {
     size_t off = 0;
     bool ok = true;
-    while (ok) {
+    for (;;) {
         tempo__frame f;
         const char *why = "";
         int r = tempo__frame_decode(n->rx + off, n->rx_fill - off, &n->lim, &f, &why);
@@ -160,18 +173,101 @@ static bool push_frames(tempo_net *n)
             report(n, TEMPO_NET_MSG_ERROR, TEMPO_EFORMAT, "malformed stream: %s", why);
             return false;
         }
+        /* Counted before the push: a loop that has the frame sees it counted. */
+        plat_mutex_lock(n->lock);
+        n->st.frames_received++;
+        plat_mutex_unlock(n->lock);
         int p = tempo_netq_push_wait(n->q, f.type, f.payload, f.size, n->stop, TEMPO_INFINITE);
+        if (p != 0) {
+            plat_mutex_lock(n->lock);
+            n->st.frames_received--;
+            plat_mutex_unlock(n->lock);
+        }
         if (p == TEMPO_ERANGE) {
             report(n, TEMPO_NET_MSG_ERROR, TEMPO_EFORMAT, "a %u-byte frame can never fit the queue", f.size);
             return false;
         }
-        if (p != 0) /* cancelled, shut down: stop quietly */
-            return false;
+        if (p != 0) { /* cancelled by destroy, or the queue was shut down */
+            ok = false;
+            break;
+        }
         off += (size_t)r;
     }
     memmove(n->rx, n->rx + off, n->rx_fill - off);
     n->rx_fill -= off;
     return ok;
+}
+
+/* [network thread] Reads what the socket has. Returns false when the
+ * connection ended (reported) or the thread must stop reading. */
+static bool read_some(tempo_net *n, plat_socket fd)
+{
+    int err = 0;
+    long got = plat_socket_recv(fd, n->rx + n->rx_fill, n->rx_cap - n->rx_fill, &err);
+    if (got == PLAT_SOCKET_WOULD_BLOCK)
+        return true;
+    if (got <= 0) {
+        char why[96];
+        if (got < 0) {
+            plat_socket_describe(err, why, sizeof why);
+            report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "receive failed: %s", why);
+        } else if (n->rx_fill > 0) {
+            report(n, TEMPO_NET_MSG_ERROR, TEMPO_EFORMAT,
+                   "malformed stream: connection ended inside a frame (truncated; %zu bytes of it received)",
+                   n->rx_fill);
+        } else {
+            report(n, TEMPO_NET_MSG_CLOSED, 0, "closed by the peer");
+        }
+        return false;
+    }
+    plat_mutex_lock(n->lock);
+    n->st.received_bytes += (uint64_t)got;
+    plat_mutex_unlock(n->lock);
+    n->rx_fill += (size_t)got;
+    return push_frames(n);
+}
+
+/* [network thread] Writes from the send ring until it is empty or the
+ * socket is full. Returns false when the connection failed (reported). */
+static bool write_some(tempo_net *n, plat_socket fd)
+{
+    for (;;) {
+        plat_mutex_lock(n->lock);
+        size_t chunk = n->tx_len < n->tx_cap - n->tx_head ? n->tx_len : n->tx_cap - n->tx_head;
+        const uint8_t *p = n->tx + n->tx_head;
+        plat_mutex_unlock(n->lock);
+        if (chunk == 0)
+            return true;
+        /* Unlocked: senders only write the free part of the ring. */
+        int err = 0;
+        long k = plat_socket_send(fd, p, chunk, &err);
+        if (k == PLAT_SOCKET_WOULD_BLOCK)
+            return true;
+        if (k < 0) {
+            char why[96];
+            plat_socket_describe(err, why, sizeof why);
+            report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "send failed: %s", why);
+            return false;
+        }
+        plat_mutex_lock(n->lock);
+        n->tx_head = (n->tx_head + (size_t)k) % n->tx_cap;
+        n->tx_len -= (size_t)k;
+        if (n->tx_len == 0)
+            n->tx_head = 0; /* keeps the next frame in one piece when it can */
+        n->st.sent_bytes += (uint64_t)k;
+        plat_mutex_unlock(n->lock);
+        if ((size_t)k < chunk)
+            return true; /* the socket took what fits */
+    }
+}
+
+/* [network thread] Empties the wake socket (non-blocking). */
+static void drain_wake(tempo_net *n)
+{
+    uint8_t buf[16];
+    int err;
+    while (plat_socket_recv(n->wake_fd, buf, sizeof buf, &err) >= 0) {
+    }
 }
 
 /* [network thread] */
@@ -188,73 +284,74 @@ static int net_main(void *arg)
         report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot connect: %s", SDLNet_GetError());
         return 0;
     }
-    char why[sizeof(((tempo_net_status *)0)->detail)];
-    if (!select_can_wait(s, n->wake, why, sizeof why)) {
-        SDLNet_TCP_Close(s); /* never published: tempo_net_send reports EBUSY */
-        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "%s", why);
+    plat_socket fd;
+    if (!socket_of(s, SDLNet_TCP_GetPeerAddress(s), &fd)) {
+        SDLNet_TCP_Close(s); /* never published: tempo_net_send reports EIO */
+        report(n, TEMPO_NET_MSG_ERROR, TEMPO_ENOTSUP, "this SDL_net's TCPsocket layout is unknown: no OS socket");
         return 0;
     }
-    plat_mutex_lock(n->send_lock);
+    int e = plat_socket_set_nonblocking(fd);
+    if (e != 0) {
+        char why[96];
+        plat_socket_describe(e, why, sizeof why);
+        SDLNet_TCP_Close(s);
+        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "non-blocking: %s", why);
+        return 0;
+    }
+    plat_mutex_lock(n->lock);
     n->sock = s;
-    plat_mutex_unlock(n->send_lock);
-
-    SDLNet_SocketSet set = SDLNet_AllocSocketSet(2);
-    if (set == NULL) {
-        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "socket set: %s", SDLNet_GetError());
-        return 0;
-    }
-    SDLNet_TCP_AddSocket(set, s);
-    SDLNet_UDP_AddSocket(set, n->wake);
-    UDPpacket *pkt = SDLNet_AllocPacket(16);
-    if (pkt == NULL) {
-        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "packet: %s", SDLNet_GetError());
-        SDLNet_FreeSocketSet(set);
-        return 0;
-    }
+    n->fd = fd;
+    plat_mutex_unlock(n->lock);
     report(n, TEMPO_NET_MSG_CONNECTED, 0, "connected");
 
-    while (!atomic_load(&n->stopping)) {
-        /* No timeout: the wake datagram ends the wait. */
-        int ready = SDLNet_CheckSockets(set, UINT32_MAX);
-        if (ready < 0) {
-            report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "select: %s", SDLNet_GetError());
-            break;
-        }
-        if (SDLNet_SocketReady(n->wake)) {
-            while (SDLNet_UDP_Recv(n->wake, pkt) > 0) {
-            }
-            continue; /* re-check `stopping` */
-        }
-        if (!SDLNet_SocketReady(s))
-            continue;
-        int got = SDLNet_TCP_Recv(s, n->rx + n->rx_fill, (int)(n->rx_cap - n->rx_fill));
-        if (got <= 0) {
-            if (atomic_load(&n->stopping))
+    bool reading = true;
+    for (;;) {
+        bool stopping = atomic_load(&n->stopping);
+        plat_mutex_lock(n->lock);
+        size_t pending = n->tx_len;
+        uint64_t flush_deadline = n->flush_deadline_ns;
+        plat_mutex_unlock(n->lock);
+        uint64_t timeout = UINT64_MAX; /* the wake datagram ends the wait */
+        if (stopping) {
+            /* Destroy: no more reading, write what is queued until the
+             * flush deadline. */
+            uint64_t now = tempo_now_ns();
+            if (pending == 0 || now >= flush_deadline)
                 break;
-            if (n->rx_fill > 0)
-                report(n, TEMPO_NET_MSG_ERROR, TEMPO_EFORMAT,
-                       "malformed stream: connection ended inside a frame (truncated; %zu bytes of it received)",
-                       n->rx_fill);
-            else if (got == 0)
-                report(n, TEMPO_NET_MSG_CLOSED, 0, "closed by the peer");
-            else
-                report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "receive failed: %s", SDLNet_GetError());
+            timeout = flush_deadline - now;
+            reading = false;
+        }
+        /* Not reading (the receive queue was shut down) and nothing to
+         * write: this waits on the wake socket alone, for a send or destroy. */
+        int err = 0;
+        int ready = plat_socket_wait(fd, reading, pending > 0, n->wake_fd, timeout, &err);
+        if (ready < 0) {
+            char why[96];
+            plat_socket_describe(err, why, sizeof why);
+            report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "wait failed: %s", why);
             break;
         }
-        n->rx_fill += (size_t)got;
-        if (!push_frames(n))
+        if (ready & PLAT_SOCKET_WAKE)
+            drain_wake(n);
+        if ((ready & PLAT_SOCKET_WRITABLE) && !write_some(n, fd))
             break;
+        if ((ready & PLAT_SOCKET_READABLE) && !read_some(n, fd)) {
+            if (atomic_load(&n->error) != 0)
+                break; /* the connection ended */
+            reading = false; /* cancelled by destroy or queue shut down: keep flushing */
+        }
     }
-    SDLNet_FreePacket(pkt);
-    SDLNet_FreeSocketSet(set);
     return 0;
 }
 
 tempo_net *tempo_net_connect(const tempo_net_desc *desc)
 {
     if (desc == NULL || desc->queue == NULL || desc->port == 0 || desc->max_payload_bytes > TEMPO_NET_MAX_PAYLOAD ||
-        (desc->host != NULL && strlen(desc->host) >= 256)) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_net_connect: queue and port are required, max_payload_bytes <= %u",
+        (desc->host != NULL && strlen(desc->host) >= 256) ||
+        (desc->send_cap_bytes != 0 && (desc->send_cap_bytes < MIN_SEND_CAP || desc->send_cap_bytes > MAX_SEND_CAP))) {
+        tempo__set_error(TEMPO_EINVAL,
+                         "tempo_net_connect: queue and port are required, max_payload_bytes <= %u, "
+                         "send_cap_bytes 0 or in [64, 1 GiB]",
                          (unsigned)TEMPO_NET_MAX_PAYLOAD);
         return NULL;
     }
@@ -273,18 +370,44 @@ tempo_net *tempo_net_connect(const tempo_net_desc *desc)
     n->port = desc->port;
     n->lim.max_payload = desc->max_payload_bytes ? desc->max_payload_bytes : 65536;
     n->lim.max_type = desc->max_type ? desc->max_type : 255;
+    n->flush_timeout_ns = desc->flush_timeout_ns ? desc->flush_timeout_ns : DEFAULT_FLUSH_NS;
     n->rx_cap = TEMPO_NET_HEADER_BYTES + n->lim.max_payload;
     n->rx = malloc(n->rx_cap);
+    n->tx_cap = desc->send_cap_bytes ? desc->send_cap_bytes : DEFAULT_SEND_CAP;
+    n->tx = malloc(n->tx_cap);
     n->stop = tempo_event_create(true, false);
-    n->send_lock = plat_mutex_create();
+    n->lock = plat_mutex_create();
     atomic_init(&n->stopping, false);
     atomic_init(&n->error, 0);
-    if (n->rx == NULL || n->stop == NULL || n->send_lock == NULL)
+    if (n->rx == NULL || n->tx == NULL) {
+        tempo__set_error(TEMPO_ENOMEM, "tempo_net_connect: out of memory");
+        goto fail;
+    }
+    /* Touch the send ring now: its pages are then there when a send copies
+     * into it (first-touch page faults, or zeroing a huge page, cost a send
+     * up to milliseconds otherwise: measured). */
+    memset(n->tx, 0, n->tx_cap);
+    if (n->stop == NULL || n->lock == NULL)
         goto fail;
     n->wake = SDLNet_UDP_Open(0);
     IPaddress *bound = n->wake ? SDLNet_UDP_GetPeerAddress(n->wake, -1) : NULL;
-    if (bound == NULL || SDLNet_ResolveHost(&n->wake_to, "127.0.0.1", SDLNet_Read16(&bound->port)) != 0) {
+    n->wake_pkt = SDLNet_AllocPacket(1);
+    if (bound == NULL || n->wake_pkt == NULL ||
+        SDLNet_ResolveHost(&n->wake_pkt->address, "127.0.0.1", SDLNet_Read16(&bound->port)) != 0) {
         tempo__set_error(TEMPO_EPLATFORM, "tempo_net_connect: wake socket: %s", SDLNet_GetError());
+        goto fail;
+    }
+    n->wake_pkt->len = 1;
+    n->wake_pkt->data[0] = 0;
+    int e = 0;
+    if (!socket_of(n->wake, bound, &n->wake_fd)) {
+        tempo__set_error(TEMPO_ENOTSUP, "tempo_net_connect: this SDL_net's UDPsocket layout is unknown");
+        goto fail;
+    }
+    if ((e = plat_socket_set_nonblocking(n->wake_fd)) != 0) {
+        char why[96];
+        plat_socket_describe(e, why, sizeof why);
+        tempo__set_error(TEMPO_EPLATFORM, "tempo_net_connect: wake socket: %s", why);
         goto fail;
     }
     n->thread = plat_thread_create(net_main, "tempo-net", n);
@@ -292,8 +415,6 @@ tempo_net *tempo_net_connect(const tempo_net_desc *desc)
         goto fail;
     return n;
 fail:
-    if (n->rx == NULL)
-        tempo__set_error(TEMPO_ENOMEM, "tempo_net_connect: out of memory");
     tempo_net_destroy(n);
     return NULL;
 }
@@ -303,72 +424,122 @@ void tempo_net_destroy(tempo_net *n)
     if (n == NULL)
         return;
     if (n->thread) {
+        uint64_t now = tempo_now_ns();
+        plat_mutex_lock(n->lock);
+        n->flush_deadline_ns = now + n->flush_timeout_ns < now ? UINT64_MAX : now + n->flush_timeout_ns;
+        plat_mutex_unlock(n->lock);
         atomic_store(&n->stopping, true);
-        tempo_event_set(n->stop);
-        UDPpacket *pkt = SDLNet_AllocPacket(16);
-        if (pkt) {
-            pkt->len = 1;
-            pkt->data[0] = 0;
-            pkt->address = n->wake_to;
-            SDLNet_UDP_Send(n->wake, -1, pkt);
-            SDLNet_FreePacket(pkt);
-        }
+        tempo_event_set(n->stop); /* ends a push_wait for room in the receive queue */
+        plat_mutex_lock(n->lock);
+        wake_thread(n);
+        plat_mutex_unlock(n->lock);
         plat_thread_join(n->thread);
+        if (n->tx_len > 0) /* nobody can see this but the log */
+            tempo__log(TEMPO_LOG_WARN,
+                       "tempo_net_destroy %s:%u: %zu queued bytes not written: the peer read nothing for the "
+                       "flush bound (%.0f ms)",
+                       n->host, n->port, n->tx_len, (double)n->flush_timeout_ns / 1e6);
     }
     if (n->sock)
         SDLNet_TCP_Close(n->sock);
     if (n->wake)
         SDLNet_UDP_Close(n->wake);
-    if (n->send_lock)
-        plat_mutex_destroy(n->send_lock);
+    if (n->wake_pkt)
+        SDLNet_FreePacket(n->wake_pkt);
+    if (n->lock)
+        plat_mutex_destroy(n->lock);
     tempo_event_destroy(n->stop);
     free(n->rx);
+    free(n->tx);
     free(n);
     SDLNet_Quit();
+}
+
+/* [lock held] Copies `len` bytes to the end of the ring (room checked). */
+static void ring_put(tempo_net *n, const void *p, size_t len)
+{
+    size_t tail = (n->tx_head + n->tx_len) % n->tx_cap;
+    size_t first = len < n->tx_cap - tail ? len : n->tx_cap - tail;
+    if (first > 0)
+        memcpy(n->tx + tail, p, first);
+    if (len > first)
+        memcpy(n->tx, (const uint8_t *)p + first, len - first);
+    n->tx_len += len;
 }
 
 int tempo_net_send(tempo_net *n, uint16_t type, const void *data, size_t size)
 {
     if (n == NULL || type == 0 || (data == NULL && size > 0) || size > TEMPO_NET_MAX_PAYLOAD)
         return TEMPO_EINVAL;
-    /* Header and payload in one send when small: one segment on the wire
-     * (SDL_net turns Nagle off). */
-    uint8_t small[TEMPO_NET_HEADER_BYTES + 512];
-    tempo_net_frame_header(small, type, (uint32_t)size);
+    uint8_t header[TEMPO_NET_HEADER_BYTES];
+    tempo_net_frame_header(header, type, (uint32_t)size);
+    size_t need = TEMPO_NET_HEADER_BYTES + size;
     int r = 0;
-    plat_mutex_lock(n->send_lock);
-    if (n->sock == NULL && atomic_load(&n->error) != 0) {
-        /* Never connected: refused, unresolvable, FD_SETSIZE (see ERROR). */
-        tempo__set_error(TEMPO_EIO, "tempo_net_send: the connection failed before it was made");
-        plat_mutex_unlock(n->send_lock);
-        return TEMPO_EIO;
-    }
-    if (n->sock == NULL) {
+    size_t queued = 0;
+    plat_mutex_lock(n->lock);
+    if (n->ended || atomic_load(&n->error) != 0) {
+        r = TEMPO_EIO;
+    } else if (n->sock == NULL) {
         r = TEMPO_EBUSY;
-    } else if (n->send_failed) {
-        r = TEMPO_EIO;
-    } else if (size <= sizeof small - TEMPO_NET_HEADER_BYTES) {
+    } else if (need > n->tx_cap) {
+        r = TEMPO_ERANGE;
+    } else if (need > n->tx_cap - n->tx_len) {
+        r = TEMPO_EFULL;
+        n->st.sends_full++;
+        queued = n->tx_len;
+    } else {
+        bool was_empty = n->tx_len == 0;
+        ring_put(n, header, sizeof header);
         if (size > 0)
-            memcpy(small + TEMPO_NET_HEADER_BYTES, data, size);
-        int len = (int)(TEMPO_NET_HEADER_BYTES + size);
-        if (SDLNet_TCP_Send(n->sock, small, len) < len)
-            r = TEMPO_EIO;
-    } else if (SDLNet_TCP_Send(n->sock, small, TEMPO_NET_HEADER_BYTES) < TEMPO_NET_HEADER_BYTES ||
-               SDLNet_TCP_Send(n->sock, data, (int)size) < (int)size) {
-        r = TEMPO_EIO;
+            ring_put(n, data, size);
+        n->st.frames_queued++;
+        n->st.queued_bytes_total += need;
+        if (n->tx_len > n->st.peak_queued_bytes)
+            n->st.peak_queued_bytes = n->tx_len;
+        if (was_empty) /* the thread is not waiting for "writable" */
+            wake_thread(n);
     }
-    if (r == TEMPO_EIO) {
-        /* A partial frame may be on the wire: the stream is unusable. */
-        n->send_failed = true;
-        tempo__set_error(TEMPO_EIO, "tempo_net_send: %s", SDLNet_GetError());
+    plat_mutex_unlock(n->lock);
+    /* Every failure here is returned to the caller: the detail is kept for
+     * tempo_get_error() and logged at DEBUG only (a game whose peer left
+     * may call this thousands of times). */
+    switch (r) {
+    case 0: break;
+    case TEMPO_EIO:
+        tempo__set_error_at(TEMPO_LOG_DEBUG, r, "tempo_net_send: the connection has ended (%s)",
+                            tempo_errname(atomic_load(&n->error)));
+        break;
+    case TEMPO_EBUSY:
+        tempo__set_error_at(TEMPO_LOG_DEBUG, r, "tempo_net_send: not connected yet");
+        break;
+    case TEMPO_ERANGE:
+        tempo__set_error_at(TEMPO_LOG_DEBUG, r, "tempo_net_send: a %zu-byte frame never fits the %zu-byte send queue",
+                            need, n->tx_cap);
+        break;
+    default:
+        tempo__set_error_at(TEMPO_LOG_DEBUG, r, "tempo_net_send: send queue full (%zu of %zu bytes queued, %zu needed)",
+                            queued, n->tx_cap, need);
+        break;
     }
-    plat_mutex_unlock(n->send_lock);
     return r;
 }
 
 int tempo_net_error(tempo_net *n)
 {
     return n ? atomic_load(&n->error) : TEMPO_EINVAL;
+}
+
+int tempo_net_get_stats(tempo_net *n, tempo_net_stats *out)
+{
+    if (n == NULL || out == NULL)
+        return TEMPO_EINVAL;
+    plat_mutex_lock(n->lock);
+    *out = n->st;
+    out->queued_bytes = n->tx_len;
+    out->send_cap_bytes = n->tx_cap;
+    plat_mutex_unlock(n->lock);
+    out->bytes_total = out->sent_bytes + out->received_bytes;
+    return 0;
 }
 
 /* For net_source.c (tempo_net_attach): the queue this thread pushes into. */

@@ -10,6 +10,7 @@
  * before update k (the events through the ring, which update k reads
  * again). Hashes are taken right after an update, before anything else
  * reaches the game, and so sit first among the next tick's records. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,7 +347,9 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     rp->desc.path = rp->path;
     FILE *f = fopen(desc->path, "rb");
     if (f == NULL) {
-        tempo__set_error(TEMPO_ENOENT, "%s: cannot open", desc->path);
+        /* A missing or unreadable replay is the caller's to handle (NULL
+         * and this detail): DEBUG, like a file the loader refuses. */
+        tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOENT, "%s: cannot open: %s", desc->path, strerror(errno));
         tempo_replay_close(rp);
         return NULL;
     }
@@ -381,8 +384,8 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     int64_t n = tempo__rpf_check(rp->data, rp->size, &ticks_ok, &err);
     tempo__rpf_reader hr;
     if (tempo__rpf_reader_init(&hr, rp->data, rp->size, &err) < 0 || (n < 0 && !desc->partial)) {
-        tempo__set_error(TEMPO_EFORMAT, "%s: byte %zu, tick %llu: %s", desc->path, err.offset,
-                         (unsigned long long)err.tick, err.why);
+        tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EFORMAT, "%s: byte %zu, tick %llu: %s", desc->path, err.offset,
+                            (unsigned long long)err.tick, err.why);
         tempo_replay_close(rp);
         return NULL;
     }

@@ -12,6 +12,7 @@
  * printed as a note, not checked (the dummy driver fell 170-285 ms behind
  * nominal beside a parallel build). Waits for notices have a generous
  * TIMEOUT_NS that only a lost notice reaches. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -418,6 +419,57 @@ static void invalid_arguments_and_limits(void)
     tempo_audio_close(NULL);
 }
 
+/* A busy scene is no fault: tempo_audio_play finding no free channel
+ * returns TEMPO_EBUSY and logs at DEBUG only (issue 19: one WARN per call
+ * flooded a game's log). Counted through SDL's log output. */
+static atomic_int busy_log_lines[SDL_NUM_LOG_PRIORITIES];
+
+static void count_busy_log(void *user, int category, SDL_LogPriority priority, const char *message)
+{
+    (void)user;
+    (void)category;
+    (void)message;
+    if (priority >= 0 && priority < SDL_NUM_LOG_PRIORITIES)
+        atomic_fetch_add(&busy_log_lines[priority], 1);
+}
+
+static void no_free_channel_logs_at_debug(void)
+{
+    SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
+    tempo_audio *au = tempo_audio_open(&(tempo_audio_desc){.frequency = RATE, .buffer_frames = BUF,
+                                                           .mix_channels = 2});
+    if (au == NULL) {
+        tt_fail(__FILE__, __LINE__, "tempo_audio_open(dummy): %s", tempo_get_error());
+        return;
+    }
+    sound s = make_sound(4800);
+    CHECK_GE_INT(tempo_audio_play(au, -1, s.chunk, -1), 0); /* forever: the channels stay busy */
+    CHECK_GE_INT(tempo_audio_play(au, -1, s.chunk, -1), 0);
+    SDL_LogOutputFunction prev;
+    void *prev_user;
+    SDL_LogGetOutputFunction(&prev, &prev_user);
+    SDL_LogPriority prev_priority = SDL_LogGetPriority(SDL_LOG_CATEGORY_APPLICATION);
+    tempo_log_level prev_level = tempo_log_get_level();
+    tempo_log_set_level(TEMPO_LOG_DEBUG);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_DEBUG);
+    SDL_LogSetOutputFunction(count_busy_log, NULL);
+    int busy = 0;
+    for (int i = 0; i < 1000; i++)
+        busy += tempo_audio_play(au, -1, s.chunk, 0) == TEMPO_EBUSY;
+    SDL_LogSetOutputFunction(prev, prev_user);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, prev_priority);
+    tempo_log_set_level(prev_level);
+    int warn = atomic_load(&busy_log_lines[SDL_LOG_PRIORITY_WARN]);
+    int debug = atomic_load(&busy_log_lines[SDL_LOG_PRIORITY_DEBUG]);
+    CHECK_EQ_INT(busy, 1000);
+    CHECK_EQ_INT(warn, 0);
+    CHECK_EQ_INT(debug, 1000);
+    CHECK(strstr(tempo_get_error(), "busy") != NULL);
+    tempo_audio_stop(au, -1);
+    tempo_audio_close(au);
+    free_sound(s);
+}
+
 static const tt_case cases[] = {
     TT_CASE(markers_fire_in_order_within_a_buffer_on_dummy),
     TT_CASE(markers_fire_in_order_within_a_buffer_on_disk),
@@ -426,6 +478,7 @@ static const tt_case cases[] = {
     TT_CASE(looping_plays_count_across_loops),
     TT_CASE(music_markers_and_end),
     TT_CASE(invalid_arguments_and_limits),
+    TT_CASE(no_free_channel_logs_at_debug),
 };
 
 int main(int argc, char **argv)

@@ -12,7 +12,8 @@ plat_input *plat_input_open(struct SDL_Window *window, unsigned devices)
 {
     (void)window;
     (void)devices;
-    tempo__set_error(TEMPO_ENOTSUP, "native input: the sdl backend reads input from SDL events");
+    /* Expected (TEMPO_CAP_NATIVE_INPUT is not set) and returned: DEBUG. */
+    tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOTSUP, "native input: the sdl backend reads input from SDL events");
     return NULL;
 }
 

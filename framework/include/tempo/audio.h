@@ -145,8 +145,9 @@ TEMPO_API tempo_handle *tempo_audio_handle(tempo_audio *au);
  * already on that channel is halted first (its END mark fires, its unreached
  * marks are CANCELED). Positions of the new play start at frame 0 at the
  * start of the next device buffer. The chunk must stay alive while it plays.
- * Returns the channel, TEMPO_EBUSY (no free channel), TEMPO_EINVAL or
- * TEMPO_EPLATFORM (SDL_mixer's error in tempo_get_error()). */
+ * Returns the channel, TEMPO_EBUSY (no free channel: logged at DEBUG only,
+ * a busy scene is no fault), TEMPO_EINVAL or TEMPO_EPLATFORM (SDL_mixer's
+ * error in tempo_get_error()). */
 TEMPO_API int tempo_audio_play(tempo_audio *au, int channel, struct Mix_Chunk *chunk, int loops);
 
 /* Halts `channel` (-1: every channel). Its END marks fire, unreached marks

@@ -6,8 +6,13 @@
  *  - When a failure comes from the OS or SDL, the native text is logged
  *    (through SDL_Log, category APPLICATION, at or above tempo_log_set_level)
  *    and kept for the calling thread: tempo_get_error() returns it.
- *    Expected per-request outcomes (a file the loader refuses, a submit to a
- *    full queue) are reported in their result and logged at DEBUG only.
+ *    Expected outcomes the caller already gets as a returned error (a file
+ *    the loader refuses, a submit to a full queue, a tempo_net_send to a
+ *    full send queue or an ended connection, tempo_audio_play finding no
+ *    free channel, a replay file that is missing or malformed, native
+ *    input on a backend without it) are logged at DEBUG only, so a game
+ *    that retries every frame floods nothing. WARN is for failures of the
+ *    OS or SDL and misuse of the API, and for what no caller can see.
  *  - Creation functions return NULL on failure and set that text.
  *  - Time is uint64_t nanoseconds on the clock of tempo_now_ns().
  *  - Unless a function says "Thread: any", call it from the loop thread

@@ -207,7 +207,8 @@ typedef struct tempo_replay_result {
  * TEMPO_ENOENT/TEMPO_EIO (cannot read it), TEMPO_EFORMAT (not a recording,
  * another version, truncated or corrupt: the text names the byte offset
  * and the tick, e.g. "run.trec: byte 4242, tick 96: block checksum ...";
- * with desc.partial only a bad header fails), TEMPO_ENOMEM. */
+ * with desc.partial only a bad header fails), TEMPO_ENOMEM. ENOENT and
+ * EFORMAT are the caller's to handle and are logged at DEBUG only. */
 TEMPO_API tempo_replay *tempo_replay_open(const tempo_replay_desc *desc);
 
 /* Frees the replay. It must not be attached to a live loop (destroy the
