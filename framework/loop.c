@@ -266,6 +266,8 @@ bool tempo_loop_is_paused(const tempo_loop *L)
 static float alpha_at(const tempo_loop *L, uint64_t t);
 static void realign_render_slot(tempo_loop *L);
 
+static void tell_sources_pause(tempo_loop *L);
+
 int tempo_loop_set_game_paused(tempo_loop *L, bool paused)
 {
     if (L == NULL)
@@ -273,6 +275,7 @@ int tempo_loop_set_game_paused(tempo_loop *L, bool paused)
     if (paused == L->game_paused)
         return 0;
     L->game_paused = paused;
+    tell_sources_pause(L);
     if (paused)
         L->frozen_alpha = L->started ? alpha_at(L, loop_now(L)) : 0.0f;
     else
@@ -1104,6 +1107,29 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
  * suspends desc.input's controller polling (SDL2 can only poll them, and
  * the poll interval would wake the paused loop hundreds of times a
  * second), forgets the vblank phase on resume, and tells the game. */
+static void tell_sources_pause(tempo_loop *L)
+{
+    for (int k = 0; k < L->nsource; k++) {
+        tempo__source *src = &L->sources[k];
+        if (src->pause_hook != NULL)
+            src->pause_hook(src->desc.self, L->notified_paused, L->game_paused);
+    }
+}
+
+int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn)
+{
+    for (int k = 0; L != NULL && k < L->nsource; k++) {
+        tempo__source *src = &L->sources[k];
+        if (src->desc.handle == handle) {
+            src->pause_hook = fn;
+            if (fn != NULL)
+                fn(src->desc.self, L->notified_paused, L->game_paused);
+            return 0;
+        }
+    }
+    return TEMPO_EINVAL;
+}
+
 static void note_pause(tempo_loop *L)
 {
     bool paused = L->pause_mask != 0;
@@ -1112,6 +1138,7 @@ static void note_pause(tempo_loop *L)
     L->notified_paused = paused;
     if (L->input != NULL)
         tempo_input_suspend_polling(L->input, paused);
+    tell_sources_pause(L);
     if (!paused)
         pace_reset(L);
     if (L->on_pause != NULL) {

@@ -79,6 +79,15 @@ enum {
     PAUSE_USER = 1u << 3,
 };
 
+/* Told of the loop's pauses: idle_paused is the idle pause (desc.on_pause's
+ * view), game_paused tempo_loop_set_game_paused. [loop thread] */
+typedef void (*tempo__source_pause_fn)(void *self, bool idle_paused, bool game_paused);
+
+/* For the framework's own sources (the audio follows the loop's pauses):
+ * calls fn(desc.self, ...) now and on every change of either pause, until
+ * the source leaves. Returns 0 or TEMPO_EINVAL (no source has `handle`). */
+int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn);
+
 /* A source (tempo_loop_add_source): its descriptor, its scheduling state
  * and its counters. */
 typedef struct tempo__source {
@@ -90,6 +99,7 @@ typedef struct tempo__source {
     uint64_t progress_frame; /* frame_seq of its last dispatch with must_progress */
     uint64_t oldest_age_ns;
     tempo_loop_source_counts win, last, total; /* window, last complete window, total */
+    tempo__source_pause_fn pause_hook; /* NULL: none (tempo__loop_source_pause_hook) */
 } tempo__source;
 
 typedef struct tempo__watch {
