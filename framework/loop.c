@@ -142,6 +142,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->step_ns = step_of(L->update_hz);
     L->on_demand = desc->render_on_demand;
     L->pause_on_focus = desc->pause_on_focus_loss;
+    L->run_hidden = desc->run_while_hidden;
     L->update = desc->update;
     L->render = desc->render;
     L->event = desc->event;
@@ -188,7 +189,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     }
     if (L->input != NULL && L->input_event != NULL)
         tempo_input_set_listener(L->input, input_listener, L);
-    if (L->window != NULL) {
+    if (L->window != NULL && !L->run_hidden) {
         Uint32 flags = SDL_GetWindowFlags(L->window);
         if (flags & SDL_WINDOW_MINIMIZED)
             L->pause_mask |= PAUSE_MINIMIZED;
@@ -653,10 +654,12 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
         return;
     switch (we->event) {
     case SDL_WINDOWEVENT_MINIMIZED:
-        L->pause_mask |= PAUSE_MINIMIZED;
+        if (!L->run_hidden)
+            L->pause_mask |= PAUSE_MINIMIZED;
         break;
     case SDL_WINDOWEVENT_HIDDEN:
-        L->pause_mask |= PAUSE_HIDDEN;
+        if (!L->run_hidden)
+            L->pause_mask |= PAUSE_HIDDEN;
         break;
     case SDL_WINDOWEVENT_RESTORED:
     case SDL_WINDOWEVENT_MAXIMIZED:

@@ -120,6 +120,7 @@ struct tempo_loop {
     uint64_t step_ns; /* round(1e9 / update_hz) */
     bool on_demand;
     bool pause_on_focus;
+    bool run_hidden;   /* desc.run_while_hidden: no pause for minimized or hidden */
     tempo_loop_update_fn update;
     tempo_loop_render_fn render;
     tempo_loop_event_fn event;

@@ -1134,6 +1134,45 @@ static void pause_when_minimized_and_no_burst_on_resume(void)
     tempo_loop_destroy(loop);
 }
 
+/* desc.run_while_hidden (issue 19, item 8): minimized or hidden, the loop
+ * keeps its schedule; the default still pauses. */
+static void run_while_hidden_keeps_ticking(void)
+{
+    if (!events_ok)
+        TT_SKIP("SDL events unavailable");
+    for (int run = 0; run < 2; run++) {
+        fake_clock clk;
+        fake_init(&clk);
+        clk.paused_advance = S;
+        game g;
+        game_init(&g, &clk);
+        tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60, .run_while_hidden = run});
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        static const Uint8 hide[] = {SDL_WINDOWEVENT_MINIMIZED, SDL_WINDOWEVENT_HIDDEN};
+        static const Uint8 show[] = {SDL_WINDOWEVENT_RESTORED, SDL_WINDOWEVENT_SHOWN};
+        for (int k = 0; k < 2; k++) {
+            push_window_event(hide[k]);
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+            CHECK_EQ_INT(tempo_loop_is_paused(loop), !run);
+            uint64_t u = g.updates, start = clk.now;
+            while (clk.now < start + S)
+                CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+            if (run)
+                CHECK(g.updates - u >= 59 && g.updates - u <= 61); /* a second of ticks */
+            else
+                CHECK_EQ_U64(g.updates, u);
+            push_window_event(show[k]);
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+            CHECK(!tempo_loop_is_paused(loop));
+        }
+        /* The game's own pause still pauses it. */
+        CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK(tempo_loop_is_paused(loop));
+        tempo_loop_destroy(loop);
+    }
+}
+
 static void focus_loss_pauses_only_when_asked(void)
 {
     if (!events_ok)
@@ -2028,6 +2067,7 @@ static const tt_case cases[] = {
     TT_CASE(pause_when_minimized_and_no_burst_on_resume),
     TT_CASE(pause_from_update_resumes_without_burst),
     TT_CASE(focus_loss_pauses_only_when_asked),
+    TT_CASE(run_while_hidden_keeps_ticking),
     TT_CASE(events_reach_the_game_and_sdl_quit_ends_the_loop),
     TT_CASE(input_reaches_the_ring_with_the_wake_time),
     TT_CASE(no_input_field_means_no_buffering),

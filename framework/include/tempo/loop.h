@@ -58,8 +58,9 @@
  * schedule restarts at the present with one update (stalls and
  * dropped_updates count it). The game never fast-forwards.
  *
- * Pause: while the window is minimized or hidden (and, if asked, while it
- * has no input focus), or after tempo_loop_pause(loop, true), the loop runs
+ * Pause: while the window is minimized or hidden (unless
+ * desc.run_while_hidden; and, if asked, while it has no input focus), or
+ * after tempo_loop_pause(loop, true), the loop runs
  * no updates and no renders and waits with no timeout; events, watches,
  * sources and quit still work (a source with work left is served a step at
  * a time; once none has any, the wait has no timeout again). Controller
@@ -196,6 +197,15 @@ typedef struct tempo_loop_desc {
     tempo_loop_policy policy;  /* 0 => TEMPO_LOOP_INTERPOLATED */
     bool render_on_demand;     /* false => render every allowed frame */
     bool pause_on_focus_loss;  /* false => keep running without focus */
+    /* Keep running (updates and renders on schedule) while the window is
+     * minimized or hidden, for a game that must keep ticking then (a
+     * networked game's lockstep, a server-driven simulation). The loop
+     * then never idle-pauses for the window; tempo_loop_pause() and
+     * pause_on_focus_loss still pause it. Renders go on too (a hidden
+     * window's present may not block on vsync: the pacer then falls back
+     * to the refresh rate); skip drawing in render() while hidden if it
+     * costs. false => pause while minimized or hidden (the default). */
+    bool run_while_hidden;
     tempo_loop_update_fn update; /* NULL => updates are counted only */
     tempo_loop_render_fn render; /* NULL => renders are counted only */
     tempo_loop_event_fn event;   /* NULL => events are consumed by the loop */
