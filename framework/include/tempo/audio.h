@@ -54,15 +54,19 @@
  * to a loop, the audio can also follow the loop's pauses (desc fields
  * pause_with_game and quiet_when_idle).
  *
- * Formats. SDL_mixer decodes WAV itself; OGG, MP3, FLAC, MOD, MIDI and
- * OPUS music need their decoder loaded with Mix_Init() first.
- * tempo_audio_open() calls Mix_Init() for OGG, MP3, FLAC and OPUS (each
- * that this SDL_mixer was built with; missing ones are logged at DEBUG,
- * and Mix_LoadMUS then fails for that format with SDL_mixer's error).
- * Loading music before tempo_audio_open (on the loader, tempo/loader.h)
- * needs your own Mix_Init(MIX_INIT_OGG | ...) call first, as SDL_mixer's
- * documentation says. Tempo never calls Mix_Quit() (the game may have its
- * own Mix_Init); call it at exit if you like.
+ * Formats: call Mix_Init before loading music in OGG, MP3, FLAC or OPUS.
+ * Mix_Init(MIX_INIT_OGG | ...) loads a format's decoder; without it
+ * SDL_mixer loads the decoder on the first Mix_LoadMUS of that format,
+ * unlocked (a race when that load runs on the loader's thread while another
+ * load or playback starts elsewhere), and a build whose decoder library is
+ * missing only fails then. tempo_audio_open() calls Mix_Init for OGG, MP3,
+ * FLAC and OPUS on the loop thread (each this SDL_mixer supports; a missing
+ * one is logged at DEBUG, and loading that format then fails with
+ * SDL_mixer's error), so music loaded after it needs nothing more. Music
+ * loaded before tempo_audio_open (or without a tempo_audio) needs your own
+ * Mix_Init first (tempo/loader.h). WAV needs no decoder. Tempo never calls
+ * Mix_Quit() (the game may have its own Mix_Init); call it at exit if you
+ * like.
  *
  * One tempo_audio may be open at a time (SDL_mixer has one global mixer);
  * it owns SDL_mixer's device and its music-finished hook. Do not call

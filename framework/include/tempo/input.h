@@ -383,8 +383,10 @@ TEMPO_API int tempo_input_attach_window(tempo_input *in, SDL_Window *window, uns
 TEMPO_API void tempo_input_detach_window(tempo_input *in);
 
 /* The native input's handle (auto-reset, owned by `in`, valid until detach
- * or destroy): put it in the wait set and call tempo_input_read_native when
- * it is returned. NULL when not attached (or `in` is NULL). Thread: loop
+ * or destroy). With a loop, give `in` as tempo_loop_desc.input: the loop
+ * then waits on this handle and reads it itself (do not watch it too).
+ * Without one, put it in your wait set and call tempo_input_read_native
+ * when it is returned. NULL when not attached (or `in` is NULL). Thread: loop
  * thread. */
 TEMPO_API tempo_handle *tempo_input_native_handle(const tempo_input *in);
 

@@ -98,9 +98,16 @@
  *       ...
  *   }
  *
- * Other sources (network queue, loader, audio markers, the game's own
- * handles) plug in with tempo_loop_watch(): the loop waits on their handles
- * together with its own and calls their callback on the loop thread.
+ * Other sources plug in as sources of the loop, which waits on their
+ * handles together with its own, dispatches them on the loop thread within
+ * its schedule, and measures them: the framework's with one call each
+ * (tempo/sources.h: tempo_netq_attach, tempo_loader_attach,
+ * tempo_audio_attach, tempo_net_attach), a game's own queue with
+ * tempo_loop_add_source(). tempo_loop_watch() is for the game's plain
+ * events (a timer, a "level loaded" event). Never watch a built-in
+ * source's handle (tempo_netq_handle, tempo_loader_handle,
+ * tempo_audio_handle): each is a manual-reset event that stays signalled
+ * until its work is done, so the loop would wake again at once and spin.
  *
  * Unless a function says "Thread: any", call it on the loop thread: the one
  * that created the loop, initialised SDL video and calls tempo_loop_frame().

@@ -13,7 +13,12 @@
  *   tempo_audio_attach(au, loop, on_notice, game);   // marks reach on_notice
  *   tempo_net_attach(net, loop, on_message, game);   // its queue, as netq
  *
- * The game's own handles keep the plain tempo_loop_watch().
+ * The game's own handles keep the plain tempo_loop_watch(). Do not watch
+ * the handles of these objects (tempo_netq_handle, tempo_loader_handle,
+ * tempo_audio_handle) instead of attaching them: each is a manual-reset
+ * event that stays signalled until its work is done, so a watch whose
+ * callback leaves work makes the loop wake again at once, spinning, with
+ * no pacing, no progress guarantee and no statistics.
  *
  * Lifetime: an attached object leaves its loop with its detach function (or
  * tempo_loop_remove_source with its handle), and all of them leave when the
