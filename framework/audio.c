@@ -105,6 +105,7 @@ struct tempo_audio {
     uint64_t quiet_seq; /* the buffer count at which to take the hold */
     uint64_t settle_ns; /* give-up: hold anyway after this (a stuck device) */
     bool holding;       /* the loop thread holds the device lock */
+    bool no_hold;       /* the loop quit: no (new) hold */
     atomic_bool stat_paused, stat_quiet;
 };
 
@@ -224,6 +225,7 @@ static void finish_stream(tempo_audio *au, int ch)
     if (!s->active)
         return;
     s->active = false;
+    s->held = false; /* an ended play is not resumed; its start stays put */
     fire_passed(au, ch, s->frames); /* reached in a call that ended it */
     for (;;) {
         uint32_t best = earliest_mark(au, ch, UINT64_MAX);
@@ -355,7 +357,7 @@ static void apply_pause(tempo_audio *au)
         atomic_store(&au->stat_paused, want);
     }
     bool idle = (au->pause_mask & AUDIO_PAUSE_IDLE) != 0;
-    if (!idle) {
+    if (!idle || au->no_hold) {
         release_hold(au);
     } else if (!au->holding && !au->settling) {
         lock(au);
@@ -394,8 +396,9 @@ bool tempo_audio_is_paused(const tempo_audio *au)
     return au != NULL && au->paused;
 }
 
-void tempo__audio_follow_loop(tempo_audio *au, bool idle_paused, bool game_paused)
+void tempo__audio_follow_loop(tempo_audio *au, bool idle_paused, bool game_paused, bool quitting)
 {
+    au->no_hold = quitting;
     set_pause_bit(au, AUDIO_PAUSE_GAME, au->pause_with_game && game_paused);
     set_pause_bit(au, AUDIO_PAUSE_IDLE, au->quiet_when_idle && idle_paused);
 }

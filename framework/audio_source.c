@@ -79,16 +79,16 @@ static int audio_dispatch(void *self, tempo_source_call *call)
 }
 
 /* The loop's pauses, for desc.pause_with_game and desc.quiet_when_idle. */
-static void audio_pause_hook(void *self, bool idle_paused, bool game_paused)
+static void audio_pause_hook(void *self, bool idle_paused, bool game_paused, bool quitting)
 {
     audio_source *a = self;
-    tempo__audio_follow_loop(a->au, idle_paused, game_paused);
+    tempo__audio_follow_loop(a->au, idle_paused, game_paused, quitting);
 }
 
 static void audio_detached(void *self)
 {
     audio_source *a = self;
-    tempo__audio_follow_loop(a->au, false, false); /* no loop pauses it now */
+    tempo__audio_follow_loop(a->au, false, false, false); /* no loop pauses it now */
     tempo__replay_detach_channel(a->loop, a->channel);
     free(self);
 }

@@ -1115,7 +1115,16 @@ static void tell_sources_pause(tempo_loop *L)
     for (int k = 0; k < L->nsource; k++) {
         tempo__source *src = &L->sources[k];
         if (src->pause_hook != NULL)
-            src->pause_hook(src->desc.self, L->notified_paused, L->game_paused);
+            src->pause_hook(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
+    }
+}
+
+/* The loop has quit: tell the pause hooks once. */
+static void note_quit(tempo_loop *L)
+{
+    if (!L->told_quit && atomic_load(&L->quit)) {
+        L->told_quit = true;
+        tell_sources_pause(L);
     }
 }
 
@@ -1126,7 +1135,7 @@ int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__so
         if (src->desc.handle == handle) {
             src->pause_hook = fn;
             if (fn != NULL)
-                fn(src->desc.self, L->notified_paused, L->game_paused);
+                fn(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
             return 0;
         }
     }
@@ -1189,8 +1198,10 @@ int tempo_loop_frame(tempo_loop *L)
         return TEMPO_EINVAL;
     if (L->in_frame)
         return TEMPO_EBUSY;
-    if (atomic_load(&L->quit))
+    if (atomic_load(&L->quit)) {
+        note_quit(L);
         return 1;
+    }
     L->in_frame = true;
     L->frame_game_ns = 0;
     L->frame_ran = false;
@@ -1341,6 +1352,7 @@ int tempo_loop_frame(tempo_loop *L)
     L->in_frame = false;
     if (src_err < 0)
         return src_err;
+    note_quit(L);
     return atomic_load(&L->quit) ? 1 : 0;
 }
 

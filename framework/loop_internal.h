@@ -80,8 +80,10 @@ enum {
 };
 
 /* Told of the loop's pauses: idle_paused is the idle pause (desc.on_pause's
- * view), game_paused tempo_loop_set_game_paused. [loop thread] */
-typedef void (*tempo__source_pause_fn)(void *self, bool idle_paused, bool game_paused);
+ * view), game_paused tempo_loop_set_game_paused; quitting once the loop
+ * has quit (the game is about to tear down: let go of anything a teardown
+ * on another thread may wait for). [loop thread] */
+typedef void (*tempo__source_pause_fn)(void *self, bool idle_paused, bool game_paused, bool quitting);
 
 /* For the framework's own sources (the audio follows the loop's pauses):
  * calls fn(desc.self, ...) now and on every change of either pause, until
@@ -171,6 +173,7 @@ struct tempo_loop {
     tempo_loop_input_fn input_event;
     tempo_loop_pause_fn on_pause;
     bool notified_paused;          /* what on_pause / the input were last told */
+    bool told_quit;                /* the sources' pause hooks heard of the quit */
     bool game_paused;
     bool game_resumed;             /* restart the update schedule at the next frame */
     float frozen_alpha;            /* alpha while game-paused */

@@ -251,6 +251,17 @@ static void play_started_while_paused_plays(void)
     CHECK(Mix_Paused(0)); /* still held */
     CHECK_EQ_INT(tempo_audio_resume(au), 0);
     CHECK(!Mix_Paused(0));
+    /* A paused play that is stopped ends (END with the frames it played)
+     * and is not resumed. */
+    CHECK_EQ_INT(tempo_audio_pause(au), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, 0, NULL, 9), 0);
+    CHECK_EQ_INT(tempo_audio_stop(au, 0), 0);
+    CHECK_EQ_INT(collect(au, n, 1), 1);
+    CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_END);
+    CHECK_EQ_U64(n[0].tag, 9);
+    CHECK_LT_U64(n[0].frame, LEN);
+    CHECK_EQ_INT(tempo_audio_resume(au), 0);
+    CHECK(!Mix_Playing(0));
     CHECK_EQ_INT(tempo_audio_pause(NULL), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_audio_resume(NULL), TEMPO_EINVAL);
     CHECK(!tempo_audio_is_paused(NULL));
@@ -442,7 +453,19 @@ static void quiet_when_idle_stops_the_device_thread(void)
         tempo_audio_get_stats(au, &st);
     }
     CHECK(st.quiet);
-    tempo_audio_detach(au, loop); /* releases it too */
+    /* The loop quits (a window closed from the taskbar): the hold goes, so
+     * no teardown waits for the audio lock; the audio stays paused. */
+    CHECK_EQ_INT(tempo_loop_quit(loop), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 1);
+    tempo_audio_get_stats(au, &st);
+    CHECK(!st.quiet);
+    CHECK(st.paused);
+    b0 = st.buffers;
+    t0 = tempo_now_ns();
+    while (buffers_mixed(au) < b0 + 3 && tempo_now_ns() - t0 < GIVE_UP_NS)
+        SDL_Delay(5);
+    CHECK_GE_U64(buffers_mixed(au), b0 + 3); /* the device thread runs */
+    tempo_audio_detach(au, loop);
     tempo_audio_get_stats(au, &st);
     CHECK(!st.quiet);
     CHECK(!st.paused);

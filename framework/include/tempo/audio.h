@@ -120,8 +120,11 @@ typedef struct tempo_audio_desc {
      * While held: the device is not fed (drivers play silence, an underrun);
      * plays started meanwhile start at the resume; and any SDL_mixer call
      * that takes the audio lock (Mix_PlayChannel, Mix_FreeChunk,
-     * Mix_FreeMusic, ...) from a thread other than the loop thread blocks
-     * until the resume, so make those on the loop thread. false => the
+     * Mix_FreeMusic, and the loader decoding a non-WAV sound, see
+     * tempo/loader.h) from a thread other than the loop thread waits for
+     * the resume, so make those on the loop thread. The hold also ends
+     * when the loop quits (the audio stays paused) and when the audio is
+     * detached or closed, so a teardown never waits for it. false => the
      * idle pause leaves the audio playing. */
     bool quiet_when_idle;
 } tempo_audio_desc;
