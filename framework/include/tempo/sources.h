@@ -61,8 +61,12 @@ typedef void (*tempo_audio_notice_fn)(const tempo_audio_notice *notice, void *us
 /* The audio's notices (tempo_audio_mark, _mark_end): the loop reads them
  * with tempo_audio_poll() and calls fn(notice, user) for each. Named "audio"
  * in the statistics (its oldest age is how long a notice waited after being
- * raised). Do not call tempo_audio_poll() yourself while attached. Returns
- * 0, TEMPO_EINVAL, TEMPO_EBUSY, TEMPO_ETOOMANY or TEMPO_ENOMEM. */
+ * raised). Do not call tempo_audio_poll() yourself while attached. While
+ * attached, the audio follows the loop's game pause and idle pause as its
+ * desc asked (tempo_audio_desc.pause_with_game, quiet_when_idle; from the
+ * attach on: a loop already paused pauses it at once); detaching ends
+ * that. Returns 0, TEMPO_EINVAL, TEMPO_EBUSY, TEMPO_ETOOMANY or
+ * TEMPO_ENOMEM. */
 TEMPO_API int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user);
 /* Returns 0 or TEMPO_EINVAL (NULL, not attached to `loop`). */
 TEMPO_API int tempo_audio_detach(tempo_audio *au, tempo_loop *loop);
