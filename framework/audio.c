@@ -34,6 +34,7 @@
 #include <SDL.h>
 #include <SDL_mixer.h>
 
+#include "audio_internal.h"
 #include "handle_pool.h"
 #include "platform.h"
 #include "tempo/audio.h"
@@ -49,6 +50,7 @@
 typedef struct stream {
     uint64_t gen;       /* plays started on it so far (0: never played) */
     bool active;        /* the current play has not ended */
+    bool held;          /* paused by tempo_audio_pause (or a followed loop pause) */
     uint64_t frames;    /* frames of the current (or last) play mixed so far */
     uint64_t start_dev; /* device frame where the current play started */
 } stream;
@@ -91,7 +93,33 @@ struct tempo_audio {
 
     /* [loop thread] marks not yet read by tempo_audio_poll */
     uint32_t outstanding;
+
+    /* [loop thread] Pause: why the audio is paused (AUDIO_PAUSE_* bits),
+     * what the plays were last told, and the device hold of an idle pause
+     * (quiet_when_idle): settling until quiet_seq, then the loop thread
+     * holds the device lock, which stops SDL's audio thread. */
+    unsigned pause_mask;
+    bool paused;
+    bool pause_with_game, quiet_when_idle;
+    bool settling;      /* waiting for silent buffers before the hold */
+    uint64_t quiet_seq; /* the buffer count at which to take the hold */
+    uint64_t settle_ns; /* give-up: hold anyway after this (a stuck device) */
+    bool holding;       /* the loop thread holds the device lock */
+    bool no_hold;       /* the loop quit: no (new) hold */
+    atomic_bool stat_paused, stat_quiet;
 };
+
+enum {
+    AUDIO_PAUSE_USER = 1u << 0, /* tempo_audio_pause */
+    AUDIO_PAUSE_GAME = 1u << 1, /* the loop's game pause (pause_with_game) */
+    AUDIO_PAUSE_IDLE = 1u << 2, /* the loop's idle pause (quiet_when_idle) */
+};
+
+/* Silent buffers the device gets after an idle pause before its thread is
+ * stopped: more than a ring of queued buffers (SDL's DirectSound backend
+ * keeps 8 and would loop stale sound from an unfed ring), so whatever the
+ * driver replays while unfed is silence. */
+#define QUIET_BUFFERS 10
 
 /* Mix_HookMusicFinished has no user pointer; only one tempo_audio exists. */
 static _Atomic(tempo_audio *) g_audio;
@@ -197,6 +225,7 @@ static void finish_stream(tempo_audio *au, int ch)
     if (!s->active)
         return;
     s->active = false;
+    s->held = false; /* an ended play is not resumed; its start stays put */
     fire_passed(au, ch, s->frames); /* reached in a call that ended it */
     for (;;) {
         uint32_t best = earliest_mark(au, ch, UINT64_MAX);
@@ -256,10 +285,18 @@ static void SDLCALL on_post_mix(int chan, void *stream_buf, int len, void *udata
     }
     uint64_t n = (uint64_t)len / (uint64_t)au->spec.bytes_per_frame;
     stream *music = &au->streams[music_index(au)];
-    if (music->active) {
+    if (music->active && !music->held) {
         music->frames += n;
         fire_passed(au, music_index(au), music->frames);
     }
+    /* A paused play's position stands still while the device clock runs
+     * on: its start moves later on the device clock, so device_frame =
+     * start_dev + frame stays the buffer that really holds the frame.
+     * (SDL_mixer does not mix a paused channel, so its effect is not
+     * called and its count stands still by itself.) */
+    for (int i = 0; i <= au->nchan; i++)
+        if (au->streams[i].held)
+            au->streams[i].start_dev += n;
     au->mixed += n;
     au->seq++;
     atomic_store_explicit(&au->stat_last_ns, au->buf_ns, memory_order_relaxed);
@@ -273,6 +310,116 @@ static void SDLCALL on_music_done(void)
     tempo_audio *au = atomic_load(&g_audio);
     if (au != NULL)
         finish_stream(au, music_index(au));
+}
+
+/* ---- Pause [loop thread] ---------------------------------------------------- */
+
+/* Gives the device lock back (an idle pause ends, close, detach). */
+static void release_hold(tempo_audio *au)
+{
+    au->settling = false;
+    if (au->holding) {
+        au->holding = false;
+        atomic_store(&au->stat_quiet, false);
+        unlock(au);
+    }
+}
+
+/* Brings the plays in line with pause_mask: pausing holds every play that
+ * is running now (Mix_Pause / Mix_PauseMusic), resuming lets exactly those
+ * go on. Under the device lock, so a pause falls between two buffers and
+ * no count is half-updated. */
+static void apply_pause(tempo_audio *au)
+{
+    bool want = au->pause_mask != 0;
+    if (want != au->paused) {
+        lock(au);
+        au->paused = want;
+        for (int i = 0; i < au->nchan; i++) {
+            stream *s = &au->streams[i];
+            if (want && s->active && Mix_Playing(i) && !Mix_Paused(i)) {
+                Mix_Pause(i);
+                s->held = true;
+            } else if (!want && s->held) {
+                Mix_Resume(i);
+                s->held = false;
+            }
+        }
+        stream *m = &au->streams[music_index(au)];
+        if (want && m->active && Mix_PlayingMusic() && !Mix_PausedMusic()) {
+            Mix_PauseMusic();
+            m->held = true;
+        } else if (!want && m->held) {
+            Mix_ResumeMusic();
+            m->held = false;
+        }
+        unlock(au);
+        atomic_store(&au->stat_paused, want);
+    }
+    bool idle = (au->pause_mask & AUDIO_PAUSE_IDLE) != 0;
+    if (!idle || au->no_hold) {
+        release_hold(au);
+    } else if (!au->holding && !au->settling) {
+        lock(au);
+        au->quiet_seq = au->seq + QUIET_BUFFERS;
+        unlock(au);
+        au->settle_ns = tempo_now_ns() + (QUIET_BUFFERS + 2) * au->buffer_ns + 250 * TEMPO_NS_PER_MS;
+        au->settling = true;
+        tempo_event_set(au->ready); /* the source's dispatch does the settling */
+    }
+}
+
+static int set_pause_bit(tempo_audio *au, unsigned bit, bool on)
+{
+    if (au == NULL)
+        return TEMPO_EINVAL;
+    if (on)
+        au->pause_mask |= bit;
+    else
+        au->pause_mask &= ~bit;
+    apply_pause(au);
+    return 0;
+}
+
+int tempo_audio_pause(tempo_audio *au)
+{
+    return set_pause_bit(au, AUDIO_PAUSE_USER, true);
+}
+
+int tempo_audio_resume(tempo_audio *au)
+{
+    return set_pause_bit(au, AUDIO_PAUSE_USER, false);
+}
+
+bool tempo_audio_is_paused(const tempo_audio *au)
+{
+    return au != NULL && au->paused;
+}
+
+void tempo__audio_follow_loop(tempo_audio *au, bool idle_paused, bool game_paused, bool quitting)
+{
+    au->no_hold = quitting;
+    set_pause_bit(au, AUDIO_PAUSE_GAME, au->pause_with_game && game_paused);
+    set_pause_bit(au, AUDIO_PAUSE_IDLE, au->quiet_when_idle && idle_paused);
+}
+
+int tempo__audio_settle(tempo_audio *au)
+{
+    if (!au->settling)
+        return 0;
+    lock(au);
+    uint64_t seq = au->seq;
+    unlock(au);
+    if (seq < au->quiet_seq && tempo_now_ns() < au->settle_ns)
+        return 1; /* look again at the next paused frame */
+    /* The device has had silent buffers enough: keep the lock, so SDL's
+     * audio thread blocks on it (an SDL2 device paused with
+     * SDL_PauseAudioDevice still wakes for every buffer, to write silence). */
+    lock(au);
+    au->settling = false;
+    au->holding = true;
+    atomic_store(&au->stat_quiet, true);
+    return 0;
 }
 
 /* ---- Open / close --------------------------------------------------------- */
@@ -311,6 +458,8 @@ tempo_audio *tempo_audio_open(const tempo_audio_desc *desc)
     au->spec.bytes_per_frame = 2 * au->spec.channels;
     au->nchan = d.mix_channels ? d.mix_channels : DEFAULT_MIX_CHANNELS;
     au->max_markers = d.max_markers ? (uint32_t)d.max_markers : DEFAULT_MAX_MARKERS;
+    au->pause_with_game = d.pause_with_game;
+    au->quiet_when_idle = d.quiet_when_idle;
     au->buffer_ns = (uint64_t)au->spec.buffer_frames * TEMPO_NS_PER_S / (uint64_t)au->spec.frequency;
     au->latency_ns = d.latency_ns ? d.latency_ns : au->buffer_ns;
     au->buf_seq = UINT64_MAX; /* no buffer mixed yet */
@@ -347,6 +496,18 @@ tempo_audio *tempo_audio_open(const tempo_audio_desc *desc)
         tempo__set_error(TEMPO_EBUSY, "tempo_audio_open: SDL_mixer's device was already open");
         goto fail;
     }
+    /* The compressed music decoders load on demand (Mix_Init); without
+     * this, Mix_LoadMUS of an OGG or MP3 fails with "Unrecognized audio
+     * format" for a game that never heard of Mix_Init. */
+    static const struct {
+        int flag;
+        const char *name;
+    } decoders[] = {{MIX_INIT_OGG, "OGG"}, {MIX_INIT_MP3, "MP3"}, {MIX_INIT_FLAC, "FLAC"},
+                    {MIX_INIT_OPUS, "OPUS"}};
+    for (size_t i = 0; i < sizeof decoders / sizeof decoders[0]; i++)
+        if ((Mix_Init(decoders[i].flag) & decoders[i].flag) == 0)
+            tempo__log(TEMPO_LOG_DEBUG, "tempo_audio_open: no %s decoder in this SDL_mixer: %s",
+                       decoders[i].name, Mix_GetError());
     Mix_AllocateChannels(au->nchan);
     lock(au);
     Mix_HookMusicFinished(on_music_done);
@@ -375,6 +536,7 @@ void tempo_audio_close(tempo_audio *au)
 {
     if (au == NULL)
         return;
+    release_hold(au);
     Mix_HaltChannel(-1); /* done callbacks raise the last notices */
     Mix_HaltMusic();
     lock(au);
@@ -413,6 +575,7 @@ static void begin_stream(tempo_audio *au, int ch)
     stream *s = &au->streams[ch];
     s->gen++;
     s->active = true;
+    s->held = false; /* a new play is not paused (SDL_mixer unpauses it too) */
     s->frames = 0;
     s->start_dev = au->mixed;
 }
@@ -604,5 +767,7 @@ int tempo_audio_get_stats(const tempo_audio *au, tempo_audio_stats *out)
     out->notices = atomic_load_explicit(&au->stat_notices, memory_order_relaxed);
     out->pending = atomic_load_explicit(&au->stat_pending, memory_order_relaxed);
     out->outstanding = au->outstanding;
+    out->paused = atomic_load(&au->stat_paused);
+    out->quiet = atomic_load(&au->stat_quiet);
     return 0;
 }

@@ -2,6 +2,8 @@
  * (tempo/sources.h), built on tempo_audio_poll(). [loop thread] */
 #include <stdlib.h>
 
+#include "audio_internal.h"
+#include "loop_internal.h"
 #include "replay_internal.h"
 #include "tempo/loop.h"
 #include "tempo/sources.h"
@@ -71,12 +73,22 @@ static int audio_dispatch(void *self, tempo_source_call *call)
         deliver(a, &n);
         call->items = ++items;
     }
-    return 0;
+    /* An idle pause with desc.quiet_when_idle: the device gets its silent
+     * buffers, one look per paused frame, before its thread is stopped. */
+    return tempo__audio_settle(a->au);
+}
+
+/* The loop's pauses, for desc.pause_with_game and desc.quiet_when_idle. */
+static void audio_pause_hook(void *self, bool idle_paused, bool game_paused, bool quitting)
+{
+    audio_source *a = self;
+    tempo__audio_follow_loop(a->au, idle_paused, game_paused, quitting);
 }
 
 static void audio_detached(void *self)
 {
     audio_source *a = self;
+    tempo__audio_follow_loop(a->au, false, false, false); /* no loop pauses it now */
     tempo__replay_detach_channel(a->loop, a->channel);
     free(self);
 }
@@ -100,6 +112,7 @@ int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn 
         return r;
     }
     a->channel = tempo__replay_attach_channel(loop, TEMPO__REPLAY_AUDIO, audio_item, a);
+    tempo__loop_source_pause_hook(loop, d.handle, audio_pause_hook);
     return 0;
 }
 

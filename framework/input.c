@@ -227,6 +227,13 @@ tempo_input *tempo_input_create(const tempo_input_desc *desc)
     }
     in->poll_hz = d.poll_hz == 0 ? DEFAULT_POLL_HZ : d.poll_hz > MAX_POLL_HZ ? MAX_POLL_HZ : d.poll_hz;
     if (!d.no_controllers) {
+        /* A controller is not the window's: without this SDL drops its
+         * events while the window has no focus (another window on top, a
+         * second monitor, a desktop with no window manager), buttons
+         * included, so a game running unfocused loses its pad. At the
+         * default priority: a game's own SDL_SetHint or the environment
+         * variable wins. */
+        SDL_SetHintWithPriority(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1", SDL_HINT_DEFAULT);
         /* SDL then queues SDL_CONTROLLERDEVICEADDED for every controller
          * already attached, so they are opened by tempo_input_handle_sdl like
          * hot-plugged ones. */
@@ -297,9 +304,11 @@ static void track_state(tempo_input *in, const tempo_input_event *ev)
         int32_t sc = ev->u.key.scancode;
         if (sc > 0 && sc < SDL_NUM_SCANCODES) {
             uint8_t bit = (uint8_t)(1u << (sc & 7));
-            if (ev->u.key.down)
+            /* Only a press sets a key: an auto-repeat of a key the game
+             * cleared (tempo_input_clear_key) must not bring it back. */
+            if (ev->u.key.down && !ev->u.key.repeat)
                 in->keys[sc >> 3] |= bit;
-            else
+            else if (!ev->u.key.down)
                 in->keys[sc >> 3] &= (uint8_t)~bit;
         }
         break;
@@ -391,6 +400,14 @@ int16_t tempo_input_pad_axis_value(const tempo_input *in, uint32_t pad, uint8_t 
             best = v;
     }
     return best;
+}
+
+int tempo_input_clear_key(tempo_input *in, int32_t scancode)
+{
+    if (in == NULL || scancode <= 0 || scancode >= SDL_NUM_SCANCODES)
+        return TEMPO_EINVAL;
+    in->keys[scancode >> 3] &= (uint8_t) ~(1u << (scancode & 7));
+    return 0;
 }
 
 void tempo_input_clear_state(tempo_input *in)

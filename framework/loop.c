@@ -142,6 +142,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->step_ns = step_of(L->update_hz);
     L->on_demand = desc->render_on_demand;
     L->pause_on_focus = desc->pause_on_focus_loss;
+    L->run_hidden = desc->run_while_hidden;
     L->update = desc->update;
     L->render = desc->render;
     L->event = desc->event;
@@ -188,7 +189,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     }
     if (L->input != NULL && L->input_event != NULL)
         tempo_input_set_listener(L->input, input_listener, L);
-    if (L->window != NULL) {
+    if (L->window != NULL && !L->run_hidden) {
         Uint32 flags = SDL_GetWindowFlags(L->window);
         if (flags & SDL_WINDOW_MINIMIZED)
             L->pause_mask |= PAUSE_MINIMIZED;
@@ -266,6 +267,8 @@ bool tempo_loop_is_paused(const tempo_loop *L)
 static float alpha_at(const tempo_loop *L, uint64_t t);
 static void realign_render_slot(tempo_loop *L);
 
+static void tell_sources_pause(tempo_loop *L);
+
 int tempo_loop_set_game_paused(tempo_loop *L, bool paused)
 {
     if (L == NULL)
@@ -273,6 +276,7 @@ int tempo_loop_set_game_paused(tempo_loop *L, bool paused)
     if (paused == L->game_paused)
         return 0;
     L->game_paused = paused;
+    tell_sources_pause(L);
     if (paused)
         L->frozen_alpha = L->started ? alpha_at(L, loop_now(L)) : 0.0f;
     else
@@ -650,10 +654,12 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
         return;
     switch (we->event) {
     case SDL_WINDOWEVENT_MINIMIZED:
-        L->pause_mask |= PAUSE_MINIMIZED;
+        if (!L->run_hidden)
+            L->pause_mask |= PAUSE_MINIMIZED;
         break;
     case SDL_WINDOWEVENT_HIDDEN:
-        L->pause_mask |= PAUSE_HIDDEN;
+        if (!L->run_hidden)
+            L->pause_mask |= PAUSE_HIDDEN;
         break;
     case SDL_WINDOWEVENT_RESTORED:
     case SDL_WINDOWEVENT_MAXIMIZED:
@@ -1104,6 +1110,38 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
  * suspends desc.input's controller polling (SDL2 can only poll them, and
  * the poll interval would wake the paused loop hundreds of times a
  * second), forgets the vblank phase on resume, and tells the game. */
+static void tell_sources_pause(tempo_loop *L)
+{
+    for (int k = 0; k < L->nsource; k++) {
+        tempo__source *src = &L->sources[k];
+        if (src->pause_hook != NULL)
+            src->pause_hook(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
+    }
+}
+
+/* The loop has quit: tell the pause hooks once. */
+static void note_quit(tempo_loop *L)
+{
+    if (!L->told_quit && atomic_load(&L->quit)) {
+        L->told_quit = true;
+        tell_sources_pause(L);
+    }
+}
+
+int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn)
+{
+    for (int k = 0; L != NULL && k < L->nsource; k++) {
+        tempo__source *src = &L->sources[k];
+        if (src->desc.handle == handle) {
+            src->pause_hook = fn;
+            if (fn != NULL)
+                fn(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
+            return 0;
+        }
+    }
+    return TEMPO_EINVAL;
+}
+
 static void note_pause(tempo_loop *L)
 {
     bool paused = L->pause_mask != 0;
@@ -1112,6 +1150,7 @@ static void note_pause(tempo_loop *L)
     L->notified_paused = paused;
     if (L->input != NULL)
         tempo_input_suspend_polling(L->input, paused);
+    tell_sources_pause(L);
     if (!paused)
         pace_reset(L);
     if (L->on_pause != NULL) {
@@ -1159,8 +1198,10 @@ int tempo_loop_frame(tempo_loop *L)
         return TEMPO_EINVAL;
     if (L->in_frame)
         return TEMPO_EBUSY;
-    if (atomic_load(&L->quit))
+    if (atomic_load(&L->quit)) {
+        note_quit(L);
         return 1;
+    }
     L->in_frame = true;
     L->frame_game_ns = 0;
     L->frame_ran = false;
@@ -1311,6 +1352,7 @@ int tempo_loop_frame(tempo_loop *L)
     L->in_frame = false;
     if (src_err < 0)
         return src_err;
+    note_quit(L);
     return atomic_load(&L->quit) ? 1 : 0;
 }
 

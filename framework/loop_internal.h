@@ -79,6 +79,17 @@ enum {
     PAUSE_USER = 1u << 3,
 };
 
+/* Told of the loop's pauses: idle_paused is the idle pause (desc.on_pause's
+ * view), game_paused tempo_loop_set_game_paused; quitting once the loop
+ * has quit (the game is about to tear down: let go of anything a teardown
+ * on another thread may wait for). [loop thread] */
+typedef void (*tempo__source_pause_fn)(void *self, bool idle_paused, bool game_paused, bool quitting);
+
+/* For the framework's own sources (the audio follows the loop's pauses):
+ * calls fn(desc.self, ...) now and on every change of either pause, until
+ * the source leaves. Returns 0 or TEMPO_EINVAL (no source has `handle`). */
+int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn);
+
 /* A source (tempo_loop_add_source): its descriptor, its scheduling state
  * and its counters. */
 typedef struct tempo__source {
@@ -90,6 +101,7 @@ typedef struct tempo__source {
     uint64_t progress_frame; /* frame_seq of its last dispatch with must_progress */
     uint64_t oldest_age_ns;
     tempo_loop_source_counts win, last, total; /* window, last complete window, total */
+    tempo__source_pause_fn pause_hook; /* NULL: none (tempo__loop_source_pause_hook) */
 } tempo__source;
 
 typedef struct tempo__watch {
@@ -110,6 +122,7 @@ struct tempo_loop {
     uint64_t step_ns; /* round(1e9 / update_hz) */
     bool on_demand;
     bool pause_on_focus;
+    bool run_hidden;   /* desc.run_while_hidden: no pause for minimized or hidden */
     tempo_loop_update_fn update;
     tempo_loop_render_fn render;
     tempo_loop_event_fn event;
@@ -160,6 +173,7 @@ struct tempo_loop {
     tempo_loop_input_fn input_event;
     tempo_loop_pause_fn on_pause;
     bool notified_paused;          /* what on_pause / the input were last told */
+    bool told_quit;                /* the sources' pause hooks heard of the quit */
     bool game_paused;
     bool game_resumed;             /* restart the update schedule at the next frame */
     float frozen_alpha;            /* alpha while game-paused */

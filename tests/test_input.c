@@ -419,6 +419,88 @@ static void key_state_follows_the_events(void)
     tempo_input_destroy(in);
 }
 
+static SDL_Event sdl_repeat(SDL_Scancode sc)
+{
+    SDL_Event e = sdl_key(sc, true);
+    e.key.repeat = 1;
+    return e;
+}
+
+/* Clear and repeat (issue 19, item 10): a key the game cleared stays up
+ * while the OS auto-repeats it, until a new press; repeats never set a
+ * key; the ring still carries every repeat, flagged. */
+static void cleared_key_stays_up_through_auto_repeat(void)
+{
+    tempo_input *in = make(0);
+    SDL_Event e = sdl_key(SDL_SCANCODE_P, true);
+    tempo_input_handle_sdl(in, &e, 10);
+    CHECK(tempo_input_key_down(in, SDL_SCANCODE_P));
+    CHECK_EQ_INT(tempo_input_clear_key(in, SDL_SCANCODE_P), 0); /* the pause key is used */
+    CHECK(!tempo_input_key_down(in, SDL_SCANCODE_P));
+    for (int i = 0; i < 5; i++) {
+        e = sdl_repeat(SDL_SCANCODE_P);
+        tempo_input_handle_sdl(in, &e, 20 + (uint64_t)i);
+        CHECK(!tempo_input_key_down(in, SDL_SCANCODE_P));
+    }
+    /* The same through tempo_input_clear_state. */
+    e = sdl_key(SDL_SCANCODE_A, true);
+    tempo_input_handle_sdl(in, &e, 30);
+    tempo_input_clear_state(in);
+    e = sdl_repeat(SDL_SCANCODE_A);
+    tempo_input_handle_sdl(in, &e, 31);
+    CHECK(!tempo_input_key_down(in, SDL_SCANCODE_A));
+    /* A new press after the release sets it again. */
+    e = sdl_key(SDL_SCANCODE_P, false);
+    tempo_input_handle_sdl(in, &e, 40);
+    CHECK(!tempo_input_key_down(in, SDL_SCANCODE_P));
+    e = sdl_key(SDL_SCANCODE_P, true);
+    tempo_input_handle_sdl(in, &e, 41);
+    CHECK(tempo_input_key_down(in, SDL_SCANCODE_P));
+    /* Repeats of a held key keep it down (they change nothing). */
+    e = sdl_repeat(SDL_SCANCODE_P);
+    tempo_input_handle_sdl(in, &e, 42);
+    CHECK(tempo_input_key_down(in, SDL_SCANCODE_P));
+    /* The ring has every event; the repeats say so. */
+    tempo_input_event ev;
+    int n = 0, repeats = 0;
+    while (tempo_input_poll(in, &ev) > 0) {
+        n++;
+        repeats += ev.u.key.repeat;
+        CHECK_EQ_INT(ev.u.key.down, ev.time_ns != 40);
+    }
+    CHECK_EQ_INT(n, 11);
+    CHECK_EQ_INT(repeats, 7);
+    CHECK_EQ_INT(tempo_input_clear_key(in, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_input_clear_key(in, SDL_NUM_SCANCODES), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_input_clear_key(NULL, SDL_SCANCODE_P), TEMPO_EINVAL);
+    tempo_input_destroy(in);
+}
+
+/* Item 11: controllers deliver in the background by default; a game's own
+ * setting wins. */
+static void controllers_deliver_in_the_background_unless_the_game_says_no(void)
+{
+    SDL_ResetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS);
+    if (SDL_getenv("SDL_JOYSTICK_ALLOW_BACKGROUND_EVENTS") != NULL)
+        TT_SKIP("SDL_JOYSTICK_ALLOW_BACKGROUND_EVENTS is set in the environment");
+    tempo_input *in = tempo_input_create(NULL);
+    if (in == NULL)
+        TT_SKIP("no game-controller subsystem here");
+    const char *h = SDL_GetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS);
+    CHECK_STR_EQ(h, "1");
+    tempo_input_destroy(in);
+    SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "0");
+    in = tempo_input_create(NULL);
+    CHECK(in != NULL);
+    CHECK_STR_EQ(SDL_GetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS), "0");
+    tempo_input_destroy(in);
+    SDL_ResetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS);
+    /* Without controllers Tempo leaves the hint alone. */
+    in = tempo_input_create(&(tempo_input_desc){.no_controllers = true});
+    CHECK(SDL_GetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS) == NULL);
+    tempo_input_destroy(in);
+}
+
 /* A full ring drops the event but not what it did to the state: a key-up
  * refused by the ring must not leave the key held forever. */
 static void state_updates_even_when_the_ring_is_full(void)
@@ -648,6 +730,8 @@ static const tt_case cases[] = {
     TT_CASE(suspend_polling_switches_sdl_joystick_updates_and_back),
     TT_CASE(invalid_arguments),
     TT_CASE(type_names),
+    TT_CASE(cleared_key_stays_up_through_auto_repeat),
+    TT_CASE(controllers_deliver_in_the_background_unless_the_game_says_no),
 };
 
 int main(int argc, char **argv)

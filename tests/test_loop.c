@@ -1134,6 +1134,45 @@ static void pause_when_minimized_and_no_burst_on_resume(void)
     tempo_loop_destroy(loop);
 }
 
+/* desc.run_while_hidden (issue 19, item 8): minimized or hidden, the loop
+ * keeps its schedule; the default still pauses. */
+static void run_while_hidden_keeps_ticking(void)
+{
+    if (!events_ok)
+        TT_SKIP("SDL events unavailable");
+    for (int run = 0; run < 2; run++) {
+        fake_clock clk;
+        fake_init(&clk);
+        clk.paused_advance = S;
+        game g;
+        game_init(&g, &clk);
+        tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60, .run_while_hidden = run});
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        static const Uint8 hide[] = {SDL_WINDOWEVENT_MINIMIZED, SDL_WINDOWEVENT_HIDDEN};
+        static const Uint8 show[] = {SDL_WINDOWEVENT_RESTORED, SDL_WINDOWEVENT_SHOWN};
+        for (int k = 0; k < 2; k++) {
+            push_window_event(hide[k]);
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+            CHECK_EQ_INT(tempo_loop_is_paused(loop), !run);
+            uint64_t u = g.updates, start = clk.now;
+            while (clk.now < start + S)
+                CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+            if (run)
+                CHECK(g.updates - u >= 59 && g.updates - u <= 61); /* a second of ticks */
+            else
+                CHECK_EQ_U64(g.updates, u);
+            push_window_event(show[k]);
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+            CHECK(!tempo_loop_is_paused(loop));
+        }
+        /* The game's own pause still pauses it. */
+        CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        CHECK(tempo_loop_is_paused(loop));
+        tempo_loop_destroy(loop);
+    }
+}
+
 static void focus_loss_pauses_only_when_asked(void)
 {
     if (!events_ok)
@@ -1751,6 +1790,63 @@ static void overlay_shows_each_source(void)
     tempo_event_destroy(h);
 }
 
+/* The overlay scales to the window (issue 19, item 12): the layout rule as
+ * a pure function, then the panel drawn on a 2560x1440 target. */
+static Uint32 pixel_at(SDL_Surface *surf, int x, int y)
+{
+    return ((Uint32 *)surf->pixels)[y * (surf->pitch / 4) + x] & 0xffffff;
+}
+
+static void overlay_scales_to_the_window(void)
+{
+    const int W = TEMPO_LOOP_STATS_W, H = TEMPO_LOOP_STATS_H;
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(1280, 720, W, H), 1);
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(1920, 1080, W, H), 1);
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(2400, 1080, W, H), 2);
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(2560, 1440, W, H), 2);
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(3840, 2160, W, H), 3);
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(7680, 4320, W, H), 6);
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(3840, 800, W, H), 1);       /* the height limits */
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(2560, 1440, W, H + 17 * 12), 1); /* many sources */
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(320, 240, W, H), 1);        /* never below 1 */
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(0, 0, W, H), 1);
+    CHECK_EQ_INT(tempo_loop_stats_fit_scale(1 << 30, 1 << 30, W, H), 16); /* capped */
+    CHECK_EQ_INT(tempo_loop_stats_scale(NULL, NULL), 1);
+
+    fake_clock clk;
+    fake_init(&clk);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.max_render_hz = 60, .clock = clock_of(&clk)});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, 2560, 1440, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+    if (r == NULL) {
+        tempo_loop_destroy(loop);
+        SDL_FreeSurface(surf);
+        TT_SKIP("no software renderer");
+    }
+    CHECK_EQ_INT(tempo_loop_stats_scale(loop, r), 2);
+    SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+    SDL_RenderClear(r);
+    CHECK_EQ_INT(tempo_loop_draw_stats(loop, r, 0, 0), 0);
+    SDL_RenderPresent(r);
+    /* The border (70, 80, 100) runs along x = 2 * W - 1 and y = 2 * H - 1;
+     * right of and below it the target is untouched. */
+    CHECK_EQ_INT(pixel_at(surf, 2 * W - 1, H), 0x465064);
+    CHECK_EQ_INT(pixel_at(surf, W, 2 * H - 1), 0x465064);
+    CHECK_EQ_INT(pixel_at(surf, 2 * W, H), 0);
+    CHECK_EQ_INT(pixel_at(surf, W, 2 * H), 0);
+    /* With a logical size the area is the logical one: 640x360 => 1. */
+    CHECK_EQ_INT(SDL_RenderSetLogicalSize(r, 640, 360), 0);
+    CHECK_EQ_INT(tempo_loop_stats_scale(loop, r), 1);
+    CHECK_EQ_INT(tempo_loop_draw_stats_scaled(loop, r, 0, 0, 0), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_draw_stats_scaled(loop, r, 0, 0, 17), TEMPO_EINVAL);
+    if (getenv("TEMPO_TEST_BMP"))
+        SDL_SaveBMP(surf, getenv("TEMPO_TEST_BMP"));
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+    tempo_loop_destroy(loop);
+}
+
 /* Issue 11 problem 1 on the source interface: 20 results of 20 ms each
  * (the finalize spends 20 ms of fake time), a 60 Hz loop. The loader's own
  * estimate soon says no item fits between two frames; the guaranteed unit
@@ -2028,6 +2124,8 @@ static const tt_case cases[] = {
     TT_CASE(pause_when_minimized_and_no_burst_on_resume),
     TT_CASE(pause_from_update_resumes_without_burst),
     TT_CASE(focus_loss_pauses_only_when_asked),
+    TT_CASE(run_while_hidden_keeps_ticking),
+    TT_CASE(overlay_scales_to_the_window),
     TT_CASE(events_reach_the_game_and_sdl_quit_ends_the_loop),
     TT_CASE(input_reaches_the_ring_with_the_wake_time),
     TT_CASE(no_input_field_means_no_buffering),

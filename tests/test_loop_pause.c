@@ -99,7 +99,42 @@ static void paused_loop_with_a_controller_open_does_not_wake(void)
     SDL_QuitSubSystem(SDL_INIT_JOYSTICK);
 }
 
+/* desc.run_while_hidden (issue 19, item 8) with a real hidden window: the
+ * loop is not paused at creation and keeps updating; without it the same
+ * window pauses the loop. */
+static void count_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    (*(int *)user)++;
+}
+
+static void hidden_window_runs_when_asked(void)
+{
+    if (!video_ok)
+        TT_SKIP("no video driver");
+    SDL_Window *hidden = SDL_CreateWindow("tempo-hidden", 0, 0, 64, 64, SDL_WINDOW_HIDDEN);
+    CHECK(hidden != NULL);
+    if (hidden == NULL)
+        return;
+    tempo_loop *def = tempo_loop_create(&(tempo_loop_desc){.window = hidden});
+    CHECK(tempo_loop_is_paused(def)); /* the default: idle while hidden */
+    tempo_loop_destroy(def);
+    int updates = 0;
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.window = hidden, .run_while_hidden = true,
+                                                             .update = count_update, .user = &updates});
+    CHECK(!tempo_loop_is_paused(loop));
+    uint64_t t0 = tempo_now_ns();
+    while (updates < 10 && tempo_now_ns() - t0 < 20 * TEMPO_NS_PER_S) /* give-up only */
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_GE_INT(updates, 10);
+    CHECK(!tempo_loop_is_paused(loop));
+    tempo_loop_destroy(loop);
+    SDL_DestroyWindow(hidden);
+}
+
 static const tt_case cases[] = {
+    TT_CASE(hidden_window_runs_when_asked),
     TT_CASE(paused_loop_with_a_controller_open_does_not_wake),
 };
 

@@ -55,6 +55,7 @@ typedef struct bounce {
     uint64_t updates;
     SDL_FRect arena;
     SDL_Texture *stats_tex; /* the overlay, redrawn 10 times a second */
+    int stats_scale;        /* the scale stats_tex was made for */
     uint64_t stats_drawn_at;
     bool stats_tex_failed;
     bool replaying; /* --replay: the state is all that matters, nothing is drawn */
@@ -221,18 +222,26 @@ static void background(bounce *b)
  * free on a GPU, but ~8 ms a frame for a software rasterizer (llvmpipe
  * under Xvfb). Its numbers change once a second, so it is drawn into a
  * texture 10 times a second and copied in between. */
-static void draw_stats(bounce *b, int x, int y)
+static void draw_stats(bounce *b, int right, int y)
 {
     SDL_Renderer *r = b->app.renderer;
+    /* Scaled to the window (a HiDPI or 4K output gets a larger panel). */
+    int k = tempo_loop_stats_scale(b->loop, r);
+    int w = TEMPO_LOOP_STATS_W * k, h = TEMPO_LOOP_STATS_H * k, x = right - w;
+    if (b->stats_tex != NULL && b->stats_scale != k) {
+        SDL_DestroyTexture(b->stats_tex);
+        b->stats_tex = NULL;
+    }
     if (b->stats_tex == NULL && !b->stats_tex_failed) {
-        b->stats_tex = SDL_CreateTexture(r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET,
-                                         TEMPO_LOOP_STATS_W, TEMPO_LOOP_STATS_H);
+        b->stats_tex = SDL_CreateTexture(r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, w, h);
         b->stats_tex_failed = b->stats_tex == NULL;
+        b->stats_scale = k;
+        b->stats_drawn_at = 0;
         if (b->stats_tex)
             SDL_SetTextureBlendMode(b->stats_tex, SDL_BLENDMODE_BLEND);
     }
     if (b->stats_tex == NULL) {
-        tempo_loop_draw_stats(b->loop, r, x, y);
+        tempo_loop_draw_stats_scaled(b->loop, r, x, y, k);
         return;
     }
     uint64_t now = tempo_now_ns();
@@ -241,12 +250,12 @@ static void draw_stats(bounce *b, int x, int y)
             SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
             SDL_SetRenderDrawColor(r, 0, 0, 0, 0);
             SDL_RenderClear(r);
-            tempo_loop_draw_stats(b->loop, r, 0, 0);
+            tempo_loop_draw_stats_scaled(b->loop, r, 0, 0, k);
             SDL_SetRenderTarget(r, NULL);
         }
         b->stats_drawn_at = now;
     }
-    SDL_Rect dst = {x, y, TEMPO_LOOP_STATS_W, TEMPO_LOOP_STATS_H};
+    SDL_Rect dst = {x, y, w, h};
     SDL_RenderCopy(r, b->stats_tex, NULL, &dst);
 }
 
@@ -327,7 +336,7 @@ static void draw_scene(bounce *b, float alpha)
     }
 
     if (b->show_stats)
-        draw_stats(b, WIDTH - TEMPO_LOOP_STATS_W - 16, 16);
+        draw_stats(b, WIDTH - 16, 16);
 
     SDL_SetRenderDrawColor(r, 130, 140, 165, 255);
     tempo_debug_text(r, 22, HEIGHT - 22, 1,

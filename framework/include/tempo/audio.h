@@ -9,15 +9,25 @@
  * SDL_mixer's callbacks: those only count frames, record and signal.
  *
  *   tempo_audio *au = tempo_audio_open(NULL);
+ *   tempo_audio_attach(au, loop, on_notice, game);    // tempo/sources.h
  *   int ch = tempo_audio_play(au, -1, click, 0);
- *   tempo_audio_mark(au, ch, 24000, beat_event, 1);   // frame 24000: 0.5 s at 48 kHz
- *   tempo_audio_mark_ms(au, ch, 750, beat_event, 3);  // or in time: 750 ms in
+ *   tempo_audio_mark(au, ch, 24000, NULL, 1);   // frame 24000: 0.5 s at 48 kHz
+ *   tempo_audio_mark_ms(au, ch, 750, NULL, 3);  // or in time: 750 ms in
  *   tempo_audio_mark_end(au, ch, NULL, 2);
- *   ...  // the loop waits on tempo_audio_handle(au) (and beat_event)
- *   tempo_audio_notice n;
- *   while (tempo_audio_poll(au, &n) > 0)
- *       on_beat(n.tag, n.play_ns);
+ *   ...
+ *   static void on_notice(const tempo_audio_notice *n, void *user)
+ *   {
+ *       on_beat(user, n->tag, n->play_ns);   // on the loop thread, in order
+ *   }
  *
+ * tempo_audio_attach makes the notices a source of the loop (tempo/sources.h):
+ * the loop waits on the audio's handle, reads the notices and calls
+ * on_notice, paced and counted like every source, recorded and replayed
+ * with the loop. Do not tempo_loop_watch() tempo_audio_handle(): it is a
+ * manual-reset event that stays signalled until the notices are read, so a
+ * watch whose callback does not empty the queue makes the loop spin. Without
+ * a loop, wait on the handle yourself and read with tempo_audio_poll().
+
  * What "passed" means. SDL pulls audio in device buffers of buffer_frames.
  * The mixer renders a buffer just before handing it to the device, and a
  * notice is raised while the buffer that contains frame N is being mixed:
@@ -33,7 +43,30 @@
  * per output channel) from the start of the play, continuing across loops.
  * They follow plays started through this API; SDL_mixer calls made directly
  * on the same channels (Mix_Pause, Mix_SetMusicPosition, fades that halt a
- * channel are fine) may make them disagree with what is heard.
+ * channel are fine) may make them disagree with what is heard: pause with
+ * tempo_audio_pause(), which stops the positions with the sound.
+ *
+ * Pause. tempo_audio_pause() pauses every play and the music; their
+ * positions stand still, so no mark is raised while paused, and after
+ * tempo_audio_resume() they go on from the same frame (the notices'
+ * device_frame then includes the paused time). Plays started while paused
+ * play (a pause menu's clicks) and are not touched by the resume. Attached
+ * to a loop, the audio can also follow the loop's pauses (desc fields
+ * pause_with_game and quiet_when_idle).
+ *
+ * Formats: call Mix_Init before loading music in OGG, MP3, FLAC or OPUS.
+ * Mix_Init(MIX_INIT_OGG | ...) loads a format's decoder; without it
+ * SDL_mixer loads the decoder on the first Mix_LoadMUS of that format,
+ * unlocked (a race when that load runs on the loader's thread while another
+ * load or playback starts elsewhere), and a build whose decoder library is
+ * missing only fails then. tempo_audio_open() calls Mix_Init for OGG, MP3,
+ * FLAC and OPUS on the loop thread (each this SDL_mixer supports; a missing
+ * one is logged at DEBUG, and loading that format then fails with
+ * SDL_mixer's error), so music loaded after it needs nothing more. Music
+ * loaded before tempo_audio_open (or without a tempo_audio) needs your own
+ * Mix_Init first (tempo/loader.h). WAV needs no decoder. Tempo never calls
+ * Mix_Quit() (the game may have its own Mix_Init); call it at exit if you
+ * like.
  *
  * One tempo_audio may be open at a time (SDL_mixer has one global mixer);
  * it owns SDL_mixer's device and its music-finished hook. Do not call
@@ -71,6 +104,29 @@ typedef struct tempo_audio_desc {
     const char *device;  /* output device name; NULL = the default device */
     uint64_t latency_ns; /* output latency added to play_ns; 0 = one device buffer
                             (SDL2's usual queue; measure the real one to calibrate) */
+    /* Attached to a loop (tempo_audio_attach), pause the audio as
+     * tempo_audio_pause does while the loop's game pause is on
+     * (tempo_loop_set_game_paused: a pause menu). false => the game pause
+     * leaves the audio alone. */
+    bool pause_with_game;
+    /* Attached to a loop, pause the audio while the loop is idle-paused
+     * (minimized, hidden, tempo_loop_pause: desc.on_pause's pauses), and
+     * then stop SDL's audio thread, so a minimized game is quiet: after
+     * about 10 device buffers of silence (which the device plays meanwhile)
+     * the loop thread holds the device's lock (SDL_LockAudioDevice), on
+     * which the audio thread then blocks until the resume releases it. An
+     * SDL2 device paused with SDL_PauseAudioDevice would still wake for
+     * every buffer to write silence (~47 times/s at 48 kHz and 1024 frames).
+     * While held: the device is not fed (drivers play silence, an underrun);
+     * plays started meanwhile start at the resume; and any SDL_mixer call
+     * that takes the audio lock (Mix_PlayChannel, Mix_FreeChunk,
+     * Mix_FreeMusic, and the loader decoding a non-WAV sound, see
+     * tempo/loader.h) from a thread other than the loop thread waits for
+     * the resume, so make those on the loop thread. The hold also ends
+     * when the loop quits (the audio stays paused) and when the audio is
+     * detached or closed, so a teardown never waits for it. false => the
+     * idle pause leaves the audio playing. */
+    bool quiet_when_idle;
 } tempo_audio_desc;
 
 /* The format actually in use (SDL converts everything to it). */
@@ -115,6 +171,8 @@ typedef struct tempo_audio_stats {
     uint64_t notices;       /* notices raised */
     uint32_t pending;       /* marks not yet reached */
     uint32_t outstanding;   /* marks not yet read by tempo_audio_poll */
+    bool paused;            /* tempo_audio_is_paused() */
+    bool quiet;             /* quiet_when_idle: the device's thread is held now */
 } tempo_audio_stats;
 
 /* Opens the audio device through SDL_mixer (initialising SDL's audio
@@ -135,8 +193,12 @@ TEMPO_API void tempo_audio_close(tempo_audio *au);
 TEMPO_API int tempo_audio_get_spec(const tempo_audio *au, tempo_audio_spec *out);
 
 /* The manual-reset event that is signalled while notices are waiting to be
- * read (tempo_audio_poll resets it when it empties the queue). Put it in the
- * loop's wait set. Owned by `au`; valid until tempo_audio_close. */
+ * read (tempo_audio_poll resets it when it empties the queue). With a loop,
+ * attach the audio instead (tempo_audio_attach, tempo/sources.h): the loop
+ * then waits on this handle itself. Do not tempo_loop_watch() it: it stays
+ * signalled until the notices are read, so the loop would wake again at
+ * once, spinning. Without a loop, tempo_wait() on it. Owned by `au`; valid
+ * until tempo_audio_close. */
 TEMPO_API tempo_handle *tempo_audio_handle(tempo_audio *au);
 
 /* Plays `chunk` (loaded in the device format, e.g. Mix_LoadWAV or
@@ -203,6 +265,25 @@ TEMPO_API int tempo_audio_mark_end(tempo_audio *au, int channel, tempo_handle *s
  * raised (for one play: increasing frame, then its END). Returns 1 if one
  * was taken, 0 if none is waiting (the handle is then reset), TEMPO_EINVAL. */
 TEMPO_API int tempo_audio_poll(tempo_audio *au, tempo_audio_notice *out);
+
+/* Pauses every play and the music (Mix_Pause, Mix_PauseMusic) between two
+ * device buffers: their positions stop, so no MARK is raised while paused,
+ * and they go on from the same frame after tempo_audio_resume(). Plays
+ * started while paused play normally; the resume does not touch them. END
+ * and CANCELED still come when a paused play is stopped or replaced. The
+ * device keeps running (playing silence for the paused plays). Pausing a
+ * paused audio does nothing (no counting: one resume undoes any number of
+ * pauses). Returns 0 or TEMPO_EINVAL (NULL). */
+TEMPO_API int tempo_audio_pause(tempo_audio *au);
+
+/* Resumes what tempo_audio_pause() paused, from where it stood, unless a
+ * loop pause the audio follows (desc.pause_with_game, quiet_when_idle) is
+ * still on: then it resumes when that ends. Returns 0 or TEMPO_EINVAL. */
+TEMPO_API int tempo_audio_resume(tempo_audio *au);
+
+/* True while paused, by tempo_audio_pause() or a loop pause it follows.
+ * false for NULL. */
+TEMPO_API bool tempo_audio_is_paused(const tempo_audio *au);
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. */
 TEMPO_API int tempo_audio_get_stats(const tempo_audio *au, tempo_audio_stats *out);

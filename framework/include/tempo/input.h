@@ -30,6 +30,18 @@
  * 1000 Hz polling by a bounded, configurable rate (tempo_input_set_poll_hz)
  * applied only while a controller is open.
  *
+ * Controllers in the background: SDL drops joystick and controller events
+ * while none of the program's windows has input focus, unless
+ * SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS is "1". A controller belongs to
+ * the player, not to a window, so tempo_input_create (unless
+ * desc.no_controllers) sets that hint to "1" at SDL's default priority: a
+ * game that wants SDL's behaviour (two programs sharing one pad) sets it to
+ * "0" first with SDL_SetHint, or the environment variable
+ * SDL_JOYSTICK_ALLOW_BACKGROUND_EVENTS=0, and that wins. (A minimized or
+ * hidden game is idle-paused anyway, with controller polling suspended;
+ * this matters for a game running unfocused: another window on top, a
+ * second monitor, desc.run_while_hidden in tempo/loop.h.)
+ *
  * Thread: every function here runs on the loop thread (the thread that
  * initialised SDL video), except tempo_input_from_sdl (Thread: any: it only
  * reads its arguments). A tempo_input is not thread-safe.
@@ -87,7 +99,10 @@ typedef struct tempo_input_key {
     int32_t keycode;  /* SDL_Keycode under the current layout (e.g. SDLK_a); 0 if unknown */
     uint16_t mod;     /* SDL_Keymod bits held when the event happened (KMOD_SHIFT ...) */
     uint8_t down;     /* 1 pressed (or repeat), 0 released */
-    uint8_t repeat;   /* 1 if this is an auto-repeat of a key already down */
+    uint8_t repeat;   /* 1 if this is an auto-repeat of a key already down (the
+                         OS's typematic repeat; SDL events only: DirectInput
+                         reports none). Repeats are queued like presses but
+                         never change the key state (see tempo_input_key_down) */
 } tempo_input_key;
 
 /* Mouse button. Positions are in window coordinates (pixels, top-left 0,0). */
@@ -201,8 +216,10 @@ typedef struct tempo_input_stats {
 } tempo_input_stats;
 
 /* Creates an input buffer. `desc` may be NULL (all defaults). Unless
- * desc->no_controllers, initialises SDL_INIT_GAMECONTROLLER (SDL counts
- * the references; destroy quits it again).
+ * desc->no_controllers, sets SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS to
+ * "1" at default priority (see the top of this header) and initialises
+ * SDL_INIT_GAMECONTROLLER (SDL counts the references; destroy quits it
+ * again).
  * Returns the object, owned by the caller, or NULL (TEMPO_ENOMEM, or
  * TEMPO_EPLATFORM when SDL's controller subsystem fails; see
  * tempo_get_error()). Thread: loop thread, after SDL_Init(SDL_INIT_VIDEO). */
@@ -260,7 +277,14 @@ TEMPO_API int tempo_input_dispatch(tempo_input *in, tempo_input_fn fn, void *use
  * value furthest from centre among the pads. */
 #define TEMPO_INPUT_ANY_PAD UINT32_C(0xFFFFFFFE)
 
-/* True while the key with this SDL_Scancode is down (repeats keep it down). */
+/* True while the key with this SDL_Scancode is down. Clear and repeat
+ * rules: a press (down, not repeat) sets the key, a release clears it, and
+ * an auto-repeat changes nothing: it never sets a key again. So a key the
+ * game cleared (tempo_input_clear_key, tempo_input_clear_state: "this press
+ * is used up", e.g. a menu key held on into the game) stays released until
+ * it is released and pressed anew, however long the OS keeps repeating it.
+ * The ring still delivers every repeat event, with repeat = 1, for text
+ * fields and menus that want the typematic rate. */
 TEMPO_API bool tempo_input_key_down(const tempo_input *in, int32_t scancode);
 
 /* True while mouse button `button` (SDL_BUTTON_LEFT = 1 ... X2 = 5) of
@@ -282,9 +306,18 @@ TEMPO_API int16_t tempo_input_pad_axis_value(const tempo_input *in, uint32_t pad
 
 /* Releases every key, button and axis in the state (not the ring): for a
  * game that knows input stopped reaching it (e.g. after a long pause).
- * SDL already sends key-ups when the window loses focus. NULL: no-op.
- * Thread: loop thread. */
+ * SDL already sends key-ups when the window loses focus. A cleared key
+ * stays up until a new press (repeats do not set it; see
+ * tempo_input_key_down); a button or axis takes the value of its next
+ * event. NULL: no-op. Thread: loop thread. */
 TEMPO_API void tempo_input_clear_state(tempo_input *in);
+
+/* Releases one key in the state (not the ring): the game has used this
+ * press (a pause key, a menu confirm) and must not see it held on. It stays
+ * released until the key is released and pressed again; auto-repeats of
+ * the held key do not set it. Returns 0 or TEMPO_EINVAL (NULL, scancode
+ * out of 1..SDL_NUM_SCANCODES-1). Thread: loop thread. */
+TEMPO_API int tempo_input_clear_key(tempo_input *in, int32_t scancode);
 
 /* ---- Seeing input as it arrives ------------------------------------------
  * The ring is read by update(), which does not run while the loop is
@@ -350,8 +383,10 @@ TEMPO_API int tempo_input_attach_window(tempo_input *in, SDL_Window *window, uns
 TEMPO_API void tempo_input_detach_window(tempo_input *in);
 
 /* The native input's handle (auto-reset, owned by `in`, valid until detach
- * or destroy): put it in the wait set and call tempo_input_read_native when
- * it is returned. NULL when not attached (or `in` is NULL). Thread: loop
+ * or destroy). With a loop, give `in` as tempo_loop_desc.input: the loop
+ * then waits on this handle and reads it itself (do not watch it too).
+ * Without one, put it in your wait set and call tempo_input_read_native
+ * when it is returned. NULL when not attached (or `in` is NULL). Thread: loop
  * thread. */
 TEMPO_API tempo_handle *tempo_input_native_handle(const tempo_input *in);
 

@@ -46,8 +46,10 @@
  *      is submitted, and Mix_CloseAudio()/Mix_Quit() only after
  *      tempo_loader_destroy(): Mix_LoadWAV_RW() reads the device format
  *      without a lock. Without open audio the request fails with TEMPO_EINVAL.
- *    * Call Mix_Init() for the compressed formats you load (OGG, MP3, FLAC...)
- *      before Mix_OpenAudio(). A decoder used for the first time is opened
+ *    * Call Mix_Init() for the compressed formats you load (OGG, MP3, FLAC,
+ *      OPUS) before the first sound or music request of that format
+ *      (tempo_audio_open() does it for OGG, MP3, FLAC and OPUS: opening the
+ *      tempo_audio before submitting is enough; see tempo/audio.h). A decoder used for the first time is opened
  *      lazily and appended to an unlocked global list. Tempo serialises all
  *      of its own Mix_Load* calls with one process-wide lock, but a first-use
  *      load on another thread at the same moment would still race.
@@ -340,8 +342,12 @@ TEMPO_API int tempo_loader_cancel(tempo_loader *loader, uint64_t id);
 TEMPO_API int tempo_loader_cancel_group(tempo_loader *loader, uint32_t group);
 
 /* Signalled (manual-reset) while finished results wait for
- * tempo_loader_process(); reset by process when none are left. Put it in the
- * loop's wait set (or tempo_loop_watch it). Owned by the loader: do not set,
+ * tempo_loader_process(); reset by process when none are left. With a loop,
+ * attach the loader instead (tempo_loader_attach, tempo/sources.h): the
+ * loop then waits on this handle and processes the results itself. Do not
+ * tempo_loop_watch() it: it stays signalled until the results are
+ * processed, so a watch whose callback leaves any makes the loop spin.
+ * Without a loop, tempo_wait() on it. Owned by the loader: do not set,
  * reset or destroy it. Thread: any. */
 TEMPO_API tempo_handle *tempo_loader_handle(tempo_loader *loader);
 

@@ -58,8 +58,9 @@
  * schedule restarts at the present with one update (stalls and
  * dropped_updates count it). The game never fast-forwards.
  *
- * Pause: while the window is minimized or hidden (and, if asked, while it
- * has no input focus), or after tempo_loop_pause(loop, true), the loop runs
+ * Pause: while the window is minimized or hidden (unless
+ * desc.run_while_hidden; and, if asked, while it has no input focus), or
+ * after tempo_loop_pause(loop, true), the loop runs
  * no updates and no renders and waits with no timeout; events, watches,
  * sources and quit still work (a source with work left is served a step at
  * a time; once none has any, the wait has no timeout again). Controller
@@ -97,9 +98,16 @@
  *       ...
  *   }
  *
- * Other sources (network queue, loader, audio markers, the game's own
- * handles) plug in with tempo_loop_watch(): the loop waits on their handles
- * together with its own and calls their callback on the loop thread.
+ * Other sources plug in as sources of the loop, which waits on their
+ * handles together with its own, dispatches them on the loop thread within
+ * its schedule, and measures them: the framework's with one call each
+ * (tempo/sources.h: tempo_netq_attach, tempo_loader_attach,
+ * tempo_audio_attach, tempo_net_attach), a game's own queue with
+ * tempo_loop_add_source(). tempo_loop_watch() is for the game's plain
+ * events (a timer, a "level loaded" event). Never watch a built-in
+ * source's handle (tempo_netq_handle, tempo_loader_handle,
+ * tempo_audio_handle): each is a manual-reset event that stays signalled
+ * until its work is done, so the loop would wake again at once and spin.
  *
  * Unless a function says "Thread: any", call it on the loop thread: the one
  * that created the loop, initialised SDL video and calls tempo_loop_frame().
@@ -196,6 +204,15 @@ typedef struct tempo_loop_desc {
     tempo_loop_policy policy;  /* 0 => TEMPO_LOOP_INTERPOLATED */
     bool render_on_demand;     /* false => render every allowed frame */
     bool pause_on_focus_loss;  /* false => keep running without focus */
+    /* Keep running (updates and renders on schedule) while the window is
+     * minimized or hidden, for a game that must keep ticking then (a
+     * networked game's lockstep, a server-driven simulation). The loop
+     * then never idle-pauses for the window; tempo_loop_pause() and
+     * pause_on_focus_loss still pause it. Renders go on too (a hidden
+     * window's present may not block on vsync: the pacer then falls back
+     * to the refresh rate); skip drawing in render() while hidden if it
+     * costs. false => pause while minimized or hidden (the default). */
+    bool run_while_hidden;
     tempo_loop_update_fn update; /* NULL => updates are counted only */
     tempo_loop_render_fn render; /* NULL => renders are counted only */
     tempo_loop_event_fn event;   /* NULL => events are consumed by the loop */
@@ -587,26 +604,52 @@ typedef struct tempo_loop_stats {
  * it. NULL for a NULL loop. */
 TEMPO_API const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *loop);
 
-/* Size of the panel tempo_loop_draw_stats() draws: TEMPO_LOOP_STATS_H
+/* Size of the panel at scale 1: TEMPO_LOOP_STATS_W x TEMPO_LOOP_STATS_H
  * without sources, plus TEMPO_LOOP_STATS_SOURCE_H per source and one
- * heading line (tempo_loop_stats_height()). */
+ * heading line (tempo_loop_stats_height()). At scale k every length is k
+ * times these. */
 #define TEMPO_LOOP_STATS_W 300
 #define TEMPO_LOOP_STATS_H 224
 #define TEMPO_LOOP_STATS_SOURCE_H 12
 
-/* The height tempo_loop_draw_stats() draws now. TEMPO_LOOP_STATS_H for NULL. */
+/* The panel's height at scale 1 now. TEMPO_LOOP_STATS_H for NULL. */
 TEMPO_API int tempo_loop_stats_height(const tempo_loop *loop);
+
+/* The automatic scale of the panel: the largest integer k (1..16) with the
+ * panel (panel_w x panel_h at scale 1) at most a quarter of the area's
+ * width and half its height, and at least 1 (so a small window gets the
+ * scale-1 panel, a 2560 px one twice that). 1 for sizes <= 0. A pure
+ * function. Thread: any. */
+TEMPO_API int tempo_loop_stats_fit_scale(int area_w, int area_h, int panel_w, int panel_h);
+
+/* The scale tempo_loop_draw_stats() uses on `renderer` now:
+ * tempo_loop_stats_fit_scale() of the area it draws into, which is the
+ * renderer's logical size when one is set (SDL_RenderSetLogicalSize),
+ * else its output size (the window's pixels, or the render target's, in
+ * HiDPI pixels too) divided by its render scale (SDL_RenderSetScale), and
+ * of the panel's size now. The panel then covers TEMPO_LOOP_STATS_W * k by
+ * tempo_loop_stats_height(loop) * k. 1 for a NULL renderer (or when SDL
+ * cannot tell the size). Thread: the renderer's thread. */
+TEMPO_API int tempo_loop_stats_scale(const tempo_loop *loop, SDL_Renderer *renderer);
 
 /* Draws the statistics overlay (policy and rates, last-second numbers,
  * lateness, wait/game/loop shares, wake reasons, drops, a frame-time graph,
  * and per source: share of time, items/s, overruns and oldest age) as a
- * TEMPO_LOOP_STATS_W x tempo_loop_stats_height() panel with its
- * top-left corner at (x, y), with tempo/debugdraw.h. The renderer's draw
- * colour and blend mode are restored. Call it from the render callback,
- * before presenting. Thread: the renderer's thread (the loop thread).
- * Returns 0, TEMPO_EINVAL (NULL loop or renderer) or TEMPO_EPLATFORM (an
- * SDL call failed; detail in tempo_get_error()). */
+ * panel with its top-left corner at (x, y), with tempo/debugdraw.h, at
+ * the scale tempo_loop_stats_scale(loop, renderer) gives: scaled to the
+ * window, TEMPO_LOOP_STATS_W x tempo_loop_stats_height() at scale 1. The
+ * renderer's draw colour and blend mode are restored. Call it from the
+ * render callback, before presenting. Thread: the renderer's thread (the
+ * loop thread). Returns 0, TEMPO_EINVAL (NULL loop or renderer) or
+ * TEMPO_EPLATFORM (an SDL call failed; detail in tempo_get_error()). */
 TEMPO_API int tempo_loop_draw_stats(tempo_loop *loop, SDL_Renderer *renderer, int x, int y);
+
+/* tempo_loop_draw_stats() at a given integer scale (1..16), e.g. to draw
+ * into a texture of known size (TEMPO_LOOP_STATS_W * scale by
+ * tempo_loop_stats_height() * scale) that is copied to the window. Returns
+ * as tempo_loop_draw_stats, and TEMPO_EINVAL for a scale out of range. */
+TEMPO_API int tempo_loop_draw_stats_scaled(tempo_loop *loop, SDL_Renderer *renderer, int x, int y,
+                                           int scale);
 
 #ifdef __cplusplus
 }

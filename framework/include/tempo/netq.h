@@ -209,7 +209,11 @@ TEMPO_API int tempo_netq_push_wait(tempo_netq *q, uint32_t type, const void *dat
 
 /* The queue's manual-reset event: signalled while messages are queued (see
  * the top of this header). Owned by the queue; do not set, reset or destroy
- * it. Put it in the loop's wait set. Thread: any. NULL if q is NULL. */
+ * it. With a loop, attach the queue instead (tempo_netq_attach): the loop
+ * then waits on this handle and drains it, paced. Do not tempo_loop_watch()
+ * it: it stays signalled while messages remain, so a watch whose callback
+ * leaves any makes the loop spin. Without a loop, tempo_wait() on it.
+ * Thread: any. NULL if q is NULL. */
 TEMPO_API tempo_handle *tempo_netq_handle(tempo_netq *q);
 
 /* Makes the queue a source of `loop` (tempo_loop_add_source, named "netq"):

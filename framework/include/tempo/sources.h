@@ -13,7 +13,12 @@
  *   tempo_audio_attach(au, loop, on_notice, game);   // marks reach on_notice
  *   tempo_net_attach(net, loop, on_message, game);   // its queue, as netq
  *
- * The game's own handles keep the plain tempo_loop_watch().
+ * The game's own handles keep the plain tempo_loop_watch(). Do not watch
+ * the handles of these objects (tempo_netq_handle, tempo_loader_handle,
+ * tempo_audio_handle) instead of attaching them: each is a manual-reset
+ * event that stays signalled until its work is done, so a watch whose
+ * callback leaves work makes the loop wake again at once, spinning, with
+ * no pacing, no progress guarantee and no statistics.
  *
  * Lifetime: an attached object leaves its loop with its detach function (or
  * tempo_loop_remove_source with its handle), and all of them leave when the
@@ -56,8 +61,12 @@ typedef void (*tempo_audio_notice_fn)(const tempo_audio_notice *notice, void *us
 /* The audio's notices (tempo_audio_mark, _mark_end): the loop reads them
  * with tempo_audio_poll() and calls fn(notice, user) for each. Named "audio"
  * in the statistics (its oldest age is how long a notice waited after being
- * raised). Do not call tempo_audio_poll() yourself while attached. Returns
- * 0, TEMPO_EINVAL, TEMPO_EBUSY, TEMPO_ETOOMANY or TEMPO_ENOMEM. */
+ * raised). Do not call tempo_audio_poll() yourself while attached. While
+ * attached, the audio follows the loop's game pause and idle pause as its
+ * desc asked (tempo_audio_desc.pause_with_game, quiet_when_idle; from the
+ * attach on: a loop already paused pauses it at once); detaching ends
+ * that. Returns 0, TEMPO_EINVAL, TEMPO_EBUSY, TEMPO_ETOOMANY or
+ * TEMPO_ENOMEM. */
 TEMPO_API int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user);
 /* Returns 0 or TEMPO_EINVAL (NULL, not attached to `loop`). */
 TEMPO_API int tempo_audio_detach(tempo_audio *au, tempo_loop *loop);

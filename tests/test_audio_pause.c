@@ -1,0 +1,492 @@
+/* Pausing the audio (issue 19, items 6 and 7) on SDL's "dummy" driver,
+ * which consumes 10 ms buffers in real time on any machine:
+ *  - tempo_audio_pause stops the positions with the sound: no mark is
+ *    raised while paused (however long the device runs meanwhile), and
+ *    after the resume the rest come in order, at the same frames, from the
+ *    buffer that really holds them;
+ *  - attached to a loop, the audio follows the loop's game pause and idle
+ *    pause when asked; with quiet_when_idle the device's thread stops.
+ *
+ * No verdict depends on timing: "while paused" is measured in device
+ * buffers the driver mixed (stats.buffers), every wait has a 20 s give-up
+ * that only a lost notice or a stuck device reaches, and the quiet device's
+ * wake-ups are context switches over a second, which load can only lower. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <SDL.h>
+#include <SDL_mixer.h>
+
+#include "harness.h"
+#include "tempo/tempo.h"
+
+#define MS TEMPO_NS_PER_MS
+#define RATE 48000
+#define BUF 480
+#define GIVE_UP_NS (20000 * MS)
+#define PAUSED_BUFFERS 30 /* device buffers mixed while paused */
+
+static tempo_audio *open_dummy(bool with_game, bool quiet)
+{
+    SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
+    tempo_audio *au = tempo_audio_open(&(tempo_audio_desc){
+        .frequency = RATE, .buffer_frames = BUF, .pause_with_game = with_game, .quiet_when_idle = quiet});
+    if (au == NULL)
+        tt_fail(__FILE__, __LINE__, "tempo_audio_open(dummy): %s", tempo_get_error());
+    return au;
+}
+
+/* SDL's device locks are recursive and Tempo takes them too: holding them
+ * keeps the first buffer from being mixed while marks are set up. */
+static void lock_audio_devices(bool lock)
+{
+    for (SDL_AudioDeviceID id = 1; id < 16; id++)
+        if (SDL_GetAudioDeviceStatus(id) != SDL_AUDIO_STOPPED) {
+            if (lock)
+                SDL_LockAudioDevice(id);
+            else
+                SDL_UnlockAudioDevice(id);
+        }
+}
+
+static uint64_t buffers_mixed(tempo_audio *au)
+{
+    tempo_audio_stats st;
+    tempo_audio_get_stats(au, &st);
+    return st.buffers;
+}
+
+/* A chunk of `frames` stereo frames of a quiet tone. */
+static Mix_Chunk *make_chunk(int frames, Sint16 **pcm)
+{
+    *pcm = calloc((size_t)frames * 2, sizeof **pcm);
+    for (int i = 0; i < frames * 2; i++)
+        (*pcm)[i] = (Sint16)((i / 2) % 100 < 50 ? 500 : -500);
+    return Mix_QuickLoad_RAW((Uint8 *)*pcm, (Uint32)frames * 4);
+}
+
+/* A 16-bit stereo WAV file in memory, for Mix_LoadMUS_RW. */
+static Uint8 *make_wav(int frames, size_t *size)
+{
+    size_t data = (size_t)frames * 4;
+    *size = 44 + data;
+    Uint8 *w = calloc(1, *size);
+    Uint32 v;
+    Uint16 h;
+    memcpy(w, "RIFFxxxxWAVEfmt ", 16);
+    v = SDL_SwapLE32((Uint32)(36 + data));
+    memcpy(w + 4, &v, 4);
+    v = SDL_SwapLE32(16);
+    memcpy(w + 16, &v, 4);
+    h = SDL_SwapLE16(1); /* PCM */
+    memcpy(w + 20, &h, 2);
+    h = SDL_SwapLE16(2); /* channels */
+    memcpy(w + 22, &h, 2);
+    v = SDL_SwapLE32(RATE);
+    memcpy(w + 24, &v, 4);
+    v = SDL_SwapLE32(RATE * 4);
+    memcpy(w + 28, &v, 4);
+    h = SDL_SwapLE16(4);
+    memcpy(w + 32, &h, 2);
+    h = SDL_SwapLE16(16);
+    memcpy(w + 34, &h, 2);
+    memcpy(w + 36, "data", 4);
+    v = SDL_SwapLE32((Uint32)data);
+    memcpy(w + 40, &v, 4);
+    for (int i = 0; i < frames * 2; i++) {
+        Sint16 x = SDL_SwapLE16((Sint16)((i / 2) % 100 < 50 ? 300 : -300));
+        memcpy(w + 44 + 2 * i, &x, 2);
+    }
+    return w;
+}
+
+/* Waits on the audio handle until `n` notices arrived (or the give-up). */
+static int collect(tempo_audio *au, tempo_audio_notice *out, int n)
+{
+    tempo_handle *h = tempo_audio_handle(au);
+    int got = 0;
+    uint64_t t0 = tempo_now_ns();
+    while (got < n && tempo_now_ns() - t0 < GIVE_UP_NS) {
+        int r = tempo_wait(&h, 1, 100 * MS, 0);
+        if (r < 0 && r != TEMPO_ETIMEDOUT)
+            break;
+        while (got < n && tempo_audio_poll(au, &out[got]) > 0)
+            got++;
+    }
+    return got;
+}
+
+static const uint64_t marks_at[] = {2400, 9600, 14400, 19200, 28800, 38400};
+enum { NMARKS = sizeof marks_at / sizeof marks_at[0], LEN = 48000 };
+
+/* Plays a 1 s chunk (or music), pauses after the first mark for
+ * PAUSED_BUFFERS device buffers, resumes, and checks the marks. */
+static void pause_and_resume(bool music)
+{
+    tempo_audio *au = open_dummy(false, false);
+    if (au == NULL)
+        return;
+    Sint16 *pcm = NULL;
+    Mix_Chunk *chunk = NULL;
+    Mix_Music *mus = NULL;
+    Uint8 *wav = NULL;
+    int ch = TEMPO_AUDIO_MUSIC;
+    lock_audio_devices(true);
+    if (music) {
+        size_t size;
+        wav = make_wav(LEN, &size);
+        mus = Mix_LoadMUS_RW(SDL_RWFromConstMem(wav, (int)size), 1);
+        CHECK(mus != NULL);
+        CHECK_EQ_INT(tempo_audio_play_music(au, mus, 1), 0);
+    } else {
+        chunk = make_chunk(LEN, &pcm);
+        ch = tempo_audio_play(au, -1, chunk, 0);
+        CHECK_GE_INT(ch, 0);
+    }
+    for (int i = 0; i < NMARKS; i++)
+        CHECK_EQ_INT(tempo_audio_mark(au, ch, marks_at[i], NULL, (uint64_t)i), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, ch, NULL, 100), 0);
+    lock_audio_devices(false);
+
+    tempo_audio_notice n[NMARKS + 1];
+    int got = collect(au, n, 1);
+    CHECK_EQ_INT(got, 1);
+    CHECK_EQ_INT(tempo_audio_pause(au), 0);
+    CHECK(tempo_audio_is_paused(au));
+    /* Notices raised before the pause returned are queued already. */
+    while (got < NMARKS + 1 && tempo_audio_poll(au, &n[got]) > 0)
+        got++;
+    int before = got;
+    tt_note("%d of %d marks before the pause", before, NMARKS);
+    CHECK_LT_INT(before, NMARKS); /* a machine this slow would prove nothing */
+
+    /* Paused: the device runs on, no mark is raised. */
+    uint64_t b0 = buffers_mixed(au), t0 = tempo_now_ns();
+    while (buffers_mixed(au) < b0 + PAUSED_BUFFERS && tempo_now_ns() - t0 < GIVE_UP_NS)
+        SDL_Delay(5);
+    CHECK_GE_U64(buffers_mixed(au), b0 + PAUSED_BUFFERS);
+    tempo_audio_notice extra;
+    int fired = 0;
+    while (tempo_audio_poll(au, &extra) > 0) {
+        tt_fail(__FILE__, __LINE__, "notice kind %u frame %" PRIu64 " raised while paused", extra.kind,
+                extra.frame);
+        fired++;
+    }
+    CHECK_EQ_INT(fired, 0);
+    tempo_audio_stats st;
+    tempo_audio_get_stats(au, &st);
+    CHECK(st.paused);
+    CHECK_EQ_INT(st.pending, NMARKS - before + 1); /* the rest and the END */
+
+    CHECK_EQ_INT(tempo_audio_resume(au), 0);
+    CHECK(!tempo_audio_is_paused(au));
+    got += collect(au, n + got, NMARKS + 1 - got);
+    CHECK_EQ_INT(got, NMARKS + 1);
+    if (got == NMARKS + 1) {
+        uint64_t start0 = n[0].device_frame - n[0].frame;
+        uint64_t start1 = n[before].device_frame - n[before].frame;
+        for (int i = 0; i < NMARKS; i++) {
+            CHECK_EQ_INT(n[i].kind, TEMPO_AUDIO_MARK);
+            CHECK_EQ_U64(n[i].tag, (uint64_t)i); /* in order */
+            CHECK_EQ_U64(n[i].frame, marks_at[i]);
+            /* Raised from the buffer that holds the frame: the position
+             * stood still while paused (else the later marks would have
+             * been raised during the pause, or their device_frame would
+             * lie buffers before the buffer that raised them). */
+            CHECK_LE_U64(n[i].mixed_frames, n[i].device_frame);
+            CHECK_LT_U64(n[i].device_frame, n[i].mixed_frames + BUF);
+            CHECK_EQ_U64(n[i].device_frame - n[i].frame, i < before ? start0 : start1);
+        }
+        /* The play's start moved later by the paused device time. */
+        CHECK_GE_U64(start1, start0 + (uint64_t)PAUSED_BUFFERS * BUF);
+        CHECK_EQ_INT(n[NMARKS].kind, TEMPO_AUDIO_END);
+        /* All of it was played (music that ends by itself: within a buffer). */
+        CHECK_GE_U64(n[NMARKS].frame + (music ? BUF : 0), LEN);
+        CHECK_LE_U64(n[NMARKS].frame, LEN + (music ? BUF : 0));
+    }
+    tempo_audio_close(au);
+    if (mus != NULL)
+        Mix_FreeMusic(mus);
+    if (chunk != NULL)
+        Mix_FreeChunk(chunk);
+    free(pcm);
+    free(wav);
+}
+
+static void paused_channel_raises_no_mark_and_resumes_at_the_same_frames(void)
+{
+    pause_and_resume(false);
+}
+
+static void paused_music_raises_no_mark_and_resumes_at_the_same_frames(void)
+{
+    pause_and_resume(true);
+}
+
+/* A play started while paused plays (a pause menu's click); the resume
+ * leaves it alone and resumes only what the pause held. */
+static void play_started_while_paused_plays(void)
+{
+    tempo_audio *au = open_dummy(false, false);
+    if (au == NULL)
+        return;
+    Sint16 *pcm_long, *pcm_click;
+    Mix_Chunk *longc = make_chunk(LEN, &pcm_long), *click = make_chunk(4800, &pcm_click);
+    int a = tempo_audio_play(au, 0, longc, 0);
+    CHECK_EQ_INT(a, 0);
+    CHECK_EQ_INT(tempo_audio_pause(au), 0);
+    CHECK_EQ_INT(tempo_audio_pause(au), 0); /* twice: still one resume */
+    CHECK(Mix_Paused(0));
+    int b = tempo_audio_play(au, -1, click, 0);
+    CHECK_EQ_INT(b, 1);
+    CHECK(!Mix_Paused(b));
+    CHECK_EQ_INT(tempo_audio_mark(au, b, 2400, NULL, 7), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, b, NULL, 8), 0);
+    tempo_audio_notice n[2];
+    CHECK_EQ_INT(collect(au, n, 2), 2);
+    CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_MARK);
+    CHECK_EQ_U64(n[0].tag, 7);
+    CHECK_EQ_INT(n[1].kind, TEMPO_AUDIO_END);
+    CHECK_EQ_U64(n[1].frame, 4800);
+    CHECK(Mix_Paused(0)); /* still held */
+    CHECK_EQ_INT(tempo_audio_resume(au), 0);
+    CHECK(!Mix_Paused(0));
+    /* A paused play that is stopped ends (END with the frames it played)
+     * and is not resumed. */
+    CHECK_EQ_INT(tempo_audio_pause(au), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, 0, NULL, 9), 0);
+    CHECK_EQ_INT(tempo_audio_stop(au, 0), 0);
+    CHECK_EQ_INT(collect(au, n, 1), 1);
+    CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_END);
+    CHECK_EQ_U64(n[0].tag, 9);
+    CHECK_LT_U64(n[0].frame, LEN);
+    CHECK_EQ_INT(tempo_audio_resume(au), 0);
+    CHECK(!Mix_Playing(0));
+    CHECK_EQ_INT(tempo_audio_pause(NULL), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_audio_resume(NULL), TEMPO_EINVAL);
+    CHECK(!tempo_audio_is_paused(NULL));
+    tempo_audio_close(au);
+    Mix_FreeChunk(longc);
+    Mix_FreeChunk(click);
+    free(pcm_long);
+    free(pcm_click);
+}
+
+static void on_notice(const tempo_audio_notice *n, void *user)
+{
+    (void)n;
+    (void)user;
+}
+
+static void noop_watch(tempo_loop *loop, tempo_handle *handle, void *user)
+{
+    (void)loop;
+    (void)handle;
+    (void)user;
+}
+
+/* desc.pause_with_game: the loop's game pause pauses the audio; the game's
+ * own pause and the loop's are independent reasons. */
+static void audio_follows_the_game_pause_when_asked(void)
+{
+    tempo_loop *loop = tempo_loop_create(NULL);
+    tempo_audio *au = open_dummy(true, false);
+    if (au == NULL || loop == NULL) {
+        tempo_audio_close(au);
+        tempo_loop_destroy(loop);
+        return;
+    }
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0);
+    CHECK(!tempo_audio_is_paused(au));
+    CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
+    CHECK(tempo_audio_is_paused(au));
+    CHECK_EQ_INT(tempo_audio_resume(au), 0); /* the game pause still holds it */
+    CHECK(tempo_audio_is_paused(au));
+    CHECK_EQ_INT(tempo_audio_pause(au), 0);
+    CHECK_EQ_INT(tempo_loop_set_game_paused(loop, false), 0);
+    CHECK(tempo_audio_is_paused(au)); /* tempo_audio_pause still holds it */
+    CHECK_EQ_INT(tempo_audio_resume(au), 0);
+    CHECK(!tempo_audio_is_paused(au));
+    /* Detached while the game pause is on: no loop pauses it any more. */
+    CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
+    CHECK(tempo_audio_is_paused(au));
+    CHECK_EQ_INT(tempo_audio_detach(au, loop), 0);
+    CHECK(!tempo_audio_is_paused(au));
+    /* Attached while the game pause is on: paused at once. */
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0);
+    CHECK(tempo_audio_is_paused(au));
+    CHECK_EQ_INT(tempo_loop_set_game_paused(loop, false), 0);
+    CHECK(!tempo_audio_is_paused(au));
+    /* The idle pause without quiet_when_idle leaves it alone. (A signalled
+     * watch keeps the paused frame from sleeping for good.) */
+    tempo_handle *busy = tempo_event_create(true, true);
+    CHECK_EQ_INT(tempo_loop_watch(loop, busy, noop_watch, NULL), 0);
+    CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(tempo_loop_get_stats(loop)->paused);
+    CHECK(!tempo_audio_is_paused(au));
+    tempo_loop_unwatch(loop, busy);
+    tempo_event_destroy(busy);
+    tempo_audio_detach(au, loop);
+    tempo_audio_close(au);
+    tempo_loop_destroy(loop);
+
+    /* Without pause_with_game the game pause leaves the audio alone. */
+    loop = tempo_loop_create(NULL);
+    au = open_dummy(false, false);
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0);
+    CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
+    CHECK(!tempo_audio_is_paused(au));
+    tempo_audio_detach(au, loop);
+    tempo_audio_close(au);
+    tempo_loop_destroy(loop);
+}
+
+typedef struct heard {
+    tempo_audio_notice n[16];
+    int count;
+} heard;
+
+static void keep_notice(const tempo_audio_notice *n, void *user)
+{
+    heard *h = user;
+    if (h->count < 16)
+        h->n[h->count++] = *n;
+}
+
+static double switches_per_s_over(int ms)
+{
+    tempo_usage u0, u1;
+    tempo_process_usage(&u0);
+    uint64_t t0 = tempo_now_ns();
+    SDL_Delay((Uint32)ms);
+    double s = (double)(tempo_now_ns() - t0) / 1e9;
+    tempo_process_usage(&u1);
+    return (double)(u1.voluntary_switches - u0.voluntary_switches) / s;
+}
+
+/* desc.quiet_when_idle: the loop's idle pause pauses the audio, then stops
+ * SDL's audio thread (no buffer is mixed, the process does not wake); the
+ * resume lets the marks go on at the same frames. */
+static void quiet_when_idle_stops_the_device_thread(void)
+{
+    heard h = {0};
+    tempo_loop *loop = tempo_loop_create(NULL);
+    tempo_audio *au = open_dummy(false, true);
+    if (au == NULL || loop == NULL) {
+        tempo_audio_close(au);
+        tempo_loop_destroy(loop);
+        return;
+    }
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, keep_notice, &h), 0);
+    Sint16 *pcm;
+    Mix_Chunk *chunk = make_chunk(LEN, &pcm);
+    lock_audio_devices(true);
+    int ch = tempo_audio_play(au, -1, chunk, 0);
+    CHECK_GE_INT(ch, 0);
+    for (int i = 0; i < NMARKS; i++)
+        CHECK_EQ_INT(tempo_audio_mark(au, ch, marks_at[i], NULL, (uint64_t)i), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, ch, NULL, 100), 0);
+    lock_audio_devices(false);
+    uint64_t t0 = tempo_now_ns();
+    while (h.count < 1 && tempo_now_ns() - t0 < GIVE_UP_NS)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(h.count, 1);
+
+    tempo_usage probe;
+    tempo_process_usage(&probe);
+    /* The idle pause (as minimizing the window makes it): the frames go on
+     * one update step apart while the device settles, then the audio
+     * source has nothing left and the loop would sleep for good. */
+    CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+    tempo_audio_stats st = {0};
+    t0 = tempo_now_ns();
+    int frames = 0;
+    while (!st.quiet && tempo_now_ns() - t0 < GIVE_UP_NS) {
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        frames++;
+        tempo_audio_get_stats(au, &st);
+    }
+    CHECK(st.quiet);
+    CHECK(st.paused);
+    tt_note("quiet after %d paused frames", frames);
+    int before = h.count;
+    CHECK_LT_INT(before, NMARKS);
+    uint64_t b0 = st.buffers;
+    double quiet_rate = probe.has_switches ? switches_per_s_over(1000) : 0;
+    CHECK_EQ_U64(buffers_mixed(au), b0); /* the device thread is stopped */
+    CHECK_EQ_INT(h.count, before);
+    /* Resume: the device runs again, the marks go on. */
+    CHECK_EQ_INT(tempo_loop_pause(loop, false), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_audio_get_stats(au, &st);
+    CHECK(!st.quiet);
+    CHECK(!st.paused);
+    t0 = tempo_now_ns();
+    while (h.count < NMARKS + 1 && tempo_now_ns() - t0 < GIVE_UP_NS)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(h.count, NMARKS + 1);
+    for (int i = 0; i < h.count && i < NMARKS; i++) {
+        CHECK_EQ_U64(h.n[i].frame, marks_at[i]);
+        CHECK_LE_U64(h.n[i].mixed_frames, h.n[i].device_frame);
+        CHECK_LT_U64(h.n[i].device_frame, h.n[i].mixed_frames + BUF);
+    }
+    if (h.count == NMARKS + 1) {
+        CHECK_EQ_INT(h.n[NMARKS].kind, TEMPO_AUDIO_END);
+        CHECK_EQ_U64(h.n[NMARKS].frame, LEN);
+    }
+    CHECK_GE_U64(buffers_mixed(au), b0 + 1);
+    /* The same second with the device running (not paused), for scale. */
+    if (probe.has_switches) {
+        double running = switches_per_s_over(1000);
+        tt_note("process wake-ups/s: %.0f quiet, %.0f with the device running", quiet_rate, running);
+        /* Load can only lower a wake-up count. The main thread's own sleep
+         * is one; the dummy device alone wakes 100 times a second. */
+        CHECK_LE_DBL(quiet_rate, 10.0);
+    }
+    /* Quiet again, then close while held: close releases the device. */
+    CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
+    t0 = tempo_now_ns();
+    st.quiet = false;
+    while (!st.quiet && tempo_now_ns() - t0 < GIVE_UP_NS) {
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        tempo_audio_get_stats(au, &st);
+    }
+    CHECK(st.quiet);
+    /* The loop quits (a window closed from the taskbar): the hold goes, so
+     * no teardown waits for the audio lock; the audio stays paused. */
+    CHECK_EQ_INT(tempo_loop_quit(loop), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 1);
+    tempo_audio_get_stats(au, &st);
+    CHECK(!st.quiet);
+    CHECK(st.paused);
+    b0 = st.buffers;
+    t0 = tempo_now_ns();
+    while (buffers_mixed(au) < b0 + 3 && tempo_now_ns() - t0 < GIVE_UP_NS)
+        SDL_Delay(5);
+    CHECK_GE_U64(buffers_mixed(au), b0 + 3); /* the device thread runs */
+    tempo_audio_detach(au, loop);
+    tempo_audio_get_stats(au, &st);
+    CHECK(!st.quiet);
+    CHECK(!st.paused);
+    tempo_audio_close(au);
+    tempo_loop_destroy(loop);
+    Mix_FreeChunk(chunk);
+    free(pcm);
+}
+
+static const tt_case cases[] = {
+    TT_CASE(paused_channel_raises_no_mark_and_resumes_at_the_same_frames),
+    TT_CASE(paused_music_raises_no_mark_and_resumes_at_the_same_frames),
+    TT_CASE(play_started_while_paused_plays),
+    TT_CASE(audio_follows_the_game_pause_when_asked),
+    TT_CASE(quiet_when_idle_stops_the_device_thread),
+};
+
+int main(int argc, char **argv)
+{
+    int rc = TT_MAIN(argc, argv, cases);
+    tempo_shutdown();
+    SDL_Quit();
+    return rc;
+}
