@@ -501,6 +501,36 @@ static void meta_has_a_limit(void)
     free(m2.p);
 }
 
+static void fingerprints_are_described(void)
+{
+    char buf[256];
+    CHECK_EQ_INT(tempo_fingerprint_describe(0, buf, sizeof buf), (int)strlen("fingerprint unknown"));
+    CHECK_STR_EQ(buf, "fingerprint unknown");
+    tempo_fingerprint_describe(TEMPO_FINGERPRINT_PORTABLE, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 01000000: portable (no fusing, no wide intermediates, FLT_EVAL_METHOD 0)");
+    tempo_fingerprint_describe(0x01000001u, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 01000001: a*b+c fused (FMA contraction or a wide product) in float, "
+                      "FLT_EVAL_METHOD 0");
+    /* What i686 without SSE gives (measured: .ci/fp-matrix). */
+    int n = tempo_fingerprint_describe(0x0100020fu, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 0100020f: a*b+c fused (FMA contraction or a wide product) in float and double, "
+                      "intermediates wider than their type (x87 excess precision) in float and double, "
+                      "FLT_EVAL_METHOD 2");
+    CHECK_EQ_INT(n, (int)strlen(buf));
+    tempo_fingerprint_describe(0x01000030u | 0xFF00u, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 0100ff30: subnormals flushed to zero, -ffast-math, FLT_EVAL_METHOD -1");
+    tempo_fingerprint_describe(0x02000000u, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 02000000: probe version 2 (this Tempo knows 1)");
+    /* snprintf's contract: the needed length, a terminated prefix. */
+    char small[12];
+    CHECK_EQ_INT(tempo_fingerprint_describe(0x0100020fu, small, sizeof small), n);
+    CHECK_STR_EQ(small, "fingerprint");
+    CHECK_EQ_INT(tempo_fingerprint_describe(0x0100020fu, NULL, 0), n);
+    CHECK_EQ_INT(tempo_fingerprint_describe(0x0100020fu, NULL, 5), TEMPO_EINVAL);
+    /* This test is built with tempo-deterministic's flags. */
+    CHECK_EQ_U64(tempo_fingerprint(), TEMPO_FINGERPRINT_PORTABLE);
+}
+
 #include "replay_game.h"
 
 static int live_read_limit; /* game.read_limit and use_queued for the next record/replay */
@@ -1398,6 +1428,7 @@ static const tt_case cases[] = {
     TT_CASE(bad_headers_are_named),
     TT_CASE(version_1_files_still_read),
     TT_CASE(meta_has_a_limit),
+    TT_CASE(fingerprints_are_described),
     TT_CASE(same_constant_at_every_render_rate),
     TT_CASE(live_input_replays_on_another_clock),
     TT_CASE(the_ring_is_replayed_not_just_the_reads),

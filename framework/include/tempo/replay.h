@@ -65,7 +65,9 @@
  * differs, and the desync report (a WARN line and result.report) names both
  * when a hash differs.
  *
- * The file format is documented in the README ("Record and replay"): a
+ * The file format is documented in the README ("Record and replay") and
+ * framework/replay_file.h (version 2 added the build fingerprint and the
+ * game's meta to the header, docs/determinism.md; version 1 still reads): a
  * versioned, little-endian, CRC-32-checked header and blocks of per-tick
  * records, written and flushed every flush_every ticks so a crash keeps
  * every tick up to the last flush. A truncated or corrupt file fails to
