@@ -91,19 +91,19 @@ static inline uint32_t tempo_fingerprint(void)
     volatile double dr;
     uint32_t fp = (uint32_t)TEMPO_FINGERPRINT_PROBE_VERSION << TEMPO_FINGERPRINT_VERSION_SHIFT;
     fr = fx * fx + fz; /* one expression: contraction applies within it */
-    if (fr != 0.0f)
+    if (fr > 0.0f) /* > rather than !=: no -Wfloat-equal in games that use it */
         fp |= TEMPO_FINGERPRINT_FUSED_FLOAT;
     dr = dx * dx + dz;
-    if (dr != 0.0)
+    if (dr > 0.0)
         fp |= TEMPO_FINGERPRINT_FUSED_DOUBLE;
     fr = (f1 + fe) - f1;
-    if (fr != 0.0f)
+    if (fr > 0.0f)
         fp |= TEMPO_FINGERPRINT_WIDE_FLOAT;
     dr = (d1 + de) - d1;
-    if (dr != 0.0)
+    if (dr > 0.0)
         fp |= TEMPO_FINGERPRINT_WIDE_DOUBLE;
     fr = fmin * fhalf;
-    if (fr == 0.0f)
+    if (!(fr > 0.0f))
         fp |= TEMPO_FINGERPRINT_FLUSH_SUBNORMALS;
 #if defined(__FAST_MATH__)
     fp |= TEMPO_FINGERPRINT_FAST_MATH;
