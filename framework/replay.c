@@ -214,10 +214,15 @@ static void record_tap(void *user, const tempo_input_event *ev)
     r->st.cost_ns += tempo_now_ns() - t0;
 }
 
-int tempo_loop_record(tempo_loop *L, const tempo_record_desc *desc)
+int tempo_loop_record_fp(tempo_loop *L, const tempo_record_desc *desc, uint32_t fingerprint)
 {
     if (L == NULL || desc == NULL || desc->path == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_record: NULL loop, desc or path");
+    if (desc->meta == NULL && desc->meta_size > 0)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_record: meta NULL with meta_size %u", desc->meta_size);
+    if (desc->meta_size > TEMPO_RECORD_META_MAX)
+        return tempo__set_error(TEMPO_ERANGE, "tempo_loop_record: meta_size %u over %u", desc->meta_size,
+                                TEMPO_RECORD_META_MAX);
     tempo__replay_state *s = state_of(L);
     if (s == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_record: out of memory");
@@ -245,6 +250,9 @@ int tempo_loop_record(tempo_loop *L, const tempo_record_desc *desc)
         .max_frameskip = L->max_frameskip,
         .max_render_hz = L->render_hz,
         .hash_every = r->hash_every,
+        .fingerprint = fingerprint,
+        .meta_size = desc->meta_size,
+        .meta = desc->meta,
     };
     snprintf(h.backend, sizeof h.backend, "%s", tempo_backend_name());
     int e = tempo__rpf_writer_init(&r->w, &h, file_sink, r);
@@ -400,6 +408,10 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     in->max_render_hz = h->max_render_hz;
     in->hash_every = h->hash_every;
     memcpy(in->backend, h->backend, sizeof in->backend);
+    in->version = h->version;
+    in->fingerprint = h->fingerprint;
+    in->meta = h->meta; /* into rp->data, which lives until close */
+    in->meta_size = h->meta_size;
     in->complete = n >= 0;
     if (n < 0)
         snprintf(in->damage, sizeof in->damage, "byte %zu, tick %llu: %s", err.offset,
@@ -452,7 +464,19 @@ tempo_loop_clock tempo_replay_clock(tempo_replay *rp)
     return (tempo_loop_clock){replay_now, replay_wait_until, rp};
 }
 
-int tempo_loop_replay(tempo_loop *L, tempo_replay *rp)
+bool tempo_loop_is_replaying(const tempo_loop *L)
+{
+    return tempo__replay_active(L);
+}
+
+/* "fingerprint 01000003: a*b+c fused ..." of both builds. */
+static void describe_pair(const tempo_replay *rp, char *rec, size_t rec_size, char *here, size_t here_size)
+{
+    tempo_fingerprint_describe(rp->res.fingerprint_recorded, rec, rec_size);
+    tempo_fingerprint_describe(rp->res.fingerprint_replay, here, here_size);
+}
+
+int tempo_loop_replay_fp(tempo_loop *L, tempo_replay *rp, uint32_t fingerprint)
 {
     if (L == NULL || rp == NULL)
         return TEMPO_EINVAL;
@@ -467,6 +491,18 @@ int tempo_loop_replay(tempo_loop *L, tempo_replay *rp)
         tempo_loop_set_max_render_hz(L, rp->info.update_hz);
     rp->loop = L;
     s->rp = rp;
+    rp->res.fingerprint_recorded = rp->info.fingerprint;
+    rp->res.fingerprint_replay = fingerprint;
+    rp->res.fingerprint_differs = rp->info.fingerprint != 0 && fingerprint != 0 && rp->info.fingerprint != fingerprint;
+    if (rp->res.fingerprint_differs && tempo__log_enabled(TEMPO_LOG_WARN)) {
+        char rec[256], here[256];
+        describe_pair(rp, rec, sizeof rec, here, sizeof here);
+        tempo__log(TEMPO_LOG_WARN,
+                   "replay: %s was recorded by a build with other floating-point behaviour (recorded: %s; this "
+                   "build: %s): its state may diverge; build the game with tempo-deterministic's flags (see "
+                   "docs/determinism.md)",
+                   rp->path, rec, here);
+    }
     if (L->input != NULL) {
         /* From here the ring gets the recorded input only. */
         tempo__input_clear(L->input);
@@ -506,6 +542,39 @@ static bool next_record(tempo_replay *rp, tempo__rpf_record *out)
     return true;
 }
 
+/* The desync report: one line naming the tick, the hashes and what the
+ * fingerprints say about the likely cause. */
+static void report_desync(tempo_replay *rp)
+{
+    tempo_replay_result *r = &rp->res;
+    char rec[256], here[256];
+    describe_pair(rp, rec, sizeof rec, here, sizeof here);
+    char *out = r->report;
+    size_t size = sizeof r->report;
+    int n = snprintf(out, size, "replay: %s diverges at tick %llu (hash %016llx, recorded %016llx; last equal at tick %llu): ",
+                     rp->path, (unsigned long long)r->diverged_at, (unsigned long long)r->actual,
+                     (unsigned long long)r->expected, (unsigned long long)r->last_match);
+    size_t at = n > 0 ? ((size_t)n < size ? (size_t)n : size - 1) : 0;
+    if (r->fingerprint_differs)
+        n = snprintf(out + at, size - at,
+                     "recorded by a build with other floating-point behaviour (recorded: %s; this build: %s): build "
+                     "the game with tempo-deterministic's flags (see docs/determinism.md)",
+                     rec, here);
+    else if (r->fingerprint_recorded == 0 || r->fingerprint_replay == 0)
+        n = snprintf(out + at, size - at,
+                     "floating-point fingerprints not comparable (recorded: %s; this build: %s) (see "
+                     "docs/determinism.md)",
+                     rec, here);
+    else
+        n = snprintf(out + at, size - at,
+                     "same floating-point fingerprint (%s): look for state changed outside update(), "
+                     "uninitialised memory, pointer-order iteration or libm results (see docs/determinism.md)",
+                     here);
+    if (n < 0)
+        out[at] = '\0';
+    tempo__log(TEMPO_LOG_WARN, "%s", r->report);
+}
+
 static void check_hash(tempo_replay *rp, tempo_loop *L, uint64_t expected)
 {
     if (rp->desc.hash == NULL)
@@ -519,6 +588,7 @@ static void check_hash(tempo_replay *rp, tempo_loop *L, uint64_t expected)
         rp->res.diverged_at = rp->tick;
         rp->res.expected = expected;
         rp->res.actual = actual;
+        report_desync(rp);
     }
 }
 

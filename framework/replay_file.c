@@ -133,12 +133,18 @@ static size_t bounded_len(const char *s, size_t max)
 
 /* ---- Header -------------------------------------------------------------------- */
 
-void tempo__rpf_encode_header(const tempo__rpf_header *h, uint8_t out[TEMPO__RPF_HEADER_SIZE])
+size_t tempo__rpf_header_size(const tempo__rpf_header *h)
 {
-    memset(out, 0, TEMPO__RPF_HEADER_SIZE);
+    return TEMPO__RPF_HEADER_MIN + (size_t)h->meta_size;
+}
+
+void tempo__rpf_encode_header(const tempo__rpf_header *h, uint8_t *out)
+{
+    size_t size = tempo__rpf_header_size(h);
+    memset(out, 0, size);
     memcpy(out, file_magic, 8);
     put16(out + 8, TEMPO__RPF_VERSION);
-    put16(out + 10, TEMPO__RPF_HEADER_SIZE);
+    put16(out + 10, (uint16_t)size);
     put32(out + 12, h->flags);
     put64(out + 16, h->seed);
     put64(out + 24, h->start_ns);
@@ -150,7 +156,11 @@ void tempo__rpf_encode_header(const tempo__rpf_header *h, uint8_t out[TEMPO__RPF
     put32(out + 56, h->hash_every);
     size_t n = bounded_len(h->backend, sizeof h->backend - 1);
     memcpy(out + 60, h->backend, n);
-    put32(out + 76, tempo__crc32(0, out, 76));
+    put32(out + 76, h->fingerprint);
+    put32(out + 80, h->meta_size);
+    if (h->meta_size)
+        memcpy(out + 84, h->meta, h->meta_size);
+    put32(out + size - 4, tempo__crc32(0, out, size - 4));
 }
 
 /* ---- Input events: 24 common bytes + a 48-byte per-type area -------------------- */
@@ -335,9 +345,11 @@ int tempo__rpf_writer_init(tempo__rpf_writer *w, const tempo__rpf_header *h, tem
     w->sink_user = sink_user;
     if (grow(w, TEMPO__RPF_BLOCK_HEADER) == NULL)
         return w->error;
-    uint8_t hdr[TEMPO__RPF_HEADER_SIZE];
+    if (h->meta_size > TEMPO__RPF_META_MAX || (h->meta_size > 0 && h->meta == NULL))
+        return fail(w, h->meta_size > TEMPO__RPF_META_MAX ? TEMPO_ERANGE : TEMPO_EINVAL);
+    uint8_t hdr[TEMPO__RPF_HEADER_MIN + TEMPO__RPF_META_MAX];
     tempo__rpf_encode_header(h, hdr);
-    int r = sink(sink_user, hdr, sizeof hdr);
+    int r = sink(sink_user, hdr, tempo__rpf_header_size(h));
     return r < 0 ? fail(w, r) : 0;
 }
 
@@ -515,19 +527,35 @@ int tempo__rpf_reader_init(tempo__rpf_reader *r, const uint8_t *buf, size_t len,
         return bad(err, 0, 0, len < 8 ? "file too short for a header (%zu bytes)" : "not a Tempo recording (magic)",
                    len);
     if (len < 12)
-        return bad(err, len, 0, "truncated header (%zu of %d bytes)", len, TEMPO__RPF_HEADER_SIZE);
+        return bad(err, len, 0, "truncated header (%zu bytes)", len);
     uint16_t version = get16(buf + 8), hsize = get16(buf + 10);
-    if (version != TEMPO__RPF_VERSION)
-        return bad(err, 8, 0, "format version %u, this reader knows %d", version, TEMPO__RPF_VERSION);
-    if (hsize != TEMPO__RPF_HEADER_SIZE)
-        return bad(err, 10, 0, "header size %u, expected %d", hsize, TEMPO__RPF_HEADER_SIZE);
-    if (len < TEMPO__RPF_HEADER_SIZE)
-        return bad(err, len, 0, "truncated header (%zu of %d bytes)", len, TEMPO__RPF_HEADER_SIZE);
-    uint32_t crc = get32(buf + 76), want = tempo__crc32(0, buf, 76);
+    if (version != 1 && version != TEMPO__RPF_VERSION)
+        return bad(err, 8, 0, "format version %u, this reader knows 1 to %d", version, TEMPO__RPF_VERSION);
+    /* Version 1: 80 bytes. Version 2: 88 + the meta size it states. */
+    uint32_t meta_size = 0;
+    if (version == 1) {
+        if (hsize != TEMPO__RPF_HEADER_V1)
+            return bad(err, 10, 0, "header size %u, expected %d", hsize, TEMPO__RPF_HEADER_V1);
+    } else {
+        if (hsize < TEMPO__RPF_HEADER_MIN)
+            return bad(err, 10, 0, "header size %u, expected at least %d", hsize, TEMPO__RPF_HEADER_MIN);
+        if (len < TEMPO__RPF_HEADER_MIN)
+            return bad(err, len, 0, "truncated header (%zu of %u bytes)", len, hsize);
+        meta_size = get32(buf + 80);
+        if (meta_size > TEMPO__RPF_META_MAX)
+            return bad(err, 80, 0, "meta of %u bytes is over the limit of %u", meta_size, TEMPO__RPF_META_MAX);
+        if (hsize != TEMPO__RPF_HEADER_MIN + meta_size)
+            return bad(err, 10, 0, "header size %u, expected %u for %u meta bytes", hsize,
+                       TEMPO__RPF_HEADER_MIN + meta_size, meta_size);
+    }
+    if (len < hsize)
+        return bad(err, len, 0, "truncated header (%zu of %u bytes)", len, hsize);
+    uint32_t crc = get32(buf + hsize - 4), want = tempo__crc32(0, buf, hsize - 4u);
     if (crc != want)
-        return bad(err, 76, 0, "header checksum %08x, computed %08x", crc, want);
+        return bad(err, hsize - 4u, 0, "header checksum %08x, computed %08x", crc, want);
     tempo__rpf_header *h = &r->header;
     h->version = version;
+    h->size = hsize;
     h->flags = get32(buf + 12);
     h->seed = get64(buf + 16);
     h->start_ns = get64(buf + 24);
@@ -538,13 +566,18 @@ int tempo__rpf_reader_init(tempo__rpf_reader *r, const uint8_t *buf, size_t len,
     h->max_render_hz = get32(buf + 52);
     h->hash_every = get32(buf + 56);
     memcpy(h->backend, buf + 60, 16);
+    if (version >= 2) {
+        h->fingerprint = get32(buf + 76);
+        h->meta_size = meta_size;
+        h->meta = meta_size ? buf + 84 : NULL;
+    }
     if (h->backend[15] != 0)
         return bad(err, 60, 0, "backend name not NUL-terminated");
     if (h->flags != 0)
         return bad(err, 12, 0, "unknown flags %08x", h->flags);
     if (h->update_hz == 0 || h->step_ns == 0)
         return bad(err, 32, 0, "zero update rate or step");
-    r->pos = r->block_end = TEMPO__RPF_HEADER_SIZE;
+    r->pos = r->block_end = hsize;
     return 0;
 }
 

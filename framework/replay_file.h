@@ -10,7 +10,11 @@
  *   header = "TEMPOREC" u16 version u16 header_size u32 flags
  *            u64 seed u64 start_ns u64 step_ns u32 update_hz u32 policy
  *            u32 max_frameskip u32 max_render_hz u32 hash_every
- *            char backend[16] u32 crc32(all previous header bytes)     (80 bytes)
+ *            char backend[16]
+ *            u32 fingerprint u32 meta_size u8 meta[meta_size]       (version 2 only)
+ *            u32 crc32(all previous header bytes)
+ *            (version 2: 88 + meta_size bytes; version 1: 80 bytes, no
+ *            fingerprint and no meta: still read, never written)
  *   block  = "TBLK" u32 payload_size u64 first_tick u32 tick_count
  *            u32 crc32(the 20 bytes before it, then the payload) payload
  *   payload = record*,  record = u8 kind u32 body_size body
@@ -32,8 +36,14 @@
 
 #include "tempo/input.h"
 
-#define TEMPO__RPF_VERSION 1
-#define TEMPO__RPF_HEADER_SIZE 80
+/* Version 2 (Tempo 0.1, issue 19/22) added the fingerprint and the game's
+ * meta blob to the header; the blocks are unchanged. */
+#define TEMPO__RPF_VERSION 2
+#define TEMPO__RPF_HEADER_V1 80
+/* A version-2 header without meta bytes. */
+#define TEMPO__RPF_HEADER_MIN 88
+/* The largest meta blob (tempo/replay.h's TEMPO_RECORD_META_MAX). */
+#define TEMPO__RPF_META_MAX 4096u
 #define TEMPO__RPF_BLOCK_HEADER 24
 #define TEMPO__RPF_RECORD_HEADER 5
 /* Larger blocks are malformed: the writer closes a block past
@@ -59,7 +69,8 @@ enum {
 #define TEMPO__RPF_INPUT_SIZE 72
 
 typedef struct tempo__rpf_header {
-    uint16_t version;
+    uint16_t version;   /* as read; the writer always writes TEMPO__RPF_VERSION */
+    uint16_t size;      /* header bytes, as read (tempo__rpf_header_size when writing) */
     uint32_t flags;
     uint64_t seed;
     uint64_t start_ns;  /* the loop's clock when recording started */
@@ -70,6 +81,10 @@ typedef struct tempo__rpf_header {
     uint32_t max_render_hz;
     uint32_t hash_every; /* ticks between HASH records; 0: none */
     char backend[16];    /* NUL-terminated: "sdl", "win32" */
+    uint32_t fingerprint; /* the recorder's tempo_fingerprint(); 0: unknown (and version 1) */
+    uint32_t meta_size;  /* at most TEMPO__RPF_META_MAX */
+    const uint8_t *meta; /* meta_size bytes: the game's (writer: read during init
+                            only) or into the reader's buffer; NULL when 0 */
 } tempo__rpf_header;
 
 /* One decoded record. Pointers point into the decoded buffer. */
@@ -116,8 +131,13 @@ typedef struct tempo__rpf_error {
  * start) over `size` bytes. */
 uint32_t tempo__crc32(uint32_t crc, const void *data, size_t size);
 
-/* Writes the 80-byte header for `h` into out. */
-void tempo__rpf_encode_header(const tempo__rpf_header *h, uint8_t out[TEMPO__RPF_HEADER_SIZE]);
+/* The size of the header the writer makes for `h`: 88 + meta_size. */
+size_t tempo__rpf_header_size(const tempo__rpf_header *h);
+
+/* Writes the current version's header for `h` into out
+ * (tempo__rpf_header_size(h) bytes). h->meta_size must be at most
+ * TEMPO__RPF_META_MAX. */
+void tempo__rpf_encode_header(const tempo__rpf_header *h, uint8_t *out);
 
 /* The writer builds one block in memory and hands finished blocks (and the
  * header) to `sink`, which writes them out (and flushes them: that is what
@@ -138,8 +158,8 @@ typedef struct tempo__rpf_writer {
     int error;         /* first failure (sink or memory); 0 */
 } tempo__rpf_writer;
 
-/* Starts a file: writes the header through sink. Returns 0 or the sink's
- * / TEMPO_ENOMEM error. */
+/* Starts a file: writes the header through sink. Returns 0, TEMPO_ERANGE
+ * (meta over TEMPO__RPF_META_MAX), or the sink's / TEMPO_ENOMEM error. */
 int tempo__rpf_writer_init(tempo__rpf_writer *w, const tempo__rpf_header *h, tempo__rpf_sink_fn sink,
                            void *sink_user);
 /* Frees the block buffer (does not write anything). */
@@ -180,7 +200,8 @@ typedef struct tempo__rpf_reader {
     tempo__rpf_header header;
 } tempo__rpf_reader;
 
-/* Validates the header. Returns 0, or TEMPO_EFORMAT with *err filled. */
+/* Validates the header (version 1 or 2). Returns 0, or TEMPO_EFORMAT with
+ * *err filled. r->header.meta then points into buf. */
 int tempo__rpf_reader_init(tempo__rpf_reader *r, const uint8_t *buf, size_t len, tempo__rpf_error *err);
 
 /* The next record: 1 (filled *out), 0 after the END record (the file is

@@ -11,7 +11,8 @@
  * (the damage may lie inside a block whose earlier ticks are dropped with it),
  * that records are only ever returned from checked
  * blocks, and that a valid file written again by the writer reads back as
- * the same records.
+ * the same records and the same header (fingerprint, meta; a version-1
+ * file is written again as the current version).
  *
  * Input: byte 0 bit 0 set => the checksums of the header and of every
  * block are recomputed first, so mutations reach the record validation
@@ -35,12 +36,17 @@ static void wr32(uint8_t *p, uint32_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* The header's size as the file states it (version 1: 80; version 2: 88 +
+ * its meta), and its checksum in its last 4 bytes. */
 static void fix_checksums(uint8_t *b, size_t len)
 {
-    if (len < TEMPO__RPF_HEADER_SIZE)
+    if (len < 12)
         return;
-    wr32(b + 76, tempo__crc32(0, b, 76));
-    size_t p = TEMPO__RPF_HEADER_SIZE;
+    size_t hsize = (size_t)b[10] | (size_t)b[11] << 8;
+    if (hsize < 8 || hsize > len)
+        return;
+    wr32(b + hsize - 4, tempo__crc32(0, b, hsize - 4));
+    size_t p = hsize;
     while (len - p >= TEMPO__RPF_BLOCK_HEADER) {
         uint32_t payload = rd32(b + p + 4);
         if (payload > len - p - TEMPO__RPF_BLOCK_HEADER)
@@ -227,6 +233,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             tempo__rpf_reader r2;
             if (tempo__rpf_reader_init(&r2, out.p, out.len, NULL) != 0)
+                abort();
+            const tempo__rpf_header *a = &r.header, *b = &r2.header;
+            if (b->version != TEMPO__RPF_VERSION || a->seed != b->seed || a->start_ns != b->start_ns ||
+                a->step_ns != b->step_ns || a->update_hz != b->update_hz || a->policy != b->policy ||
+                a->max_frameskip != b->max_frameskip || a->max_render_hz != b->max_render_hz ||
+                a->hash_every != b->hash_every || strcmp(a->backend, b->backend) != 0 ||
+                a->fingerprint != b->fingerprint || a->meta_size != b->meta_size ||
+                (a->meta_size && memcmp(a->meta, b->meta, a->meta_size) != 0))
                 abort();
             while (tempo__rpf_next(&r2, &rec, NULL) == 1)
                 mix_record(&second, &rec);

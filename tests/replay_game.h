@@ -1,8 +1,9 @@
 /* The scripted game of test_replay.c and bench_replay.c: float physics
- * (only + - * /, so IEEE-754 gives the same bits everywhere), a seeded RNG,
- * input read from the ring in update(), messages through a replay channel,
- * and a fake clock whose "live world" pushes input and delivers messages at
- * wall-clock moments. Static functions: include it once per program. */
+ * and a seeded RNG (replay_game_core.h, which also says which compiler
+ * flags its bits depend on), input read from the ring in update(),
+ * messages through a replay channel, and a fake clock whose "live world"
+ * pushes input and delivers messages at wall-clock moments. Static
+ * functions: include it once per program. */
 #ifndef TEMPO_TEST_REPLAY_GAME_H
 #define TEMPO_TEST_REPLAY_GAME_H
 
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "replay_game_core.h"
 #include "tempo/input.h"
 #include "tempo/loop.h"
 #include "tempo/netq.h"
@@ -24,9 +26,8 @@
 
 /* ---- The scripted game ---------------------------------------------------------------- */
 
-typedef struct body {
-    float x, y, vx, vy;
-} body;
+_Static_assert(GAME_EV_KEY == TEMPO_INPUT_KEY && GAME_EV_MOTION == TEMPO_INPUT_MOUSE_MOTION,
+               "replay_game_core.h's event kinds are tempo_input_type's");
 
 typedef struct fclock {
     uint64_t now;
@@ -44,10 +45,8 @@ typedef struct fclock {
 } fclock;
 
 typedef struct game {
-    body b[8];
-    uint64_t rng;
-    uint64_t updates, stop_after;
-    uint64_t score; /* wraps: unsigned, so the same bits everywhere */
+    game_state s; /* the positions, RNG, tick count and score: what the hash covers */
+    uint64_t stop_after;
     uint64_t perturb_at; /* 0: never; else nudge a body in that update (1-based) */
     int read_limit;      /* most events one update reads (0: all): the rest wait in the ring */
     bool use_queued;     /* the game also looks at how many events wait (the ring's state) */
@@ -64,68 +63,30 @@ static uint32_t xs32(uint32_t *s)
     return *s;
 }
 
-static uint64_t xs64(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 static void game_init(game *g, uint64_t seed, tempo_input *in, fclock *clk)
 {
     memset(g, 0, sizeof *g);
-    g->rng = seed ? seed : 1;
+    game_state_init(&g->s, seed);
     g->in = in;
     g->clk = clk;
-    for (int i = 0; i < 8; i++)
-        g->b[i] = (body){40.0f + 70.0f * (float)i, 30.0f + 45.0f * (float)i, 90.0f - 25.0f * (float)i,
-                         -40.0f + 17.0f * (float)i};
 }
 
-/* Only + - * / and comparisons on floats (no libm): IEEE-754 gives the
- * same bits on every x86-64 and arm64 compiler at -ffp-contract=off, which
- * ISO C mode (-std=c11) implies for GCC and clang. */
 static void on_update(tempo_loop *loop, uint64_t dt_ns, void *user)
 {
     game *g = user;
-    float dt = (float)dt_ns * 1e-9f;
     tempo_input_event ev;
     if (g->use_queued && g->in != NULL) {
         tempo_input_stats ist;
         tempo_input_get_stats(g->in, &ist);
-        g->score = g->score * 7 + ist.queued;
+        game_state_queued(&g->s, ist.queued);
     }
     int reads = 0;
-    while (g->in != NULL && (g->read_limit == 0 || reads++ < g->read_limit) && tempo_input_poll(g->in, &ev) > 0) {
-        if (ev.type == TEMPO_INPUT_KEY && ev.u.key.down)
-            g->b[ev.u.key.scancode & 7].vy -= 150.0f + (float)(xs64(&g->rng) % 100);
-        else if (ev.type == TEMPO_INPUT_MOUSE_MOTION)
-            g->b[(ev.u.motion.x >> 3) & 7].vx += 0.5f * (float)ev.u.motion.dx;
-        g->score += ev.type;
-    }
-    if (g->updates % 97 == 13)
-        g->b[xs64(&g->rng) & 7].vy -= 300.0f;
-    for (int i = 0; i < 8; i++) {
-        body *b = &g->b[i];
-        b->vy += 400.0f * dt;
-        b->vx *= 1.0f - 0.01f * dt;
-        b->x += b->vx * dt;
-        b->y += b->vy * dt;
-        if (b->x < 0 || b->x > 640) {
-            b->vx = -b->vx * 0.9f;
-            b->x = b->x < 0 ? -b->x : 1280 - b->x;
-            g->score++;
-        }
-        if (b->y > 480) {
-            b->vy = -b->vy * 0.85f;
-            b->y = 960 - b->y;
-        }
-    }
-    g->updates++;
-    if (g->perturb_at && g->updates == g->perturb_at)
-        g->b[3].x += 0.001f;
-    if (g->stop_after && g->updates == g->stop_after)
+    while (g->in != NULL && (g->read_limit == 0 || reads++ < g->read_limit) && tempo_input_poll(g->in, &ev) > 0)
+        game_state_event(&g->s, ev.type, ev.u.key.scancode, ev.u.key.down, ev.u.motion.x, ev.u.motion.dx);
+    game_state_tick(&g->s, dt_ns);
+    if (g->perturb_at && g->s.updates == g->perturb_at)
+        g->s.b[3].x += 0.001f;
+    if (g->stop_after && g->s.updates == g->stop_after)
         tempo_loop_quit(loop);
 }
 
@@ -135,10 +96,7 @@ static void on_message(tempo_loop *loop, uint32_t ch, const tempo_replay_item *i
     (void)ch;
     game *g = user;
     CHECK_EQ_INT(it->kind, TEMPO_REPLAY_MESSAGE);
-    const uint8_t *p = it->data;
-    for (uint32_t i = 0; i < it->size; i++)
-        g->score = g->score * 31 + p[i];
-    g->b[it->type & 7].vx += (float)(it->size % 13) - 6.0f;
+    game_state_message(&g->s, it->type, it->data, it->size);
 }
 
 /* The same through an attached tempo_netq. */
@@ -149,31 +107,10 @@ static void on_netq(const tempo_netq_msg *m, void *user)
     on_message(NULL, 0, &it, user);
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) {
-        h ^= (v >> (8 * i)) & 0xFF;
-        h *= 1099511628211u;
-    }
-    return h;
-}
-
 static uint64_t game_hash(tempo_loop *loop, void *user)
 {
     (void)loop;
-    const game *g = user;
-    uint64_t h = 1469598103934665603u;
-    for (int i = 0; i < 8; i++) {
-        const float *f = &g->b[i].x;
-        for (int k = 0; k < 4; k++) {
-            uint32_t u;
-            memcpy(&u, &f[k], 4);
-            h = mix(h, u);
-        }
-    }
-    h = mix(h, g->rng);
-    h = mix(h, g->updates);
-    return mix(h, (uint64_t)g->score);
+    return game_state_hash(&((const game *)user)->s);
 }
 
 /* The live world: what arrived by now goes in. Called whenever fake time

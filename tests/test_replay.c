@@ -30,15 +30,11 @@
 #define S TEMPO_NS_PER_S
 #define T0 (1000 * S)
 
-/* The scripted game's final hash after 10 000 ticks at 60 Hz with seed 42:
- * the same on every backend, compiler and render rate. */
-#define GAME_HASH_10K UINT64_C(0x9018ede7be3cc0e7)
-/* The committed recording tests/data/replay_game.trec (recorded on the sdl
- * backend by the time-driven case below: input and messages at wall-clock
- * moments, render cap 60): its replay must end with this hash. */
-#define FIXTURE_HASH UINT64_C(0xe9013c380f272a64)
+/* GAME_HASH_10K and FIXTURE_HASH, the constants this test holds on every
+ * backend, compiler and CPU, are in replay_game_core.h (shared with
+ * fp_check.c, which .ci/fp-matrix cross-builds). */
 
-static const char *fixture_path;
+static const char *fixture_path, *fixture_v1_path;
 
 /* ---- Memory sink ------------------------------------------------------------------ */
 
@@ -63,13 +59,22 @@ static int mem_sink(void *user, const void *data, size_t size)
     return 0;
 }
 
+static const char test_meta[] = "game 1.4.2; level 3; options 0x2f; seeds 7 11 13";
+
 static tempo__rpf_header test_header(void)
 {
     tempo__rpf_header h = {.seed = 0x1122334455667788u, .start_ns = T0, .step_ns = 16666667,
                            .update_hz = 60, .policy = 1, .max_frameskip = 5, .max_render_hz = 144,
-                           .hash_every = 10};
+                           .hash_every = 10, .fingerprint = 0x01000003u,
+                           .meta = (const uint8_t *)test_meta, .meta_size = sizeof test_meta};
     strcpy(h.backend, "sdl");
     return h;
+}
+
+/* The header size an image states (bytes 10-11). */
+static size_t header_size_of(const uint8_t *p)
+{
+    return (size_t)p[10] | (size_t)p[11] << 8;
 }
 
 static tempo_input_event key_event(int sc, bool down, uint64_t t)
@@ -156,6 +161,12 @@ static void round_trip_keeps_every_record(void)
     CHECK_EQ_U64(r.header.max_render_hz, 144);
     CHECK_EQ_U64(r.header.hash_every, 10);
     CHECK_STR_EQ(r.header.backend, "sdl");
+    CHECK_EQ_U64(r.header.version, 2);
+    CHECK_EQ_U64(r.header.fingerprint, 0x01000003u);
+    CHECK_EQ_U64(r.header.meta_size, sizeof test_meta);
+    CHECK(r.header.meta != NULL && memcmp(r.header.meta, test_meta, sizeof test_meta) == 0);
+    CHECK_EQ_U64(r.header.size, TEMPO__RPF_HEADER_MIN + sizeof test_meta);
+    CHECK_EQ_U64(header_size_of(m.p), r.header.size);
 
     tempo__rpf_record rec;
     int got, inputs = 0, messages = 0, hashes = 0, loads = 0, audios = 0, dts = 0, ends = 0;
@@ -251,7 +262,8 @@ static void empty_ticks_share_one_record(void)
     CHECK_EQ_INT(tempo__rpf_finish(&w, 1, false), 0);
     tempo__rpf_writer_free(&w);
     /* header + one block with one ADVANCE + the END block */
-    CHECK_EQ_U64(m.len, TEMPO__RPF_HEADER_SIZE + 2 * TEMPO__RPF_BLOCK_HEADER + 2 * TEMPO__RPF_RECORD_HEADER + 4 + 20);
+    CHECK_EQ_U64(m.len, TEMPO__RPF_HEADER_MIN + sizeof test_meta + 2 * TEMPO__RPF_BLOCK_HEADER +
+                            2 * TEMPO__RPF_RECORD_HEADER + 4 + 20);
     tempo__rpf_error err;
     CHECK_EQ_INT(tempo__rpf_check(m.p, m.len, NULL, &err), 100000);
     free(m.p);
@@ -261,7 +273,7 @@ static void empty_ticks_share_one_record(void)
 static int block_starts(const membuf *m, size_t *at, uint64_t *first, int max)
 {
     int n = 0;
-    size_t p = TEMPO__RPF_HEADER_SIZE;
+    size_t p = header_size_of(m->p);
     while (p + TEMPO__RPF_BLOCK_HEADER <= m->len && n < max) {
         uint32_t payload;
         uint64_t f = 0;
@@ -345,7 +357,7 @@ static void every_bit_flip_is_caught(void)
                     b = k;
             uint64_t want_tick = b < 0 ? 0 : first[b];
             size_t want_lo = b < 0 ? 0 : at[b];
-            if (err.tick != want_tick || err.offset < want_lo || (b < 0 && err.offset >= TEMPO__RPF_HEADER_SIZE)) {
+            if (err.tick != want_tick || err.offset < want_lo || (b < 0 && err.offset >= header_size_of(m.p))) {
                 if (missed++ < 5)
                     tt_fail(__FILE__, __LINE__, "flip of byte %zu: offset %zu tick %llu (%s), want tick %llu",
                             i, err.offset, (unsigned long long)err.tick, err.why, (unsigned long long)want_tick);
@@ -390,12 +402,133 @@ static void bad_headers_are_named(void)
     CHECK(strstr(err.why, "magic") != NULL);
     uint8_t *c = malloc(m.len);
     memcpy(c, m.p, m.len);
-    c[8] = 2; /* version 2 */
+    c[8] = 3; /* version 3 */
     CHECK_EQ_INT(tempo__rpf_reader_init(&r, c, m.len, &err), TEMPO_EFORMAT);
-    CHECK(strstr(err.why, "version 2") != NULL);
+    CHECK(strstr(err.why, "version 3") != NULL);
     CHECK_EQ_U64(err.offset, 8);
+    /* A meta size that disagrees with the header size, and one over the
+     * limit (checked before the checksum, so named as such). */
+    memcpy(c, m.p, m.len);
+    c[80] ^= 1;
+    CHECK_EQ_INT(tempo__rpf_reader_init(&r, c, m.len, &err), TEMPO_EFORMAT);
+    CHECK(strstr(err.why, "header size") != NULL);
+    tt_note("%s", err.why);
+    memcpy(c, m.p, m.len);
+    c[81] = 0x20; /* 8192 + ... bytes */
+    CHECK_EQ_INT(tempo__rpf_reader_init(&r, c, m.len, &err), TEMPO_EFORMAT);
+    CHECK(strstr(err.why, "over the limit") != NULL);
+    CHECK_EQ_U64(err.offset, 80);
     free(c);
     free(m.p);
+}
+
+/* Files of format version 1 (80-byte header: no fingerprint, no meta),
+ * such as tests/data/bounce_*.trec, still read: the same records. */
+static void version_1_files_still_read(void)
+{
+    membuf m = {0};
+    uint64_t ticks;
+    build_sample(&m, &ticks);
+    size_t hs = header_size_of(m.p);
+    size_t len = TEMPO__RPF_HEADER_V1 + (m.len - hs);
+    uint8_t *v1 = malloc(len);
+    memcpy(v1, m.p, 76); /* magic .. backend: the same bytes */
+    v1[8] = 1;
+    v1[9] = 0;
+    v1[10] = TEMPO__RPF_HEADER_V1;
+    v1[11] = 0;
+    uint32_t crc = tempo__crc32(0, v1, 76);
+    for (int i = 0; i < 4; i++)
+        v1[76 + i] = (uint8_t)(crc >> (8 * i));
+    memcpy(v1 + TEMPO__RPF_HEADER_V1, m.p + hs, m.len - hs);
+    tempo__rpf_error err;
+    CHECK_EQ_INT(tempo__rpf_check(v1, len, NULL, &err), 40);
+    tempo__rpf_reader r1, r2;
+    CHECK_EQ_INT(tempo__rpf_reader_init(&r1, v1, len, &err), 0);
+    CHECK_EQ_U64(r1.header.version, 1);
+    CHECK_EQ_U64(r1.header.size, TEMPO__RPF_HEADER_V1);
+    CHECK_EQ_U64(r1.header.fingerprint, 0);
+    CHECK_EQ_U64(r1.header.meta_size, 0);
+    CHECK(r1.header.meta == NULL);
+    CHECK_EQ_U64(r1.header.seed, 0x1122334455667788u);
+    CHECK_STR_EQ(r1.header.backend, "sdl");
+    CHECK_EQ_INT(tempo__rpf_reader_init(&r2, m.p, m.len, &err), 0);
+    tempo__rpf_record a, b;
+    int ga, gb, n = 0;
+    while ((ga = tempo__rpf_next(&r1, &a, &err)) == 1 && (gb = tempo__rpf_next(&r2, &b, &err)) == 1) {
+        CHECK_EQ_INT(a.kind, b.kind);
+        CHECK_EQ_U64(a.tick, b.tick);
+        CHECK_EQ_U64(a.offset + hs, b.offset + TEMPO__RPF_HEADER_V1);
+        n++;
+    }
+    CHECK_EQ_INT(ga, 0);
+    CHECK_GE_INT(n, 40);
+    /* A version-1 header of another size is refused. */
+    v1[10] = 88;
+    CHECK_EQ_INT(tempo__rpf_reader_init(&r1, v1, len, &err), TEMPO_EFORMAT);
+    CHECK(strstr(err.why, "header size 88") != NULL);
+    free(v1);
+    free(m.p);
+}
+
+/* The writer takes up to TEMPO__RPF_META_MAX bytes of meta and refuses more. */
+static void meta_has_a_limit(void)
+{
+    static uint8_t big[TEMPO__RPF_META_MAX + 1];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (uint8_t)(i * 7);
+    tempo__rpf_header h = test_header();
+    h.meta = big;
+    h.meta_size = TEMPO__RPF_META_MAX;
+    membuf m = {0};
+    tempo__rpf_writer w;
+    CHECK_EQ_INT(tempo__rpf_writer_init(&w, &h, mem_sink, &m), 0);
+    CHECK_EQ_INT(tempo__rpf_end_tick(&w), 0);
+    CHECK_EQ_INT(tempo__rpf_finish(&w, 0, false), 0);
+    tempo__rpf_writer_free(&w);
+    tempo__rpf_reader r;
+    tempo__rpf_error err;
+    CHECK_EQ_INT(tempo__rpf_check(m.p, m.len, NULL, &err), 1);
+    CHECK_EQ_INT(tempo__rpf_reader_init(&r, m.p, m.len, &err), 0);
+    CHECK_EQ_U64(r.header.meta_size, TEMPO__RPF_META_MAX);
+    CHECK(memcmp(r.header.meta, big, TEMPO__RPF_META_MAX) == 0);
+    free(m.p);
+    membuf m2 = {0};
+    h.meta_size = TEMPO__RPF_META_MAX + 1;
+    CHECK_EQ_INT(tempo__rpf_writer_init(&w, &h, mem_sink, &m2), TEMPO_ERANGE);
+    tempo__rpf_writer_free(&w);
+    CHECK_EQ_U64(m2.len, 0);
+    free(m2.p);
+}
+
+static void fingerprints_are_described(void)
+{
+    char buf[256];
+    CHECK_EQ_INT(tempo_fingerprint_describe(0, buf, sizeof buf), (int)strlen("fingerprint unknown"));
+    CHECK_STR_EQ(buf, "fingerprint unknown");
+    tempo_fingerprint_describe(TEMPO_FINGERPRINT_PORTABLE, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 01000000: portable (no fusing, no wide intermediates, FLT_EVAL_METHOD 0)");
+    tempo_fingerprint_describe(0x01000001u, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 01000001: a*b+c fused (FMA contraction or a wide product) in float, "
+                      "FLT_EVAL_METHOD 0");
+    /* What i686 without SSE gives (measured: .ci/fp-matrix). */
+    int n = tempo_fingerprint_describe(0x0100020fu, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 0100020f: a*b+c fused (FMA contraction or a wide product) in float and double, "
+                      "intermediates wider than their type (x87 excess precision) in float and double, "
+                      "FLT_EVAL_METHOD 2");
+    CHECK_EQ_INT(n, (int)strlen(buf));
+    tempo_fingerprint_describe(0x01000030u | 0xFF00u, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 0100ff30: subnormals flushed to zero, -ffast-math, FLT_EVAL_METHOD -1");
+    tempo_fingerprint_describe(0x02000000u, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "fingerprint 02000000: probe version 2 (this Tempo knows 1)");
+    /* snprintf's contract: the needed length, a terminated prefix. */
+    char small[12];
+    CHECK_EQ_INT(tempo_fingerprint_describe(0x0100020fu, small, sizeof small), n);
+    CHECK_STR_EQ(small, "fingerprint");
+    CHECK_EQ_INT(tempo_fingerprint_describe(0x0100020fu, NULL, 0), n);
+    CHECK_EQ_INT(tempo_fingerprint_describe(0x0100020fu, NULL, 5), TEMPO_EINVAL);
+    /* This test is built with tempo-deterministic's flags. */
+    CHECK_EQ_U64(tempo_fingerprint(), TEMPO_FINGERPRINT_PORTABLE);
 }
 
 #include "replay_game.h"
@@ -431,7 +564,7 @@ static tempo_replay_result replay_file(const char *path, bool partial, uint64_t 
     CHECK_EQ_INT(tempo_loop_get_update_hz(loop), info->update_hz);
     CHECK_EQ_INT(run(loop), 1);
     CHECK_EQ_INT(tempo_replay_get_result(rp, &res), 0);
-    CHECK_EQ_U64(g.updates, info->ticks);
+    CHECK_EQ_U64(g.s.updates, info->ticks);
     tempo_loop_destroy(loop);
     tempo_replay_close(rp);
     tempo_input_destroy(in);
@@ -461,7 +594,7 @@ static void same_constant_at_every_render_rate(void)
         uint64_t h = game_hash(loop, &g);
         tt_note("render %3u Hz: %6llu renders, hash %016llx", rates[i], (unsigned long long)g.renders,
                 (unsigned long long)h);
-        CHECK_EQ_U64(g.updates, 10000);
+        CHECK_EQ_U64(g.s.updates, 10000);
         CHECK_EQ_U64(h, GAME_HASH_10K);
         CHECK_EQ_INT(tempo_loop_record_stop(loop), 0);
         tempo_loop_destroy(loop);
@@ -642,9 +775,10 @@ static void a_corrupt_file_names_offset_and_tick(void)
 
 static void the_committed_recording_replays_to_its_constant(void)
 {
-    /* How the fixture was made (on the sdl backend): this recording,
-     * copied into tests/data. It is made again here each run so a change
-     * of format or game shows up as a different hash below. */
+    /* How the fixture was made (on the sdl backend, x86-64, gcc with
+     * tempo-deterministic's flags): this recording, copied into
+     * tests/data. It is made again here each run so a change of format or
+     * game shows up as a different hash below. */
     uint64_t h = record_live_ex("test_replay_fixture.trec", 60, TEMPO_LOOP_INTERPOLATED, 1000, NULL, NULL, 10, 60);
     tt_note("a fresh recording: hash %016llx", (unsigned long long)h);
     CHECK_EQ_U64(h, FIXTURE_HASH);
@@ -654,6 +788,313 @@ static void the_committed_recording_replays_to_its_constant(void)
     tt_note("fixture: %llu ticks, hash %016llx", (unsigned long long)res.ticks, (unsigned long long)res.hash);
     CHECK(res.matches);
     CHECK_EQ_U64(res.hash, FIXTURE_HASH);
+    /* Recorded by a portable build, replayed by one (this test is built
+     * with the flags): no mismatch. */
+    CHECK_EQ_U64(res.fingerprint_recorded, TEMPO_FINGERPRINT_PORTABLE);
+    CHECK_EQ_U64(res.fingerprint_replay, tempo_fingerprint());
+    CHECK(!res.fingerprint_differs);
+    /* The same recording in format version 1 (as committed before the
+     * fingerprint and meta existed): the same replay, fingerprint unknown. */
+    if (fixture_v1_path == NULL)
+        TT_SKIP("no --fixture-v1 PATH");
+    res = replay_file(fixture_v1_path, false, 0, NULL);
+    CHECK(res.matches);
+    CHECK_EQ_U64(res.hash, FIXTURE_HASH);
+    CHECK_EQ_U64(res.fingerprint_recorded, 0);
+    CHECK(!res.fingerprint_differs);
+    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = fixture_v1_path});
+    CHECK(rp != NULL);
+    if (rp != NULL) {
+        CHECK_EQ_U64(tempo_replay_get_info(rp)->version, 1);
+        CHECK_EQ_U64(tempo_replay_get_info(rp)->meta_size, 0);
+        CHECK(tempo_replay_get_info(rp)->meta == NULL);
+    }
+    tempo_replay_close(rp);
+}
+
+/* The game's meta blob and the recorder's fingerprint reach the replay. */
+static void meta_and_fingerprint_reach_the_replay(void)
+{
+    static const uint8_t meta[] = {'v', '1', '.', '4', 0, 0xFF, 0x80, 7, 11, 13};
+    fclock c;
+    fclock_init(&c, 3);
+    game g;
+    game_init(&g, 99, NULL, &c);
+    g.stop_after = 120;
+    tempo_loop *loop = make_loop(&g, &c, NULL, 60, TEMPO_LOOP_INTERPOLATED);
+    CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = "test_replay_meta.trec", .seed = 99,
+                                                              .hash = game_hash, .hash_user = &g,
+                                                              .meta = meta, .meta_size = sizeof meta}),
+                 0);
+    CHECK_EQ_INT(run(loop), 1);
+    tempo_loop_destroy(loop);
+    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = "test_replay_meta.trec"});
+    CHECK(rp != NULL);
+    if (rp == NULL)
+        return;
+    const tempo_replay_info *info = tempo_replay_get_info(rp);
+    CHECK_EQ_U64(info->version, 2);
+    CHECK_EQ_U64(info->seed, 99);
+    CHECK_EQ_U64(info->meta_size, sizeof meta);
+    CHECK(info->meta != NULL && memcmp(info->meta, meta, sizeof meta) == 0);
+    CHECK_EQ_U64(info->fingerprint, tempo_fingerprint());
+    CHECK_EQ_U64(info->fingerprint, TEMPO_FINGERPRINT_PORTABLE); /* built with the flags */
+    tempo_replay_close(rp);
+}
+
+/* ---- Log capture: Tempo's lines go through SDL_Log ---- */
+
+typedef struct log_capture {
+    char lines[8][600];
+    int n;
+    const game *g;              /* the game, to see when a line came */
+    uint64_t updates_at[8];     /* g->s.updates when each line was logged */
+} log_capture;
+
+static void capture_log(void *user, int category, SDL_LogPriority priority, const char *message)
+{
+    (void)category;
+    log_capture *lc = user;
+    if (priority < SDL_LOG_PRIORITY_WARN || lc->n >= 8)
+        return;
+    snprintf(lc->lines[lc->n], sizeof lc->lines[0], "%s", message);
+    lc->updates_at[lc->n] = lc->g != NULL ? lc->g->s.updates : 0;
+    lc->n++;
+}
+
+/* Replays `path` with a fresh game while capturing Tempo's log lines. */
+static tempo_replay_result replay_logged(const char *path, uint64_t perturb_at, log_capture *lc)
+{
+    SDL_LogOutputFunction prev;
+    void *prev_user;
+    SDL_LogGetOutputFunction(&prev, &prev_user);
+    game g;
+    memset(lc, 0, sizeof *lc);
+    lc->g = &g;
+    SDL_LogSetOutputFunction(capture_log, lc);
+    game_init(&g, 0, NULL, NULL);
+    tempo_replay_result res;
+    memset(&res, 0, sizeof res);
+    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = &g});
+    CHECK(rp != NULL);
+    if (rp != NULL) {
+        tempo_input *in = new_input();
+        game_init(&g, tempo_replay_get_info(rp)->seed, in, NULL);
+        g.perturb_at = perturb_at;
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .update = on_update, .render = on_render, .user = &g, .input = in, .clock = tempo_replay_clock(rp)});
+        CHECK_EQ_INT(tempo_loop_channel(loop, 5, on_message, &g), 0);
+        CHECK_EQ_INT(tempo_loop_replay(loop, rp), 0);
+        CHECK_EQ_INT(run(loop), 1);
+        CHECK_EQ_INT(tempo_replay_get_result(rp, &res), 0);
+        tempo_loop_destroy(loop);
+        tempo_replay_close(rp);
+        tempo_input_destroy(in);
+    }
+    SDL_LogSetOutputFunction(prev, prev_user);
+    lc->g = NULL;
+    for (int i = 0; i < lc->n; i++)
+        tt_note("logged after %llu updates: %s", (unsigned long long)lc->updates_at[i], lc->lines[i]);
+    return res;
+}
+
+/* A recording made by a build with other floating-point behaviour (here
+ * fabricated: a fingerprint with fusing on) says so in one line before the
+ * replay's first tick, and the desync report names both fingerprints. A
+ * replay on the same build logs nothing, and its desync report points at
+ * the other causes. */
+static void another_fingerprint_is_named_before_and_at_the_desync(void)
+{
+    uint32_t here = tempo_fingerprint();
+    uint32_t other = here | TEMPO_FINGERPRINT_FUSED_FLOAT | TEMPO_FINGERPRINT_FUSED_DOUBLE;
+    CHECK(other != here);
+    fclock c;
+    fclock_init(&c, 60);
+    c.live = true;
+    game g;
+    tempo_input *in = new_input();
+    game_init(&g, 5, in, &c);
+    g.stop_after = 600;
+    tempo_loop *loop = make_loop(&g, &c, in, 60, TEMPO_LOOP_INTERPOLATED);
+    CHECK_EQ_INT(tempo_loop_record_fp(loop, &(tempo_record_desc){.path = "test_replay_otherfp.trec", .seed = 5,
+                                                                 .hash = game_hash, .hash_user = &g,
+                                                                 .hash_every = 1},
+                                      other),
+                 0);
+    CHECK_EQ_INT(run(loop), 1);
+    CHECK_EQ_INT(tempo_loop_record_stop(loop), 0);
+    tempo_loop_destroy(loop);
+    tempo_input_destroy(in);
+
+    /* The same floats here (the fingerprint is fabricated): it matches,
+     * after one line before the first update. */
+    log_capture lc;
+    tempo_replay_result res = replay_logged("test_replay_otherfp.trec", 0, &lc);
+    CHECK(res.matches);
+    CHECK(res.fingerprint_differs);
+    CHECK_EQ_U64(res.fingerprint_recorded, other);
+    CHECK_EQ_U64(res.fingerprint_replay, here);
+    CHECK_STR_EQ(res.report, "");
+    CHECK_EQ_INT(lc.n, 1);
+    CHECK_EQ_U64(lc.updates_at[0], 0);
+    char want_rec[256], want_here[256];
+    tempo_fingerprint_describe(other, want_rec, sizeof want_rec);
+    tempo_fingerprint_describe(here, want_here, sizeof want_here);
+    CHECK(strstr(lc.lines[0], "replay: test_replay_otherfp.trec was recorded by a build with other floating-point "
+                              "behaviour") != NULL);
+    CHECK(strstr(lc.lines[0], want_rec) != NULL);
+    CHECK(strstr(lc.lines[0], want_here) != NULL);
+    CHECK(strstr(lc.lines[0], "tempo-deterministic") != NULL);
+
+    /* Diverging at tick 321: the same line first, then the report. */
+    res = replay_logged("test_replay_otherfp.trec", 321, &lc);
+    CHECK(!res.matches);
+    CHECK_EQ_U64(res.diverged_at, 321);
+    CHECK_EQ_INT(lc.n, 2);
+    CHECK_EQ_U64(lc.updates_at[0], 0);
+    CHECK_EQ_U64(lc.updates_at[1], 321);
+    CHECK_STR_EQ(lc.lines[1], res.report);
+    CHECK(strstr(res.report, "replay: test_replay_otherfp.trec diverges at tick 321 (hash ") != NULL);
+    CHECK(strstr(res.report, "last equal at tick 320") != NULL);
+    CHECK(strstr(res.report, "other floating-point behaviour") != NULL);
+    CHECK(strstr(res.report, want_rec) != NULL);
+    CHECK(strstr(res.report, want_here) != NULL);
+    char hashes[80];
+    snprintf(hashes, sizeof hashes, "hash %016llx, recorded %016llx", (unsigned long long)res.actual,
+             (unsigned long long)res.expected);
+    CHECK(strstr(res.report, hashes) != NULL);
+
+    /* Recorded and replayed by this build: no line before, and a report
+     * that says the fingerprints agree. */
+    record_live("test_replay_samefp.trec", 60, TEMPO_LOOP_INTERPOLATED, 600, true, NULL);
+    res = replay_logged("test_replay_samefp.trec", 0, &lc);
+    CHECK(res.matches);
+    CHECK(!res.fingerprint_differs);
+    CHECK_EQ_INT(lc.n, 0);
+    res = replay_logged("test_replay_samefp.trec", 200, &lc);
+    CHECK_EQ_U64(res.diverged_at, 200);
+    CHECK_EQ_INT(lc.n, 1);
+    CHECK(strstr(res.report, "same floating-point fingerprint") != NULL);
+    CHECK(strstr(res.report, want_here) != NULL);
+}
+
+/* ---- Events the game consumes on arrival, and tempo_loop_is_replaying ---- */
+
+typedef struct consumer {
+    game g;
+    uint64_t consumed, consumed_replaying, seen_replaying;
+    uint64_t trace; /* order and ticks of what was consumed */
+    bool replay_flag_in_update;
+} consumer;
+
+/* desc.input_event: keys with a scancode divisible by 5 are the game's
+ * "pause/screenshot" keys, consumed on arrival (they never enter the ring). */
+static bool consume_keys(tempo_loop *loop, const tempo_input_event *ev, void *user)
+{
+    consumer *k = user;
+    if (tempo_loop_is_replaying(loop))
+        k->seen_replaying++;
+    if (ev->type != TEMPO_INPUT_KEY || ev->u.key.scancode % 5 != 0)
+        return false;
+    k->consumed++;
+    if (tempo_loop_is_replaying(loop))
+        k->consumed_replaying++;
+    k->trace = k->trace * 1000003u + (uint64_t)ev->u.key.scancode * 131u + k->g.s.updates;
+    return true;
+}
+
+static void consumer_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    consumer *k = user;
+    if (tempo_loop_is_replaying(loop))
+        k->replay_flag_in_update = true;
+    on_update(loop, dt_ns, &k->g);
+}
+
+static void consumer_render(tempo_loop *loop, float alpha, void *user)
+{
+    on_render(loop, alpha, &((consumer *)user)->g);
+}
+
+static uint64_t consumer_hash(tempo_loop *loop, void *user)
+{
+    return game_hash(loop, &((consumer *)user)->g);
+}
+
+/* Consumed input is recorded and handed to desc.input_event again during
+ * a replay, at its tick (documented in tempo/replay.h); the handler can
+ * tell with tempo_loop_is_replaying(), and live input does not reach it
+ * while the replay runs. */
+static void consumed_input_is_replayed_and_is_replaying_says_so(void)
+{
+    consumer rec;
+    memset(&rec, 0, sizeof rec);
+    fclock c;
+    fclock_init(&c, 17);
+    c.live = true;
+    tempo_input *in = new_input();
+    game_init(&rec.g, 3, in, &c);
+    rec.g.stop_after = 1500;
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 60, .max_render_hz = 60, .update = consumer_update, .render = consumer_render, .user = &rec,
+        .input = in, .input_event = consume_keys, .clock = {fc_now, fc_wait, &c}});
+    CHECK(loop != NULL);
+    c.loop = loop;
+    c.in = in;
+    CHECK_EQ_INT(tempo_loop_channel(loop, 5, on_message, &rec.g), 0);
+    CHECK(!tempo_loop_is_replaying(loop));
+    CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = "test_replay_consumed.trec",
+                                                              .hash = consumer_hash, .hash_user = &rec,
+                                                              .hash_every = 1}),
+                 0);
+    CHECK(!tempo_loop_is_replaying(loop));
+    CHECK_EQ_INT(run(loop), 1);
+    uint64_t h = game_hash(loop, &rec.g);
+    CHECK_EQ_INT(tempo_loop_record_stop(loop), 0);
+    tempo_loop_destroy(loop);
+    tempo_input_destroy(in);
+    tt_note("recorded: %llu keys consumed on arrival", (unsigned long long)rec.consumed);
+    CHECK_GE_U64(rec.consumed, 10);
+    CHECK_EQ_U64(rec.consumed_replaying, 0);
+    CHECK_EQ_U64(rec.seen_replaying, 0);
+    CHECK(!rec.replay_flag_in_update);
+
+    consumer rp_game;
+    memset(&rp_game, 0, sizeof rp_game);
+    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = "test_replay_consumed.trec",
+                                                              .hash = consumer_hash, .hash_user = &rp_game});
+    CHECK(rp != NULL);
+    if (rp == NULL)
+        return;
+    in = new_input();
+    game_init(&rp_game.g, 3, in, NULL);
+    loop = tempo_loop_create(&(tempo_loop_desc){.update = consumer_update, .render = consumer_render,
+                                                .user = &rp_game, .input = in, .input_event = consume_keys,
+                                                .clock = tempo_replay_clock(rp)});
+    CHECK_EQ_INT(tempo_loop_channel(loop, 5, on_message, &rp_game.g), 0);
+    CHECK_EQ_INT(tempo_loop_replay(loop, rp), 0);
+    CHECK(tempo_loop_is_replaying(loop));
+    /* Live input while the replay runs reaches neither the handler nor the ring. */
+    tempo_input_event live = {.type = TEMPO_INPUT_KEY};
+    live.u.key.scancode = 5;
+    live.u.key.down = 1;
+    CHECK_EQ_INT(tempo_input_push(in, &live), 0);
+    CHECK_EQ_U64(rp_game.consumed, 0);
+    CHECK_EQ_INT(run(loop), 1);
+    CHECK(tempo_loop_is_replaying(loop)); /* still attached after the run: e.g. to skip saving highscores */
+    tempo_replay_result res;
+    tempo_replay_get_result(rp, &res);
+    CHECK(res.matches);
+    CHECK_EQ_U64(res.hash, h);
+    CHECK_EQ_U64(rp_game.consumed, rec.consumed);
+    CHECK_EQ_U64(rp_game.consumed_replaying, rec.consumed);
+    CHECK_EQ_U64(rp_game.trace, rec.trace); /* the same keys before the same updates */
+    CHECK_GE_U64(rp_game.seen_replaying, rp_game.consumed);
+    CHECK(rp_game.replay_flag_in_update);
+    tempo_replay_close(rp);
+    CHECK(!tempo_loop_is_replaying(loop)); /* closed: detached */
+    tempo_loop_destroy(loop);
+    tempo_input_destroy(in);
 }
 
 /* Messages of an attached tempo_netq are recorded by the framework, and
@@ -762,17 +1203,17 @@ static void load_done(tempo_loader *ld, const tempo_load_result *res, void *user
         return; /* in flight when the run ended: tempo_loader_destroy */
     CHECK_EQ_INT(res->error, 0);
     CHECK_EQ_U64((uintptr_t)res->custom, res->id * 3);
-    g->b[res->id & 7].vx += (float)(res->id % 5) + 0.5f;
-    g->score = g->score * 31 + res->id + res->bytes;
+    g->s.b[res->id & 7].vx += (float)(res->id % 5) + 0.5f;
+    g->s.score = g->s.score * 31 + res->id + res->bytes;
 }
 
 static void update_with_loads(tempo_loop *loop, uint64_t dt_ns, void *user)
 {
     game *g = user;
-    if (g->updates % 40 == 5)
+    if (g->s.updates % 40 == 5)
         CHECK(tempo_loader_submit(test_ld, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = slow_work,
                                                                  .done = load_done, .user = g}) != 0);
-    if (g->updates % 4 == 0 && g->clk != NULL)
+    if (g->s.updates % 4 == 0 && g->clk != NULL)
         SDL_Delay(1); /* the live run takes real time, so most jobs finish during it */
     on_update(loop, dt_ns, user);
 }
@@ -829,18 +1270,18 @@ static Mix_Chunk *test_chunk;
 static void on_notice(const tempo_audio_notice *n, void *user)
 {
     game *g = user;
-    g->score = g->score * 31 + n->kind * 1000 + n->tag + n->frame;
-    g->b[n->tag & 7].vy -= 50.0f;
+    g->s.score = g->s.score * 31 + n->kind * 1000 + n->tag + n->frame;
+    g->s.b[n->tag & 7].vy -= 50.0f;
 }
 
 static void update_with_sound(tempo_loop *loop, uint64_t dt_ns, void *user)
 {
     game *g = user;
-    if (g->updates % 30 == 2) {
+    if (g->s.updates % 30 == 2) {
         int ch = tempo_audio_play(test_au, -1, test_chunk, 0);
         if (ch >= 0) {
-            tempo_audio_mark(test_au, ch, 480, NULL, g->updates);
-            tempo_audio_mark_end(test_au, ch, NULL, g->updates + 1);
+            tempo_audio_mark(test_au, ch, 480, NULL, g->s.updates);
+            tempo_audio_mark_end(test_au, ch, NULL, g->s.updates + 1);
         }
     }
     if (g->clk != NULL)
@@ -961,6 +1402,13 @@ static void api_errors(void)
     CHECK_EQ_INT(tempo_loop_deliver(loop, 9, &it), TEMPO_EINVAL); /* no such channel */
     CHECK_EQ_INT(tempo_loop_deliver(loop, 5, &it), 0);             /* live: straight through */
     CHECK_EQ_INT(tempo_loop_record_stop(loop), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = "test_replay_api.trec", .meta_size = 1}),
+                 TEMPO_EINVAL); /* a size without bytes */
+    CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = "test_replay_api.trec", .meta = "x",
+                                                              .meta_size = TEMPO_RECORD_META_MAX + 1}),
+                 TEMPO_ERANGE);
+    CHECK(!tempo_loop_is_replaying(NULL));
+    CHECK(!tempo_loop_is_replaying(loop));
     CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = "test_replay_api.trec"}), 0);
     CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = "test_replay_api.trec"}), TEMPO_EBUSY);
     CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = "no-such-dir/x.trec"}), TEMPO_EBUSY);
@@ -978,6 +1426,9 @@ static const tt_case cases[] = {
     TT_CASE(every_bit_flip_is_caught),
     TT_CASE(a_failing_sink_sticks),
     TT_CASE(bad_headers_are_named),
+    TT_CASE(version_1_files_still_read),
+    TT_CASE(meta_has_a_limit),
+    TT_CASE(fingerprints_are_described),
     TT_CASE(same_constant_at_every_render_rate),
     TT_CASE(live_input_replays_on_another_clock),
     TT_CASE(the_ring_is_replayed_not_just_the_reads),
@@ -986,6 +1437,9 @@ static const tt_case cases[] = {
     TT_CASE(a_cut_recording_replays_up_to_the_cut),
     TT_CASE(a_corrupt_file_names_offset_and_tick),
     TT_CASE(the_committed_recording_replays_to_its_constant),
+    TT_CASE(meta_and_fingerprint_reach_the_replay),
+    TT_CASE(another_fingerprint_is_named_before_and_at_the_desync),
+    TT_CASE(consumed_input_is_replayed_and_is_replaying_says_so),
     TT_CASE(netq_messages_replay_without_a_sender),
     TT_CASE(loader_completions_replay_at_their_ticks),
     TT_CASE(audio_notices_replay_at_their_ticks),
@@ -995,11 +1449,14 @@ static const tt_case cases[] = {
 
 int main(int argc, char **argv)
 {
-    /* --fixture PATH is ours; the other arguments select cases. */
+    /* --fixture PATH and --fixture-v1 PATH are ours; the other arguments
+     * select cases. */
     int n = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--fixture") == 0 && i + 1 < argc)
             fixture_path = argv[++i];
+        else if (strcmp(argv[i], "--fixture-v1") == 0 && i + 1 < argc)
+            fixture_v1_path = argv[++i];
         else
             argv[n++] = argv[i];
     }

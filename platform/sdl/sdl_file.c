@@ -1,6 +1,11 @@
 /* Opening asset files without blocking (plat_file_open_read). The SDL
  * backend also runs on Windows (-Dplatform=sdl under mingw), hence the two
  * branches here rather than in framework/. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+/* O_CLOEXEC and fdopen are POSIX.1-2008, which glibc hides under -std=c11
+ * unless a feature-test macro asks (tests/meson.build: sdl_file_check). */
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <errno.h>
 
 #include <SDL.h>

@@ -49,6 +49,17 @@ int main(void)
     check(TEMPO_NET_HEADER_BYTES == 8 && SDLNet_Linked_Version() != NULL, "tempo/net.h and SDL2_net");
 #endif
 
+    /* tempo/determinism.h: the probe runs in this file, with its flags. */
+    char fp[256];
+    tempo_fingerprint_describe(tempo_fingerprint(), fp, sizeof fp);
+    printf("%s\n", fp);
+#ifdef MYGAME_DETERMINISTIC
+    /* Built with tempo-deterministic's flags: no fusing, no x87. */
+    check(tempo_fingerprint() == TEMPO_FINGERPRINT_PORTABLE, "tempo-deterministic: a portable fingerprint");
+#else
+    check(tempo_fingerprint() != 0, "tempo_fingerprint");
+#endif
+
     tempo_shutdown();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

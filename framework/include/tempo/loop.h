@@ -183,7 +183,10 @@ typedef void (*tempo_loop_present_fn)(tempo_loop *loop, void *user);
 
 /* One input event, as it arrives (see desc.input_event). Return true to
  * consume it (it does not enter desc.input's ring), false to let it be
- * queued as usual. */
+ * queued as usual. A recording keeps consumed events too, and a replay
+ * hands them to this callback again at their ticks (live input does not
+ * reach it then): check tempo_loop_is_replaying() (tempo/replay.h) before
+ * effects a replay must not repeat, such as a screenshot or a pause. */
 typedef bool (*tempo_loop_input_fn)(tempo_loop *loop, const tempo_input_event *ev, void *user);
 
 /* The loop paused (true) or resumed (false), for any reason: minimized,

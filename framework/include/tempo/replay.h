@@ -21,7 +21,8 @@
  *
  *   // record
  *   tempo_loop_record(loop, &(tempo_record_desc){
- *       .path = "run.trec", .seed = seed, .hash = game_hash, .hash_user = g});
+ *       .path = "run.trec", .seed = seed, .hash = game_hash, .hash_user = g,
+ *       .meta = &opts, .meta_size = sizeof opts});  // optional: the game's own header data
  *   tempo_loop_run(loop);
  *   tempo_loop_record_stop(loop);              // or tempo_loop_destroy()
  *
@@ -45,7 +46,28 @@
  * pushed by the game itself inside update() is not recorded: its code pushes
  * it again (stats: input_in_update).
  *
- * The file format is documented in docs/replay.md: a
+ * Events the game consumes on arrival (desc.input_event returning true: a
+ * pause key, a screenshot key, an overlay toggle) are recorded like every
+ * other input, and a replay hands them to desc.input_event again, at their
+ * tick, before that tick's update: a consumed key that changes game state
+ * must replay, and Tempo cannot tell which keys do. Live input does not
+ * reach desc.input_event during a replay (the ring is held), while
+ * desc.event still sees every live SDL event (replay-viewer controls go
+ * there). So a handler whose effect must not repeat in a replay (take a
+ * screenshot, write a file, tempo_loop_pause(), which would stop the
+ * replay's updates) asks tempo_loop_is_replaying() first.
+ *
+ * Determinism across builds: the replay hands the game the same inputs;
+ * whether its float code computes the same bits depends on its compiler
+ * flags (docs/determinism.md). tempo_loop_record() stores the game's
+ * tempo_fingerprint() (tempo/determinism.h) in the file; tempo_loop_replay()
+ * logs one WARN line before the first tick when the replaying build's
+ * differs, and the desync report (a WARN line and result.report) names both
+ * when a hash differs.
+ *
+ * The file format is documented in docs/replay.md and
+ * framework/replay_file.h (version 2 added the build fingerprint and the
+ * game's meta to the header, docs/determinism.md; version 1 still reads): a
  * versioned, little-endian, CRC-32-checked header and blocks of per-tick
  * records, written and flushed every flush_every ticks so a crash keeps
  * every tick up to the last flush. A truncated or corrupt file fails to
@@ -58,6 +80,7 @@
 #define TEMPO_REPLAY_H
 
 #include "base.h"
+#include "determinism.h"
 #include "input.h"
 #include "loop.h"
 
@@ -124,6 +147,9 @@ TEMPO_API int tempo_loop_deliver(tempo_loop *loop, uint32_t channel, const tempo
 
 /* ---- Recording --------------------------------------------------------- */
 
+/* The most bytes of game metadata a recording's header holds. */
+#define TEMPO_RECORD_META_MAX 4096u
+
 typedef struct tempo_record_desc {
     const char *path;          /* the file to create (replaced if it exists); required */
     uint64_t seed;             /* stored in the file for the game's RNG; 0 => 0 */
@@ -131,15 +157,36 @@ typedef struct tempo_record_desc {
     void *hash_user;           /* passed to hash */
     uint32_t hash_every;       /* ticks between state hashes; 0 => 60 (1: exact divergence tick) */
     uint32_t flush_every;      /* ticks per flushed block; 0 => 1 (every tick reaches the OS) */
+    /* The game's own data for the header (its version, options, level,
+     * several seeds: any bytes, e.g. a small struct written
+     * field by field in a fixed byte order), stored as is and handed back
+     * by tempo_replay_get_info(). Copied during the call; not owned.
+     * NULL with meta_size 0 => none. */
+    const void *meta;
+    uint32_t meta_size;        /* at most TEMPO_RECORD_META_MAX bytes */
 } tempo_record_desc;
 
 /* Starts recording the loop from its next update. The header takes the
  * loop's current settings (update rate, policy, frame skip, render cap),
- * the seed and the clock's time now. desc and path are read during the
- * call only. Returns 0, TEMPO_EINVAL (NULL, no path), TEMPO_EBUSY (already
- * recording or replaying), TEMPO_EIO (cannot create or write the file;
- * tempo_get_error() says why) or TEMPO_ENOMEM. */
-TEMPO_API int tempo_loop_record(tempo_loop *loop, const tempo_record_desc *desc);
+ * the seed, the meta bytes, the clock's time now and `fingerprint` (the
+ * recording build's tempo_fingerprint(); 0 => unknown). desc, path and
+ * meta are read during the call only. Returns 0, TEMPO_EINVAL (NULL, no
+ * path, meta NULL with a size), TEMPO_ERANGE (meta_size over
+ * TEMPO_RECORD_META_MAX), TEMPO_EBUSY (already recording or replaying),
+ * TEMPO_EIO (cannot create or write the file; tempo_get_error() says why)
+ * or TEMPO_ENOMEM. Use tempo_loop_record(), which passes the fingerprint
+ * of the game's own code; call this one to pass a fingerprint computed in
+ * another translation unit (the one with the game's physics, if it is
+ * built with other flags) or a fabricated one (tests). */
+TEMPO_API int tempo_loop_record_fp(tempo_loop *loop, const tempo_record_desc *desc, uint32_t fingerprint);
+
+/* tempo_loop_record_fp(loop, desc, tempo_fingerprint()): inline, so the
+ * probe runs with the flags of the game's translation unit that calls it
+ * (tempo/determinism.h). Same returns. */
+static inline int tempo_loop_record(tempo_loop *loop, const tempo_record_desc *desc)
+{
+    return tempo_loop_record_fp(loop, desc, tempo_fingerprint());
+}
 
 /* Ends the recording: writes the final hash (if desc.hash) and the END
  * record, flushes and closes the file. tempo_loop_destroy() does this too.
@@ -188,6 +235,11 @@ typedef struct tempo_replay_info {
     char backend[16];          /* tempo_backend_name() of the recorder */
     bool complete;             /* the file ends with its END record */
     char damage[200];          /* "" when complete; else where and why it stops */
+    uint32_t version;          /* the file format's version (1: no fingerprint, no meta) */
+    uint32_t fingerprint;      /* the recording build's tempo_fingerprint(); 0: unknown */
+    const void *meta;          /* the desc.meta bytes of the recording (NULL: none); valid
+                                  until tempo_replay_close; no alignment beyond 1 */
+    uint32_t meta_size;
 } tempo_replay_info;
 
 typedef struct tempo_replay_result {
@@ -199,6 +251,14 @@ typedef struct tempo_replay_result {
     uint64_t diverged_at;      /* 0, or the tick count at the first hash that differed */
     uint64_t last_match;       /* the tick count at the last equal hash before it (0: none) */
     uint64_t expected, actual; /* the hashes at diverged_at */
+    uint32_t fingerprint_recorded; /* info.fingerprint (0: unknown) */
+    uint32_t fingerprint_replay;   /* the replaying build's (tempo_loop_replay_fp; 0: unknown) */
+    bool fingerprint_differs;  /* both known and different: the floats may not agree */
+    /* "" until a hash differs; then the desync report, one line: the file,
+     * the tick, both hashes, the last equal tick, and the fingerprints
+     * (different: both described and the likely cause; equal: the causes
+     * a fingerprint cannot see). Also logged once at TEMPO_LOG_WARN. */
+    char report[512];
 } tempo_replay_result;
 
 /* Reads and validates the whole file. desc is read during the call only.
@@ -230,9 +290,31 @@ TEMPO_API tempo_loop_clock tempo_replay_clock(tempo_replay *rp);
  * are compared after each recorded one, and the loop quits after the last
  * tick. Sets the loop's update rate and policy to the recorded ones; with
  * the fake clock and no render cap, caps renders at the update rate so the
- * fake time moves. Returns 0, TEMPO_EINVAL (NULL), TEMPO_EBUSY (the loop
- * is recording or replaying, or rp is attached elsewhere). */
-TEMPO_API int tempo_loop_replay(tempo_loop *loop, tempo_replay *rp);
+ * fake time moves. `fingerprint` is the replaying build's
+ * tempo_fingerprint() (0 => unknown): when both it and the recording's are
+ * known and differ, one line at TEMPO_LOG_WARN says so now, before the
+ * first tick ("replay: run.trec was recorded by a build with other
+ * floating-point behaviour (recorded: ...; this build: ...): its state may
+ * diverge; build the game with tempo-deterministic's flags (see
+ * docs/determinism.md)"), and the desync report names both. Returns 0,
+ * TEMPO_EINVAL (NULL), TEMPO_EBUSY (the loop is recording or replaying, or
+ * rp is attached elsewhere). */
+TEMPO_API int tempo_loop_replay_fp(tempo_loop *loop, tempo_replay *rp, uint32_t fingerprint);
+
+/* tempo_loop_replay_fp(loop, rp, tempo_fingerprint()), inline like
+ * tempo_loop_record(). Same returns. */
+static inline int tempo_loop_replay(tempo_loop *loop, tempo_replay *rp)
+{
+    return tempo_loop_replay_fp(loop, rp, tempo_fingerprint());
+}
+
+/* True while a replay is attached to the loop: from tempo_loop_replay()
+ * until tempo_replay_close() or tempo_loop_destroy(), so also in the
+ * callbacks of the last frame and after tempo_loop_run() returns. A game
+ * asks it to skip what a replay must not repeat (writing highscores or
+ * screenshots, pausing on a replayed pause key) or to show a replay UI.
+ * false for NULL. */
+TEMPO_API bool tempo_loop_is_replaying(const tempo_loop *loop);
 
 /* Fills *out with where the replay stands (during or after the run).
  * Returns 0 or TEMPO_EINVAL. */

@@ -18,6 +18,7 @@
 #include "debugdraw.h"
 #include "sources.h"
 #include "replay.h"
+#include "determinism.h"
 #if TEMPO_HAVE_NET
 #include "net.h"
 #endif
