@@ -7,37 +7,17 @@
  * until a generous give-up (the peer then starts reading anyway, so the case
  * ends and fails on its assertions instead of the harness timeout). The one
  * timing case (send_call_time_with_10mb_pending) only prints numbers.
- *
- * Winsock spells a few socket things differently; those are the only
- * #ifdefs. */
+ * The peer uses BSD sockets directly (test_sockets.h). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32
-#include <winsock2.h>
-#include <ws2tcpip.h>
-typedef SOCKET sock_t;
-#define BAD_SOCK INVALID_SOCKET
-#define close_sock closesocket
-typedef int socklen_t_;
-#else
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-typedef int sock_t;
-#define BAD_SOCK (-1)
-#define close_sock close
-typedef socklen_t socklen_t_;
-#endif
-
 #include <SDL.h>
 #include <SDL_net.h>
 
 #include "harness.h"
+#include "test_sockets.h"
 #include "plat_socket.h" /* internal: the OS error text, checked directly */
 #include "tempo/clock.h"
 #include "tempo/loop.h"
@@ -100,30 +80,6 @@ typedef struct peer {
     bool read_gave_up;    /* go_read never came: started reading on the give-up */
     char why[160];
 } peer;
-
-static bool send_all(sock_t s, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        int k = (int)send(s, (const char *)p, n > 65536 ? 65536 : (int)n, 0);
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
-static bool recv_all(sock_t s, uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        int k = (int)recv(s, (char *)p, (int)n, 0);
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
 
 /* Waits for a test event with the give-up; true if it came. */
 static bool await(tempo_handle *h)

@@ -2,38 +2,17 @@
  * small server thread in this test, listening on 127.0.0.1 on an ephemeral
  * port, sends scripted bytes; the test drains the queue like a loop.
  *
- * The server uses BSD sockets directly because SDL2_net can only listen on
- * all interfaces and cannot report an ephemeral port. Winsock spells a few
- * things differently; those are the only #ifdefs. */
+ * The server uses BSD sockets directly (test_sockets.h). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32
-#include <winsock2.h>
-#include <ws2tcpip.h>
-typedef SOCKET sock_t;
-#define BAD_SOCK INVALID_SOCKET
-#define close_sock closesocket
-typedef int socklen_t_;
-#else
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <unistd.h>
-typedef int sock_t;
-#define BAD_SOCK (-1)
-#define close_sock close
-typedef socklen_t socklen_t_;
-#endif
-
 #include <SDL.h>
 #include <SDL_net.h>
 
 #include "harness.h"
+#include "test_sockets.h"
 #include "tempo/net.h"
 #include "tempo/netq.h"
 
@@ -52,50 +31,6 @@ typedef struct server {
     SDL_Thread *thread;
     atomic_int accepted;
 } server;
-
-static sock_t listen_loopback(uint16_t *port)
-{
-    sock_t s = socket(AF_INET, SOCK_STREAM, 0);
-    if (s == BAD_SOCK)
-        return BAD_SOCK;
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0; /* ephemeral */
-    socklen_t_ alen = sizeof a;
-    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 1) != 0 ||
-        getsockname(s, (struct sockaddr *)&a, &alen) != 0) {
-        close_sock(s);
-        return BAD_SOCK;
-    }
-    *port = ntohs(a.sin_port);
-    return s;
-}
-
-static bool send_all(sock_t s, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        int k = (int)send(s, (const char *)p, n > 65536 ? 65536 : (int)n, 0);
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
-static bool recv_all(sock_t s, uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        int k = (int)recv(s, (char *)p, (int)n, 0);
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
 
 /* [server thread] */
 static int server_main(void *arg)
@@ -313,7 +248,7 @@ static void truncated_frame_at_close_is_an_error(void)
 
 static void refused_connection_is_reported(void)
 {
-    uint16_t port;
+    uint16_t port = 0;
     sock_t s = listen_loopback(&port);
     close_sock(s); /* nobody listens there now */
     tempo_netq *q = tempo_netq_create(NULL);
