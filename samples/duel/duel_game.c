@@ -9,7 +9,7 @@
 #define GROWN_TICKS 360   /* 6 s */
 #define PADDLE_SPEED (6 * DUEL_FP)
 #define BALL_R 8          /* px */
-#define SERVE_SPEED (4 * DUEL_FP)
+#define SERVE_SPEED (5 * DUEL_FP)
 
 static uint32_t rnd(duel_sim *s)
 {
@@ -133,9 +133,9 @@ uint64_t duel_sim_hash(const duel_sim *s)
 uint8_t duel_bot(const duel_sim *s, int player)
 {
     /* Follows the ball when it comes its way, else drifts to the centre;
-     * the aim wanders every 1.5 s so points are won and lost. */
+     * the aim wanders every second so points are won and lost. */
     bool coming = player == 0 ? s->bvx < 0 : s->bvx > 0;
-    int32_t aim = ((int32_t)((s->tick / 90 + (uint32_t)player * 3) % 7) - 3) * 16 * DUEL_FP;
+    int32_t aim = ((int32_t)((s->tick / 60 + (uint32_t)player * 3) % 7) - 3) * 18 * DUEL_FP;
     int32_t target = coming ? s->by + aim : DUEL_H / 2 * DUEL_FP;
     int32_t d = target - s->py[player];
     return d < -4 * DUEL_FP ? DUEL_UP : d > 4 * DUEL_FP ? DUEL_DOWN : 0;
