@@ -28,7 +28,8 @@
  * 200-260), --ticks N (end after N simulation ticks; headless default 300),
  * --stall-peer SECONDS (at tick 120 the relay stops reading our socket for
  * that long while we stream 60 KB spectator snapshots per update: the game
- * must keep ticking on time; it prints the loop's tick lateness then). */
+ * must keep ticking; it prints its longest update and the loop's tick
+ * lateness during the stall). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,6 +389,7 @@ static void play(tempo_loop *loop, duel *d)
     }
 }
 
+/* [loop thread] desc.update. */
 static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
 {
     (void)dt_ns;
