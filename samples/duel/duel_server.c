@@ -1,0 +1,207 @@
+/* duel_server: the relay of the duel sample.
+ *
+ * Listens on 127.0.0.1 only (an ephemeral port unless --port is given),
+ * prints "PORT <n>" on stdout, and takes two players. Each gets a
+ * DUEL_HELLO (its player number and the match seed); once both are there
+ * both get DUEL_START. From then on it forwards every DUEL_INPUT frame to
+ * the other player unchanged, drops DUEL_SNAPSHOT frames, and on
+ * DUEL_STALL{ms} stops reading that player's socket for ms milliseconds
+ * (the test of a peer that stops reading: the player's sends pile up in the
+ * socket buffers while its game must keep ticking). When a player leaves
+ * the other gets DUEL_LEFT; the server exits when both have left.
+ *
+ * It is not a game server: it knows nothing of the game's state. The two
+ * clients simulate the same match in lockstep from the same inputs.
+ *
+ * Sockets: BSD sockets and poll() directly (SDL2_net can neither listen on
+ * 127.0.0.1 only nor report an ephemeral port), like crowd_server. POSIX is
+ * what is built and tested; the Winsock spellings are there but untested. */
+#define _POSIX_C_SOURCE 200809L /* poll, getsockname under -std=c11 */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <winsock2.h>
+#include <ws2tcpip.h>
+typedef SOCKET sock_t;
+#define BAD_SOCK INVALID_SOCKET
+#define close_sock closesocket
+#define poll WSAPoll
+typedef int addrlen_t;
+#else
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+typedef int sock_t;
+#define BAD_SOCK (-1)
+#define close_sock close
+typedef socklen_t addrlen_t;
+#endif
+
+#include <tempo/net.h>
+#include <tempo/tempo.h>
+
+#include "duel_game.h"
+
+#define MAX_FRAME (TEMPO_NET_HEADER_BYTES + 65536)
+
+typedef struct player {
+    sock_t sock;
+    bool open;
+    uint64_t stalled_until; /* tempo_now_ns(): not read before this */
+    uint8_t buf[MAX_FRAME];
+    size_t len;
+    uint64_t forwarded, dropped_bytes;
+} player;
+
+static player players[2];
+
+static void send_all(player *p, uint16_t type, const void *payload, uint32_t size)
+{
+    uint8_t frame[TEMPO_NET_HEADER_BYTES + 64];
+    if (!p->open || size > 64)
+        return;
+    tempo_net_frame_header(frame, type, size);
+    memcpy(frame + TEMPO_NET_HEADER_BYTES, payload, size);
+    size_t off = 0, n = TEMPO_NET_HEADER_BYTES + size;
+    while (off < n) {
+        int k = (int)send(p->sock, (const char *)frame + off, (int)(n - off), 0);
+        if (k <= 0)
+            return; /* it left; its recv will say so */
+        off += (size_t)k;
+    }
+}
+
+static void leave(int i)
+{
+    if (!players[i].open)
+        return;
+    players[i].open = false;
+    close_sock(players[i].sock);
+    fprintf(stderr, "duel_server: player %d left (%llu inputs forwarded, %llu snapshot bytes dropped)\n", i,
+            (unsigned long long)players[i].forwarded, (unsigned long long)players[i].dropped_bytes);
+    send_all(&players[1 - i], DUEL_LEFT, NULL, 0);
+}
+
+/* Handles the complete frames in player i's buffer. */
+static void handle_frames(int i)
+{
+    player *p = &players[i];
+    size_t off = 0;
+    while (p->len - off >= TEMPO_NET_HEADER_BYTES) {
+        const uint8_t *h = p->buf + off;
+        uint32_t size = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+        uint16_t type = (uint16_t)(h[4] << 8 | h[5]);
+        if (size > MAX_FRAME - TEMPO_NET_HEADER_BYTES) {
+            fprintf(stderr, "duel_server: player %d sent a %u-byte frame\n", i, size);
+            leave(i);
+            return;
+        }
+        if (p->len - off < TEMPO_NET_HEADER_BYTES + size)
+            break;
+        const uint8_t *payload = h + TEMPO_NET_HEADER_BYTES;
+        if (type == DUEL_INPUT && size == sizeof(duel_input)) {
+            send_all(&players[1 - i], DUEL_INPUT, payload, size);
+            p->forwarded++;
+        } else if (type == DUEL_STALL && size == sizeof(duel_stall)) {
+            duel_stall st;
+            memcpy(&st, payload, sizeof st);
+            p->stalled_until = tempo_now_ns() + (uint64_t)st.ms * TEMPO_NS_PER_MS;
+            fprintf(stderr, "duel_server: not reading player %d for %u ms\n", i, st.ms);
+        } else {
+            p->dropped_bytes += size;
+        }
+        off += TEMPO_NET_HEADER_BYTES + size;
+    }
+    memmove(p->buf, p->buf + off, p->len - off);
+    p->len -= off;
+}
+
+int main(int argc, char **argv)
+{
+    int port = 0;
+    uint64_t seed = 0x5eed;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--port") == 0 && v)
+            port = atoi(v), i++;
+        else if (strcmp(argv[i], "--seed") == 0 && v)
+            seed = strtoull(v, NULL, 0), i++;
+        else {
+            fprintf(stderr, "usage: %s [--port N] [--seed N]\n", argv[0]);
+            return 2;
+        }
+    }
+#ifdef _WIN32
+    WSADATA wsa;
+    WSAStartup(MAKEWORD(2, 2), &wsa);
+#else
+    signal(SIGPIPE, SIG_IGN); /* a player that leaves is a send error, not a signal */
+#endif
+    sock_t l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((uint16_t)port);
+    addrlen_t alen = sizeof a;
+    if (l == BAD_SOCK || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 2) != 0 ||
+        getsockname(l, (struct sockaddr *)&a, &alen) != 0) {
+        perror("duel_server: listen on 127.0.0.1");
+        return 1;
+    }
+    printf("PORT %u\n", ntohs(a.sin_port));
+    fflush(stdout);
+
+    for (int i = 0; i < 2; i++) {
+        players[i].sock = accept(l, NULL, NULL);
+        if (players[i].sock == BAD_SOCK) {
+            perror("duel_server: accept");
+            return 1;
+        }
+        players[i].open = true;
+        duel_hello hi = {(uint32_t)i, DUEL_PROTO_VERSION, seed};
+        send_all(&players[i], DUEL_HELLO, &hi, sizeof hi);
+        fprintf(stderr, "duel_server: player %d joined\n", i);
+    }
+    close_sock(l);
+    send_all(&players[0], DUEL_START, NULL, 0);
+    send_all(&players[1], DUEL_START, NULL, 0);
+
+    while (players[0].open || players[1].open) {
+        struct pollfd fds[2];
+        int who[2], n = 0, timeout_ms = -1;
+        uint64_t now = tempo_now_ns();
+        for (int i = 0; i < 2; i++) {
+            if (!players[i].open)
+                continue;
+            if (players[i].stalled_until > now) {
+                int ms = (int)((players[i].stalled_until - now + TEMPO_NS_PER_MS - 1) / TEMPO_NS_PER_MS);
+                timeout_ms = timeout_ms < 0 || ms < timeout_ms ? ms : timeout_ms;
+                continue;
+            }
+            fds[n] = (struct pollfd){.fd = players[i].sock, .events = POLLIN};
+            who[n++] = i;
+        }
+        if (poll(fds, (unsigned)n, timeout_ms) < 0)
+            break;
+        for (int k = 0; k < n; k++) {
+            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            player *p = &players[who[k]];
+            int got = (int)recv(p->sock, (char *)p->buf + p->len, (int)(sizeof p->buf - p->len), 0);
+            if (got <= 0) {
+                leave(who[k]);
+                continue;
+            }
+            p->len += (size_t)got;
+            handle_frames(who[k]);
+        }
+    }
+    return 0;
+}
