@@ -992,11 +992,28 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
     uint64_t pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
     tempo__stats_lateness(&L->st, t - due);
     if (t - due > L->max_gap_ns) {
-        /* A stall: drop what is owed and restart at the present. */
-        c->stalls++;
-        c->dropped_updates += pending - 1;
-        rebase(L, t);
-        pending = 1;
+        if (L->absent_ns > L->max_gap_ns) {
+            /* A stall: the loop did not run at all for longer than the
+             * clamp (a suspended process, a debugger, a clock jump). Drop
+             * what is owed and restart at the present. */
+            c->stalls++;
+            c->dropped_updates += pending - 1;
+            rebase(L, t);
+            pending = 1;
+        } else {
+            /* A slow machine: the loop ran all along (renders or updates
+             * slower than the schedule). Keep the debt at max_gap instead
+             * of throwing it away, so up to max_frameskip updates still run
+             * per render and the game slows down only as far as it must
+             * (deWiTTERS' loop); what is given up is game time behind the
+             * wall clock (slowdown_ns). */
+            uint64_t new_due = t - L->max_gap_ns;
+            c->slowdown_ns += new_due - due;
+            L->epoch_ns = new_due;
+            L->tick = 0;
+            realign_render_slot(L);
+            pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
+        }
     }
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
@@ -1212,6 +1229,13 @@ int tempo_loop_frame(tempo_loop *L)
         rc = wait_real(L, &fw, t0, deadline);
     uint64_t t1 = loop_now(L);
     uint64_t wait_ns = fw.slept ? t1 - t0 : 0;
+    /* Time nothing of the loop ran: since the previous frame ended, and
+     * past the wait's deadline (a process suspended in its sleep). */
+    L->absent_ns = L->prev_end_ns != 0 && t0 > L->prev_end_ns ? t0 - L->prev_end_ns : 0;
+    if (fw.slept && deadline != TEMPO_INFINITE) {
+        uint64_t from = deadline > t0 ? deadline : t0;
+        L->absent_ns += t1 > from ? t1 - from : 0;
+    }
     L->st.sleep_since_render_ns += wait_ns; /* before this frame's render */
     if (rc == 0 && fw.nsnap > 0)
         rc = poll_watches(&fw);
@@ -1296,6 +1320,7 @@ int tempo_loop_frame(tempo_loop *L)
      * it belongs to the next render interval's sleep). */
     L->st.sleep_since_render_ns += L->frame_present_ns;
     uint64_t t_end = loop_now(L);
+    L->prev_end_ns = t_end;
     if (L->frame_ran)
         new_source_frame(L, t_end); /* parked sources get their next turn */
     source_pause_edge(L, t_end);

@@ -120,6 +120,9 @@ struct tempo_loop {
     tempo_input *input; /* not owned; NULL: events go to the callback only */
     tempo_handle *input_watch; /* input's native handle while the loop has it as a source */
     uint64_t wake_ns;          /* when this frame's wait returned (stamps native input) */
+    uint64_t prev_end_ns;      /* when the previous frame ended (0: none yet) */
+    uint64_t absent_ns;        /* this frame: time the loop did not run at all (between
+                                  frames, or overslept past its wait's deadline) */
 
     /* own handles: index 0 and 1 of every wait set */
     tempo_handle *wake;  /* auto-reset; set by quit/request_render */

@@ -121,6 +121,7 @@ static void add_counts(tempo_loop_counts *to, const tempo_loop_counts *from)
     to->capped_frames += from->capped_frames;
     to->stalls += from->stalls;
     to->dropped_updates += from->dropped_updates;
+    to->slowdown_ns += from->slowdown_ns;
     to->wait_ns += from->wait_ns;
     to->game_ns += from->game_ns;
     to->loop_ns += from->loop_ns;

@@ -52,11 +52,24 @@
  * update_hz / max_frameskip), also when the render cap makes the render
  * wait: the overdue updates wait for it; when
  * updates themselves are slower than real time the game slows down instead
- * of spiralling (capped_frames in the statistics). When the oldest pending
- * update is more than max_gap_ns late (suspend, debugger, a window drag, or
- * updates far too slow) the pending updates are dropped, not replayed: the
- * schedule restarts at the present with one update (stalls and
- * dropped_updates count it). The game never fast-forwards.
+ * of spiralling (capped_frames in the statistics). On a machine too slow
+ * for the update rate (renders or updates slower than the schedule) the
+ * update debt is kept at max_gap_ns, never thrown away: up to max_frameskip
+ * updates still run per render, so the game slows down exactly as far as
+ * it must, like deWiTTERS' loop (slowdown_ns counts the game time given
+ * up). A real stall is a gap in which the loop did not run at all: more
+ * than max_gap_ns between two frames, or overslept past its wait's
+ * deadline (a suspended process, a debugger stopped in the wait, a clock
+ * jump). Then the pending updates are dropped, not replayed: the schedule
+ * restarts at the present with one update (stalls and dropped_updates
+ * count it). The game never fast-forwards. (A stop inside a callback, a
+ * breakpoint in update(), looks like a slow frame: at most max_gap_ns of
+ * debt is then caught up, max_frameskip updates per render.)
+ * Behind schedule the loop does not sleep a minimum (seed 004's 2 ms):
+ * the wait is skipped while work is due, because the OS preempts a busy
+ * thread anyway and a forced sleep would slow a slow machine's game
+ * further (2 ms of every 16.7 ms frame); the frame's sleeps_per_s and
+ * wakes[TEMPO_LOOP_WAKE_DUE] show a loop running behind.
  *
  * Pause: while the window is minimized or hidden (and, if asked, while it
  * has no input focus), or after tempo_loop_pause(loop, true), the loop runs
@@ -519,6 +532,12 @@ typedef struct tempo_loop_counts {
     uint64_t capped_frames;    /* frames that hit max_frameskip with updates still due */
     uint64_t stalls;           /* times the stall clamp fired */
     uint64_t dropped_updates;  /* updates skipped by the stall clamp */
+    /* Game time given up because the machine is too slow for the update
+     * rate (renders or updates slower than the schedule, the loop running
+     * all along): the update debt is kept at max_gap_ns and what lies
+     * beyond is this; the game runs slower than the wall clock by this
+     * much over the span. 0 on a machine that keeps up. */
+    uint64_t slowdown_ns;
     uint64_t wait_ns;          /* asleep in the wait (or in clock.wait_until) */
     uint64_t game_ns;          /* inside the game's callbacks, watch callbacks and
                                   source dispatches included */
