@@ -77,6 +77,7 @@ enum {
     PAUSE_HIDDEN = 1u << 1,
     PAUSE_FOCUS = 1u << 2,
     PAUSE_USER = 1u << 3,
+    PAUSE_WITHHELD = 1u << 4, /* presents withheld, and the game pauses when hidden */
 };
 
 /* A source (tempo_loop_add_source): its descriptor, its scheduling state
@@ -152,7 +153,15 @@ struct tempo_loop {
     SDL_Renderer *renderer;        /* not owned */
     tempo_loop_present_fn present;
     bool owns_present;             /* renderer or present: the loop presents */
-    bool vsync;                    /* pacing by the presents' vblanks */
+    bool vsync;                    /* pacing by the presents' vblanks (pacing == VSYNC) */
+    tempo_loop_vsync vsync_mode;   /* what the game asked for (desc.vsync, set_vsync) */
+    tempo_loop_pacing pacing;      /* what the presents were measured to do */
+    tempo_loop_pacing pacing_before_withheld; /* resumed when presents come back */
+    tempo__probe probe;            /* PROBING: does the present block? */
+    uint64_t last_return_ns;       /* when the last present returned (0: none) */
+    int long_presents;             /* consecutive presents blocked past the withheld bound */
+    uint64_t withheld_probe_ns;    /* WITHHELD: the next probe render */
+    bool run_when_hidden;
     uint32_t display_hz;           /* the pace without vsync and cap */
     bool display_hz_given;         /* desc.display_hz: do not follow the window */
     tempo__pacer pacer;

@@ -128,6 +128,8 @@ static void add_counts(tempo_loop_counts *to, const tempo_loop_counts *from)
     to->paused_ns += from->paused_ns;
     to->present_ns += from->present_ns;
     to->missed_vblanks += from->missed_vblanks;
+    to->withheld_presents += from->withheld_presents;
+    to->withheld_ns += from->withheld_ns;
     to->late_samples += from->late_samples;
 }
 

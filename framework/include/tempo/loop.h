@@ -173,13 +173,49 @@ typedef void (*tempo_loop_event_fn)(tempo_loop *loop, const SDL_Event *event, vo
  * three. tempo_loop_clock is the older name of the same type. */
 typedef tempo_clock tempo_loop_clock;
 
-/* Vsync (desc.vsync, tempo_loop_set_vsync). */
+/* Vsync (desc.vsync, tempo_loop_set_vsync). The loop never trusts a flag
+ * for it: SDL's software renderer reports SDL_RENDERER_PRESENTVSYNC and
+ * returns from its present at once. When the loop presents (desc.renderer
+ * or desc.present) and vsync is not OFF, it measures what its presents do
+ * (the first ~9 presents, again whenever presents stop landing on vblanks)
+ * and paces by that: by the vblanks if presents block on them
+ * (TEMPO_LOOP_PACING_VSYNC), else by its timer at the display's refresh
+ * rate (TEMPO_LOOP_PACING_TIMER). tempo_loop_get_pacing() and the
+ * statistics say which. */
 typedef enum tempo_loop_vsync {
-    TEMPO_LOOP_VSYNC_AUTO = 0, /* what desc.renderer was created with
-                                  (SDL_RENDERER_PRESENTVSYNC); off without one */
-    TEMPO_LOOP_VSYNC_ON,       /* the present blocks until a vblank */
-    TEMPO_LOOP_VSYNC_OFF
+    TEMPO_LOOP_VSYNC_AUTO = 0, /* measure: pace by the vblanks if the loop's presents
+                                  block on them, else by the timer; the timer without a
+                                  present the loop makes (desc.renderer/desc.present) */
+    TEMPO_LOOP_VSYNC_ON,       /* the game asked for vsync: measured the same way (a
+                                  present that turns out not to block is paced by the
+                                  timer and reported as such); if the measurement
+                                  stays undecided, paced as vsync */
+    TEMPO_LOOP_VSYNC_OFF       /* the timer, never measured */
 } tempo_loop_vsync;
+
+/* The pacing in force (tempo_loop_get_pacing, tempo_loop_stats.pacing). */
+typedef enum tempo_loop_pacing {
+    TEMPO_LOOP_PACING_TIMER = 0, /* renders on the loop's timer: the cap, else the
+                                    display's refresh rate (presents do not block) */
+    TEMPO_LOOP_PACING_VSYNC,     /* presents block on vblanks: the loop wakes just in
+                                    time for the next one (see "Display pacing") */
+    TEMPO_LOOP_PACING_PROBING,   /* measuring whether presents block (a few presents) */
+    /* Presents stopped coming back: two presents in a row blocked more than
+     * 4 refresh periods (at least 50 ms): the compositor withholds frames
+     * (minimized or occluded on Wayland, screen off). The loop then renders
+     * and presents only as a probe, every 500 ms, and updates on its timer
+     * at the full update rate (no catch-up cap, nothing dropped) — or, with
+     * the hidden-pause (desc.run_when_hidden false, the default), pauses
+     * as for a minimized window, still probing every 500 ms. The first probe
+     * present that returns within 4 periods ends the state and the pacing
+     * before it resumes. */
+    TEMPO_LOOP_PACING_WITHHELD,
+    TEMPO_LOOP_PACING_COUNT
+} tempo_loop_pacing;
+
+/* "timer", "vsync", "probing", "presents-withheld", or "?". Static
+ * string. Thread: any. */
+TEMPO_API const char *tempo_loop_pacing_name(tempo_loop_pacing pacing);
 
 /* Presents a rendered frame, for games that present some other way than
  * SDL_RenderPresent(desc.renderer) (SDL_GL_SwapWindow), and for a fake
@@ -209,6 +245,14 @@ typedef struct tempo_loop_desc {
     tempo_loop_policy policy;  /* 0 => TEMPO_LOOP_INTERPOLATED */
     bool render_on_demand;     /* false => render every allowed frame */
     bool pause_on_focus_loss;  /* false => keep running without focus */
+    /* false (default) => the hidden-pause: a minimized or hidden window, and
+     * presents the compositor withholds (TEMPO_LOOP_PACING_WITHHELD: the only
+     * sign of a minimized window on Wayland, where SDL 2.26 sends no
+     * MINIMIZED/HIDDEN event), pause the loop. true => keep updating at the
+     * full update rate (a networked game): minimized/hidden events do not
+     * pause, and withheld presents only stop the renders (one probe every
+     * 500 ms). */
+    bool run_when_hidden;
     tempo_loop_update_fn update; /* NULL => updates are counted only */
     tempo_loop_render_fn render; /* NULL => renders are counted only */
     tempo_loop_event_fn event;   /* NULL => events are consumed by the loop */
@@ -343,11 +387,19 @@ TEMPO_API bool tempo_loop_is_game_paused(const tempo_loop *loop);
  * renderer and no present function: the loop cannot pace by a present it
  * does not make). */
 TEMPO_API int tempo_loop_set_vsync(tempo_loop *loop, bool on);
-/* Whether the loop paces by vsync now. false for NULL. */
+/* Whether vsync is asked for (desc.vsync ON or AUTO, or set_vsync(true))
+ * and the loop presents; whether the presents really block is
+ * tempo_loop_get_pacing(). false for NULL. */
 TEMPO_API bool tempo_loop_get_vsync(const tempo_loop *loop);
 
-/* The refresh period the loop paces by: learnt from the presents with
- * vsync (once it has locked on), else 1e9 / display_hz. 0 for NULL. */
+/* The pacing in force now (see tempo_loop_pacing): what the presents were
+ * measured to do. TEMPO_LOOP_PACING_TIMER for NULL. */
+TEMPO_API tempo_loop_pacing tempo_loop_get_pacing(const tempo_loop *loop);
+
+/* The refresh period the loop paces by: with vsync pacing, learnt from the
+ * presents once the fit has locked on (what the display delivers: a
+ * compositor that delivers ~48 frames/s under a 65 Hz mode is learnt as
+ * ~48 Hz), else 1e9 / display_hz. 0 for NULL. */
 TEMPO_API uint64_t tempo_loop_get_refresh_ns(const tempo_loop *loop);
 
 /* Runtime settings. Each takes effect at the next frame without a burst:
@@ -545,6 +597,8 @@ typedef struct tempo_loop_counts {
     uint64_t paused_ns;        /* paused (part of wait_ns) */
     uint64_t present_ns;       /* blocked in the loop's presents (part of wait_ns) */
     uint64_t missed_vblanks;   /* vsync: vblanks that passed without a present */
+    uint64_t withheld_presents; /* presents that blocked > 4 refresh periods (withheld) */
+    uint64_t withheld_ns;      /* time spent in TEMPO_LOOP_PACING_WITHHELD */
     /* Tick lateness: when the loop woke for an update (VARIABLE: for a
      * frame) minus when it was due. Never negative: nothing runs early. */
     uint64_t late_samples;
@@ -595,7 +649,8 @@ typedef struct tempo_loop_stats {
     int history_next;
     bool paused;
     bool game_paused;     /* tempo_loop_set_game_paused */
-    bool vsync;           /* pacing by the presents' vblanks */
+    bool vsync;           /* pacing by the presents' vblanks (pacing == VSYNC) */
+    tempo_loop_pacing pacing; /* the pacing in force (tempo_loop_get_pacing) */
     uint64_t refresh_ns;  /* tempo_loop_get_refresh_ns() */
     uint64_t predicted_render_ns; /* vsync: the render cost the wake allows for */
 } tempo_loop_stats;
