@@ -421,6 +421,14 @@ int tempo_loop_set_max_render_hz(tempo_loop *L, uint32_t max_render_hz)
     return 0;
 }
 
+int tempo_loop_skip_render(tempo_loop *L)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    L->skip_render = true;
+    return 0;
+}
+
 int tempo_loop_set_render_on_demand(tempo_loop *L, bool on)
 {
     if (L == NULL)
@@ -1082,8 +1090,17 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
         ran++;
         L->updates_since_render++;
         c->updates++;
-        L->dirty = true;
+        L->skip_render = false;
         call_update(L, L->step_ns);
+        if (L->skip_render) {
+            /* tempo_loop_skip_render(): nothing to show, so no render to
+             * wait for either: it does not count toward the catch-up limit
+             * (which would otherwise block the next updates forever). */
+            L->unchanged_updates++;
+            L->updates_since_render--;
+        } else {
+            L->dirty = true;
+        }
     }
     if (ran == limit && pending > ran)
         c->capped_frames++;
@@ -1209,8 +1226,15 @@ static void do_present(tempo_loop *L, uint64_t t)
 
 static void maybe_render(tempo_loop *L, bool variable_ran)
 {
-    if (atomic_load(&L->quit) || !render_wanted(L, variable_ran))
+    uint64_t unchanged = L->unchanged_updates;
+    L->unchanged_updates = 0;
+    if (atomic_load(&L->quit))
         return;
+    if (!render_wanted(L, variable_ran)) {
+        if (unchanged != 0)
+            L->st.win.skipped_renders++; /* the updates said nothing visible changed */
+        return;
+    }
     uint64_t t = loop_now(L);
     if (t < render_slot_ns(L, t))
         return;

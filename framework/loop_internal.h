@@ -142,6 +142,8 @@ struct tempo_loop {
     uint64_t last_render_ns;
     bool dirty;              /* a render is owed: update, request, expose, resume */
     bool event_dirty;        /* an SDL event arrived (render on demand) */
+    bool skip_render;        /* the running update called tempo_loop_skip_render() */
+    uint64_t unchanged_updates; /* updates since the last render check that did */
     unsigned pause_mask;
     bool was_paused;
     bool in_frame;

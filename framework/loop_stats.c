@@ -130,6 +130,7 @@ static void add_counts(tempo_loop_counts *to, const tempo_loop_counts *from)
     to->missed_vblanks += from->missed_vblanks;
     to->withheld_presents += from->withheld_presents;
     to->withheld_ns += from->withheld_ns;
+    to->skipped_renders += from->skipped_renders;
     to->late_samples += from->late_samples;
 }
 

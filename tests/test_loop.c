@@ -512,6 +512,72 @@ static void slow_updates_slow_the_game_instead_of_hanging(void)
     tempo_loop_destroy(loop);
 }
 
+
+/* Issue 21 section 3 (seed 004): an update that changed nothing visible
+ * says so, and render on demand then skips the render; the skipped renders
+ * are counted. Existing games (no call) render after every update. */
+typedef struct still_game {
+    uint64_t updates, renders;
+    bool still; /* the menu shows nothing new */
+} still_game;
+
+static void still_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    still_game *g = user;
+    g->updates++;
+    if (g->still)
+        CHECK_EQ_INT(tempo_loop_skip_render(loop), 0);
+}
+
+static void still_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    ((still_game *)user)->renders++;
+}
+
+static void update_without_change_skips_the_render(void)
+{
+    static const struct {
+        tempo_loop_policy policy;
+        bool on_demand;
+    } cases[] = {{TEMPO_LOOP_INTERPOLATED, true}, {TEMPO_LOOP_LOCKSTEP, false},
+                 {TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS, false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake_clock clk;
+        fake_init(&clk);
+        still_game g = {0};
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .policy = cases[i].policy, .render_on_demand = cases[i].on_demand, .update = still_update,
+            .render = still_render, .user = &g, .clock = clock_of(&clk)});
+        while (clk.now < T0 + 1 * S)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        uint64_t r1 = g.renders, u1 = g.updates;
+        g.still = true;
+        while (clk.now < T0 + 2 * S)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        uint64_t r2 = g.renders, u2 = g.updates;
+        const tempo_loop_stats *s = tempo_loop_get_stats(loop);
+        uint64_t skipped = s->total.skipped_renders;
+        g.still = false;
+        while (clk.now < T0 + 3 * S)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        tt_note("%s%s: moving %llu renders / %llu updates; still %llu / %llu (skipped %llu); moving again %llu",
+                tempo_loop_policy_name(cases[i].policy), cases[i].on_demand ? " on demand" : "",
+                (unsigned long long)r1, (unsigned long long)u1, (unsigned long long)(r2 - r1),
+                (unsigned long long)(u2 - u1), (unsigned long long)skipped,
+                (unsigned long long)(g.renders - r2));
+        CHECK_GE_U64(r1, 59);
+        CHECK_GE_U64(u2 - u1, 59); /* game time goes on */
+        CHECK_LE_U64(r2 - r1, 1);  /* the frame that was owed when the menu stood still */
+        CHECK_GE_U64(skipped, 58);
+        CHECK_GE_U64(g.renders - r2, 59);
+        tempo_loop_destroy(loop);
+    }
+    CHECK_EQ_INT(tempo_loop_skip_render(NULL), TEMPO_EINVAL);
+}
+
 /* The textbook deWiTTERS loop (seed 001), computed here as the reference:
  * up to max_frameskip updates while the clock is past the next tick, then
  * one render; the backlog is never dropped. Returns game time / wall time
@@ -2079,6 +2145,7 @@ static const tt_case cases[] = {
     TT_CASE(variable_delta_diverges_with_frame_rate),
     TT_CASE(slow_updates_slow_the_game_instead_of_hanging),
     TT_CASE(slow_renders_keep_the_classic_speed),
+    TT_CASE(update_without_change_skips_the_render),
     TT_CASE(gap_of_30s_is_dropped_not_replayed),
     TT_CASE(alpha_is_in_unit_interval_and_exact),
     TT_CASE(lateness_is_measured_and_never_negative),

@@ -413,6 +413,19 @@ TEMPO_API int tempo_loop_set_update_hz(tempo_loop *loop, uint32_t update_hz);
 TEMPO_API int tempo_loop_set_max_render_hz(tempo_loop *loop, uint32_t max_render_hz);
 TEMPO_API int tempo_loop_set_render_on_demand(tempo_loop *loop, bool on);
 
+/* Called from update(): this update changed nothing visible, so it owes no
+ * render (seed 004 renders only when something changed). Without the call
+ * every update marks a render owed, as before. It matters where renders
+ * follow updates: render on demand (TEMPO_LOOP_INTERPOLATED with
+ * desc.render_on_demand), TEMPO_LOOP_LOCKSTEP and CONSTANT_SPEED_MAX_FPS.
+ * Without render on demand INTERPOLATED renders at its pace anyway (alpha
+ * moves), and VARIABLE's frame is one update plus one render (its update
+ * measures the time since the last frame), so both ignore it. Events, exposes and tempo_loop_request_render()
+ * still make a render owed. A render not made for it counts in
+ * tempo_loop_counts.skipped_renders. The flag is cleared before each
+ * update, so a call outside update() has no effect. Returns 0 or TEMPO_EINVAL (NULL). Thread: loop thread. */
+TEMPO_API int tempo_loop_skip_render(tempo_loop *loop);
+
 /* Current settings (defaults applied). 0 / TEMPO_LOOP_INTERPOLATED for NULL. */
 TEMPO_API tempo_loop_policy tempo_loop_get_policy(const tempo_loop *loop);
 TEMPO_API uint32_t tempo_loop_get_update_hz(const tempo_loop *loop);
@@ -599,6 +612,8 @@ typedef struct tempo_loop_counts {
     uint64_t missed_vblanks;   /* vsync: vblanks that passed without a present */
     uint64_t withheld_presents; /* presents that blocked > 4 refresh periods (withheld) */
     uint64_t withheld_ns;      /* time spent in TEMPO_LOOP_PACING_WITHHELD */
+    uint64_t skipped_renders;  /* renders not made because every update since the last
+                                  one called tempo_loop_skip_render() */
     /* Tick lateness: when the loop woke for an update (VARIABLE: for a
      * frame) minus when it was due. Never negative: nothing runs early. */
     uint64_t late_samples;
