@@ -71,7 +71,10 @@
  * further (2 ms of every 16.7 ms frame); the frame's sleeps_per_s and
  * wakes[TEMPO_LOOP_WAKE_DUE] show a loop running behind.
  *
- * Pause: while the window is minimized or hidden (and, if asked, while it
+ * Pause: while the window is minimized or hidden, or its presents are
+ * withheld by the compositor (TEMPO_LOOP_PACING_WITHHELD: how a minimized
+ * window shows on Wayland; the loop then still probes with one render and
+ * present every 500 ms), unless desc.run_when_hidden (and, if asked, while it
  * has no input focus), or after tempo_loop_pause(loop, true), the loop runs
  * no updates and no renders and waits with no timeout; events, watches,
  * sources and quit still work (a source with work left is served a step at
@@ -88,7 +91,15 @@
  * time counts as waiting, and the loop learns the vblanks from the
  * presents' return times and wakes at next vblank - predicted render cost
  * - a margin (Android's Swappy, DXGI's frame-latency waitable object).
- * Without vsync it renders at the display's refresh rate.
+ * Without vsync it renders at the display's refresh rate. Whether the
+ * presents block is measured, not read from a flag (tempo_loop_vsync):
+ * tempo_loop_get_pacing() names the pacing in force (timer, vsync,
+ * probing, presents-withheld), and so do the statistics and the overlay.
+ * Presents that stop coming back (a compositor withholding frames from a
+ * minimized or occluded window) are a state, not a stall: the loop keeps
+ * its update rate, or pauses with the hidden-pause (desc.run_when_hidden),
+ * and returns to vsync when frames come back. docs/pacing.md has the
+ * details and the measurements.
  *
  * Render on demand (opt-in, for TEMPO_LOOP_INTERPOLATED; the other policies
  * render only after updates or on request anyway): render only when an
