@@ -935,6 +935,17 @@ static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
 {
     if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
         return L->withheld_probe_ns; /* renders only as the probe */
+    /* LOCKSTEP renders after its ticks: its probe renders alternate
+     * between the tick and a quarter period after it, and wait for the
+     * probe's instant after the previous return as well (a present that
+     * blocks past the next tick would otherwise put every call right
+     * after a return, a quarter period apart from nothing). */
+    if (L->pacing == TEMPO_LOOP_PACING_PROBING && !render_scheduled(L)) {
+        uint64_t at = L->last_update_ns + (L->probe.n % 2 ? L->probe.period_ns / 4 : 0);
+        if (L->pace_wake_ns > at)
+            at = L->pace_wake_ns; /* and never right after the previous return */
+        return at > now ? at : now;
+    }
     if (!render_scheduled(L))
         return now;
     uint32_t hz = pace_hz(L);

@@ -496,6 +496,31 @@ static void auto_vsync_decides_from_the_present(void)
     }
 }
 
+/* LOCKSTEP renders after its ticks, not on a schedule: the probe renders
+ * still wait for their instants, so the verdict holds there too. */
+static void lockstep_measures_the_present_too(void)
+{
+    for (int blocks = 0; blocks <= 1; blocks++) {
+        game g;
+        game_init(&g);
+        g.cost_lo = 1 * MS;
+        g.cost_hi = 2 * MS;
+        g.present_cost_ns = 500 * US;
+        tempo_loop *loop = game_loop(&g, (tempo_loop_desc){
+            .policy = TEMPO_LOOP_LOCKSTEP, .present = blocks ? fake_vsync_present : counting_present});
+        run_until(loop, &g, T0 + 2 * S, 1000000);
+        tempo_loop_pacing p = tempo_loop_get_pacing(loop);
+        tt_note("lockstep, present %s: pacing %s, %llu renders in 2 s", blocks ? "blocks" : "does not block",
+                tempo_loop_pacing_name(p), (unsigned long long)g.renders);
+        CHECK_STR_EQ(tempo_loop_pacing_name(p),
+                     tempo_loop_pacing_name(blocks ? TEMPO_LOOP_PACING_VSYNC : TEMPO_LOOP_PACING_TIMER));
+        CHECK_GE_U64(g.renders, 115);
+        CHECK_LE_U64(g.renders, 125);
+        tempo_loop_destroy(loop);
+        tempo_fake_clock_destroy(g.fc);
+    }
+}
+
 /* ---- Issue 23 item 2: presents that stop coming back are a state --------------- */
 
 typedef struct withheld_game {
@@ -794,6 +819,7 @@ static const tt_case cases[] = {
     TT_CASE(vsync_that_does_not_block_still_paces),
     TT_CASE(vsync_late_frames_still_render),
     TT_CASE(auto_vsync_decides_from_the_present),
+    TT_CASE(lockstep_measures_the_present_too),
     TT_CASE(withheld_presents_keep_the_update_rate),
     TT_CASE(withheld_presents_are_the_hidden_pause),
     TT_CASE(learnt_refresh_is_what_is_delivered),
