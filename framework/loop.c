@@ -44,10 +44,27 @@ static const char *const policy_names[TEMPO_LOOP_POLICY_COUNT] = {
     "interpolated", "lockstep", "constant-speed-max-fps", "variable"};
 static const char *const wake_names[TEMPO_LOOP_WAKE_COUNT] = {"due", "timer", "input", "watch",
                                                               "signal"};
+static const char *const pacing_names[TEMPO_LOOP_PACING_COUNT] = {"timer", "vsync", "probing",
+                                                                  "presents-withheld"};
+/* A present that blocks longer than this many nominal refresh periods (and
+ * at least WITHHELD_MIN_NS) was withheld, not paced by a vblank; two in a
+ * row are the withheld state. */
+#define WITHHELD_PERIODS 4
+#define WITHHELD_MIN_NS (50 * TEMPO_NS_PER_MS)
+#define WITHHELD_RUN 2
+/* While presents are withheld, one probe render and present this often. */
+#define WITHHELD_PROBE_NS (500 * TEMPO_NS_PER_MS)
+/* Probe rounds that may end undecided before the loop picks a pacing. */
+#define PROBE_MAX_ROUNDS 2
 
 const char *tempo_loop_policy_name(tempo_loop_policy policy)
 {
     return (unsigned)policy < TEMPO_LOOP_POLICY_COUNT ? policy_names[policy] : "?";
+}
+
+const char *tempo_loop_pacing_name(tempo_loop_pacing pacing)
+{
+    return (unsigned)pacing < TEMPO_LOOP_PACING_COUNT ? pacing_names[pacing] : "?";
 }
 
 const char *tempo_loop_wake_name(tempo_loop_wake wake)
@@ -87,7 +104,7 @@ static uint32_t pace_hz(const tempo_loop *L)
 {
     if (L->render_hz != 0)
         return L->render_hz;
-    return L->vsync ? 0 : L->display_hz;
+    return L->pacing == TEMPO_LOOP_PACING_TIMER ? L->display_hz : 0;
 }
 
 /* Forget the vblank phase (resume, vsync toggle, another display): the
@@ -96,6 +113,30 @@ static void pace_reset(tempo_loop *L)
 {
     tempo__pacer_reset(&L->pacer);
     L->pace_wake_ns = 0;
+    L->last_return_ns = 0;
+}
+
+static void realign_render_slot(tempo_loop *L);
+
+/* Switches the pacing in force. PROBING starts a new measurement with a
+ * render at once (its present's return anchors the first probe). */
+static void set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
+{
+    L->pacing = pacing;
+    L->vsync = pacing == TEMPO_LOOP_PACING_VSYNC;
+    L->long_presents = 0;
+    pace_reset(L);
+    if (pacing == TEMPO_LOOP_PACING_PROBING)
+        tempo__probe_start(&L->probe, L->pacer.nominal_period_ns);
+    realign_render_slot(L);
+}
+
+/* The pacing to start from: measure the presents the loop makes, unless
+ * vsync is off or the game presents itself. */
+static tempo_loop_pacing initial_pacing(const tempo_loop *L)
+{
+    return L->owns_present && L->vsync_mode != TEMPO_LOOP_VSYNC_OFF ? TEMPO_LOOP_PACING_PROBING
+                                                                      : TEMPO_LOOP_PACING_TIMER;
 }
 
 /* [loop thread] desc.input's listener: every input event on arrival. */
@@ -162,20 +203,10 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->display_hz = L->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
                                         : detect_display_hz(L->window);
     tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
-    switch (desc->vsync) {
-    case TEMPO_LOOP_VSYNC_ON:
-        L->vsync = L->owns_present;
-        break;
-    case TEMPO_LOOP_VSYNC_OFF:
-        L->vsync = false;
-        break;
-    default: {
-        SDL_RendererInfo info;
-        L->vsync = L->renderer != NULL && SDL_GetRendererInfo(L->renderer, &info) == 0 &&
-                   (info.flags & SDL_RENDERER_PRESENTVSYNC) != 0;
-        break;
-    }
-    }
+    /* Not SDL_RENDERER_PRESENTVSYNC: the software renderer reports it and
+     * does not block. The presents themselves are measured. */
+    L->vsync_mode = (unsigned)desc->vsync <= TEMPO_LOOP_VSYNC_OFF ? desc->vsync : TEMPO_LOOP_VSYNC_AUTO;
+    set_pacing(L, initial_pacing(L));
     atomic_init(&L->quit, false);
     atomic_init(&L->render_requested, false);
 
@@ -265,7 +296,6 @@ bool tempo_loop_is_paused(const tempo_loop *L)
 }
 
 static float alpha_at(const tempo_loop *L, uint64_t t);
-static void realign_render_slot(tempo_loop *L);
 
 static void tell_sources_pause(tempo_loop *L);
 
@@ -300,22 +330,31 @@ int tempo_loop_set_vsync(tempo_loop *L, bool on)
                                                "(no desc.renderer or desc.present)");
     if (L->present == NULL && SDL_RenderSetVSync(L->renderer, on ? 1 : 0) != 0)
         return tempo__set_error(TEMPO_EPLATFORM, "SDL_RenderSetVSync(%d): %s", on, SDL_GetError());
-    L->vsync = on;
-    pace_reset(L);
-    realign_render_slot(L);
+    L->vsync_mode = on ? TEMPO_LOOP_VSYNC_ON : TEMPO_LOOP_VSYNC_OFF;
+    L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
+    set_pacing(L, initial_pacing(L));
     return 0;
 }
 
 bool tempo_loop_get_vsync(const tempo_loop *L)
 {
-    return L != NULL && L->vsync;
+    return L != NULL && L->owns_present && L->vsync_mode != TEMPO_LOOP_VSYNC_OFF;
+}
+
+tempo_loop_pacing tempo_loop_get_pacing(const tempo_loop *L)
+{
+    return L != NULL ? L->pacing : TEMPO_LOOP_PACING_TIMER;
 }
 
 uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
 {
     if (L == NULL)
         return 0;
-    if (L->vsync && L->pacer.locked)
+    /* With vsync, the period learnt from the presents: the fit's once it
+     * locked, or the interval the pacer restarted from when the display
+     * delivers fewer (or more) frames than its mode says. */
+    if (L->pacing == TEMPO_LOOP_PACING_VSYNC &&
+        (L->pacer.locked || L->pacer.guess_ns != (double)L->pacer.nominal_period_ns))
         return tempo__pacer_period_ns(&L->pacer);
     return step_of(L->display_hz);
 }
@@ -382,6 +421,14 @@ int tempo_loop_set_max_render_hz(tempo_loop *L, uint32_t max_render_hz)
         return TEMPO_ERANGE;
     L->render_hz = max_render_hz;
     realign_render_slot(L);
+    return 0;
+}
+
+int tempo_loop_skip_render(tempo_loop *L)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    L->skip_render = true;
     return 0;
 }
 
@@ -666,10 +713,12 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
     case SDL_WINDOWEVENT_EXPOSED: /* an exposed window is visible, whatever we missed */
         L->pause_mask &= ~(unsigned)PAUSE_MINIMIZED;
         L->dirty = true;
+        L->withheld_probe_ns = 0; /* withheld presents: probe at once */
         break;
     case SDL_WINDOWEVENT_SHOWN:
         L->pause_mask &= ~(unsigned)PAUSE_HIDDEN;
         L->dirty = true;
+        L->withheld_probe_ns = 0;
         break;
     case SDL_WINDOWEVENT_SIZE_CHANGED:
         L->dirty = true;
@@ -680,14 +729,15 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
         break;
     case SDL_WINDOWEVENT_FOCUS_GAINED:
         L->pause_mask &= ~(unsigned)PAUSE_FOCUS;
+        L->withheld_probe_ns = 0;
         break;
     case SDL_WINDOWEVENT_DISPLAY_CHANGED:
         /* Another monitor: another refresh rate and another vblank phase. */
         if (!L->display_hz_given) {
             L->display_hz = detect_display_hz(L->window);
             tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
-            L->pace_wake_ns = 0;
-            realign_render_slot(L);
+            L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
+            set_pacing(L, initial_pacing(L)); /* measure the new display's presents */
         }
         break;
     default:
@@ -886,11 +936,29 @@ static bool render_scheduled(const tempo_loop *L)
  * display rate), and with vsync not before the pacer's wake. */
 static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
 {
+    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
+        return L->withheld_probe_ns; /* renders only as the probe */
+    /* LOCKSTEP renders after its ticks: its probe renders alternate
+     * between the tick and a quarter period after it, and wait for the
+     * probe's instant after the previous return as well (a present that
+     * blocks past the next tick would otherwise put every call right
+     * after a return, a quarter period apart from nothing). */
+    if (L->pacing == TEMPO_LOOP_PACING_PROBING && !render_scheduled(L)) {
+        uint64_t at = L->last_update_ns + (L->probe.n % 2 ? L->probe.period_ns / 4 : 0);
+        if (L->pace_wake_ns > at)
+            at = L->pace_wake_ns; /* and never right after the previous return */
+        return at > now ? at : now;
+    }
     if (!render_scheduled(L))
         return now;
     uint32_t hz = pace_hz(L);
     uint64_t slot = hz != 0 ? tempo__sched_at(L->epoch_ns, hz, L->slot) : now;
-    if (L->vsync) {
+    if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
+        /* The probe's call times (tempo__probe_wake_ns); never before the
+         * previous present returned, so a probe does not spin. */
+        if (L->pace_wake_ns > slot)
+            slot = L->pace_wake_ns;
+    } else if (L->vsync) {
         if (L->pace_wake_ns > slot)
             slot = L->pace_wake_ns;
         /* A present that does not block (vsync refused by the driver or
@@ -914,6 +982,8 @@ static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
 /* Whether the policy wants a render now that events and updates ran. */
 static bool render_wanted(const tempo_loop *L, bool variable_ran)
 {
+    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
+        return true; /* the probe: the only way to learn that presents come back */
     if (L->game_paused)
         return true; /* the pause menu animates at the render pace */
     switch (L->policy) {
@@ -952,7 +1022,9 @@ static uint64_t updates_per_render_limit(const tempo_loop *L)
 /* Updates may not run until a render has: the catch-up limit is used up. */
 static bool updates_blocked(const tempo_loop *L)
 {
-    return L->policy != TEMPO_LOOP_VARIABLE && L->updates_since_render >= updates_per_render_limit(L);
+    /* Withheld presents: no render to wait for; updates keep the clock. */
+    return L->policy != TEMPO_LOOP_VARIABLE && L->pacing != TEMPO_LOOP_PACING_WITHHELD &&
+           L->updates_since_render >= updates_per_render_limit(L);
 }
 
 /* The next instant something is due, for the wait. */
@@ -991,18 +1063,35 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
      * frame: a frame that cannot render yet (render cap) must not be
      * followed by another batch. The overdue ticks wait for the render. */
     uint64_t per_render = updates_per_render_limit(L);
-    if (L->updates_since_render >= per_render)
+    if (updates_blocked(L))
         return;
-    uint64_t limit = per_render - L->updates_since_render;
+    uint64_t limit = L->pacing == TEMPO_LOOP_PACING_WITHHELD ? UINT64_MAX : per_render - L->updates_since_render;
     tempo_loop_counts *c = &L->st.win;
     uint64_t pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
     tempo__stats_lateness(&L->st, t - due);
     if (t - due > L->max_gap_ns) {
-        /* A stall: drop what is owed and restart at the present. */
-        c->stalls++;
-        c->dropped_updates += pending - 1;
-        rebase(L, t);
-        pending = 1;
+        if (L->absent_ns > L->max_gap_ns) {
+            /* A stall: the loop did not run at all for longer than the
+             * clamp (a suspended process, a debugger, a clock jump). Drop
+             * what is owed and restart at the present. */
+            c->stalls++;
+            c->dropped_updates += pending - 1;
+            rebase(L, t);
+            pending = 1;
+        } else {
+            /* A slow machine: the loop ran all along (renders or updates
+             * slower than the schedule). Keep the debt at max_gap instead
+             * of throwing it away, so up to max_frameskip updates still run
+             * per render and the game slows down only as far as it must
+             * (deWiTTERS' loop); what is given up is game time behind the
+             * wall clock (slowdown_ns). */
+            uint64_t new_due = t - L->max_gap_ns;
+            c->slowdown_ns += new_due - due;
+            L->epoch_ns = new_due;
+            L->tick = 0;
+            realign_render_slot(L);
+            pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
+        }
     }
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
@@ -1015,8 +1104,17 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
         ran++;
         L->updates_since_render++;
         c->updates++;
-        L->dirty = true;
+        L->skip_render = false;
         call_update(L, L->step_ns);
+        if (L->skip_render) {
+            /* tempo_loop_skip_render(): nothing to show, so no render to
+             * wait for either: it does not count toward the catch-up limit
+             * (which would otherwise block the next updates forever). */
+            L->unchanged_updates++;
+            L->updates_since_render--;
+        } else {
+            L->dirty = true;
+        }
     }
     if (ran == limit && pending > ran)
         c->capped_frames++;
@@ -1070,7 +1168,40 @@ static void do_present(tempo_loop *L, uint64_t t)
     uint64_t b = loop_now(L);
     L->frame_present_ns += b - a;
     L->st.win.present_ns += b - a;
-    if (!L->vsync)
+    if (L->vsync_mode == TEMPO_LOOP_VSYNC_OFF)
+        return;
+    bool had_return = L->last_return_ns != 0;
+    L->last_return_ns = b;
+
+    /* Presents that stop coming back are a state, not a stall. */
+    uint64_t bound = WITHHELD_PERIODS * L->pacer.nominal_period_ns;
+    if (bound < WITHHELD_MIN_NS)
+        bound = WITHHELD_MIN_NS;
+    if (b - a > bound) {
+        L->st.win.withheld_presents++;
+        if (L->pacing != TEMPO_LOOP_PACING_WITHHELD && ++L->long_presents >= WITHHELD_RUN) {
+            L->pacing_before_withheld = L->pacing;
+            L->pacing = TEMPO_LOOP_PACING_WITHHELD;
+            L->vsync = false;
+            if (!L->run_hidden)
+                L->pause_mask |= PAUSE_WITHHELD; /* counts as hidden: the hidden-pause */
+        }
+        if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
+            L->withheld_probe_ns = b + WITHHELD_PROBE_NS;
+            return;
+        }
+    } else {
+        L->long_presents = 0;
+        if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
+            /* Frames come back: the pacing from before, learnt afresh. */
+            L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
+            L->dirty = true;
+            set_pacing(L, L->pacing_before_withheld);
+            L->last_return_ns = b;
+            return;
+        }
+    }
+    if (L->pacing == TEMPO_LOOP_PACING_TIMER)
         return;
     /* The render's cost counts from the wake the pacer asked for when the
      * render was on its schedule, so late wake-ups count as cost and the
@@ -1079,15 +1210,45 @@ static void do_present(tempo_loop *L, uint64_t t)
     uint64_t half = tempo__pacer_period_ns(&L->pacer) / 2;
     uint64_t start = planned != 0 && t >= planned && t - planned < half ? planned : L->wake_ns;
     uint64_t missed = L->pacer.st.missed;
-    tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
+    int fit = tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
+    if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
+        /* The first present of a measurement only anchors the next one. */
+        int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
+        if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
+            verdict = L->vsync_mode == TEMPO_LOOP_VSYNC_ON ? TEMPO__PROBE_BLOCKS : TEMPO__PROBE_FREE;
+        if (verdict == TEMPO__PROBE_BLOCKS) {
+            /* Keep the fit the probes started: the vblanks are known. */
+            L->pacing = TEMPO_LOOP_PACING_VSYNC;
+            L->vsync = true;
+            L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
+        } else if (verdict == TEMPO__PROBE_FREE) {
+            set_pacing(L, TEMPO_LOOP_PACING_TIMER);
+        } else {
+            L->pace_wake_ns = tempo__probe_wake_ns(&L->probe, b, L->pacer.predicted_cost_ns);
+        }
+        return;
+    }
     L->st.win.missed_vblanks += L->pacer.st.missed - missed;
+    if (fit == TEMPO__PACER_UNBLOCKED) {
+        /* Returns off every vblank for a while: do the presents still block? */
+        set_pacing(L, TEMPO_LOOP_PACING_PROBING);
+        L->last_return_ns = b; /* the next render (at once) anchors the probe */
+        return;
+    }
     L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
 }
 
 static void maybe_render(tempo_loop *L, bool variable_ran)
 {
-    if (atomic_load(&L->quit) || !render_wanted(L, variable_ran))
+    uint64_t unchanged = L->unchanged_updates;
+    L->unchanged_updates = 0;
+    if (atomic_load(&L->quit))
         return;
+    if (!render_wanted(L, variable_ran)) {
+        if (unchanged != 0)
+            L->st.win.skipped_renders++; /* the updates said nothing visible changed */
+        return;
+    }
     uint64_t t = loop_now(L);
     if (t < render_slot_ns(L, t))
         return;
@@ -1161,6 +1322,13 @@ static void note_pause(tempo_loop *L)
 }
 
 /* ---- The frame ----------------------------------------------------------------------- */
+
+/* Paused only because presents are withheld (the hidden-pause on Wayland):
+ * the loop still probes. */
+static bool withheld_pause_only(const tempo_loop *L)
+{
+    return L->pause_mask == PAUSE_WITHHELD && L->pacing == TEMPO_LOOP_PACING_WITHHELD;
+}
 
 static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
 {
@@ -1244,6 +1412,8 @@ int tempo_loop_frame(tempo_loop *L)
     uint64_t deadline = paused_before ? TEMPO_INFINITE : next_deadline(L, t0);
     if (paused_before && any_parked(L))
         deadline = L->frame_seq_ns + L->step_ns; /* the next paused frame */
+    if (withheld_pause_only(L) && L->withheld_probe_ns < deadline)
+        deadline = L->withheld_probe_ns; /* paused for withheld presents: keep probing */
     if (any_ready(L))
         deadline = t0; /* work remains and may go on now: do not sleep */
     int rc = 0;
@@ -1253,6 +1423,13 @@ int tempo_loop_frame(tempo_loop *L)
         rc = wait_real(L, &fw, t0, deadline);
     uint64_t t1 = loop_now(L);
     uint64_t wait_ns = fw.slept ? t1 - t0 : 0;
+    /* Time nothing of the loop ran: since the previous frame ended, and
+     * past the wait's deadline (a process suspended in its sleep). */
+    L->absent_ns = L->prev_end_ns != 0 && t0 > L->prev_end_ns ? t0 - L->prev_end_ns : 0;
+    if (fw.slept && deadline != TEMPO_INFINITE) {
+        uint64_t from = deadline > t0 ? deadline : t0;
+        L->absent_ns += t1 > from ? t1 - from : 0;
+    }
     L->st.sleep_since_render_ns += wait_ns; /* before this frame's render */
     if (rc == 0 && fw.nsnap > 0)
         rc = poll_watches(&fw);
@@ -1326,6 +1503,18 @@ int tempo_loop_frame(tempo_loop *L)
         else
             run_fixed_updates(L, t);
         maybe_render(L, variable_ran);
+    } else if (withheld_pause_only(L) && !atomic_load(&L->quit)) {
+        /* Paused because presents are withheld: a probe render and present
+         * every WITHHELD_PROBE_NS tells when the compositor shows the
+         * window again (nothing else does on Wayland). */
+        uint64_t t = loop_now(L);
+        if (t >= L->withheld_probe_ns) {
+            L->last_render_ns = t;
+            tempo__stats_render(&L->st, t);
+            call_render(L, alpha_at(L, t));
+            if (L->owns_present)
+                do_present(L, t);
+        }
     }
 
     /* A pause asked for by update() or render() starts after this frame:
@@ -1337,6 +1526,9 @@ int tempo_loop_frame(tempo_loop *L)
      * it belongs to the next render interval's sleep). */
     L->st.sleep_since_render_ns += L->frame_present_ns;
     uint64_t t_end = loop_now(L);
+    L->prev_end_ns = t_end;
+    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
+        L->st.win.withheld_ns += t_end - t0;
     if (L->frame_ran)
         new_source_frame(L, t_end); /* parked sources get their next turn */
     source_pause_edge(L, t_end);
@@ -1393,6 +1585,7 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
     }
     L->st.pub.game_paused = L->game_paused;
     L->st.pub.vsync = L->vsync;
+    L->st.pub.pacing = L->pacing;
     L->st.pub.refresh_ns = tempo_loop_get_refresh_ns(L);
     L->st.pub.predicted_render_ns = L->vsync ? L->pacer.predicted_cost_ns : 0;
     return &L->st.pub;

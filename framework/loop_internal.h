@@ -77,6 +77,7 @@ enum {
     PAUSE_HIDDEN = 1u << 1,
     PAUSE_FOCUS = 1u << 2,
     PAUSE_USER = 1u << 3,
+    PAUSE_WITHHELD = 1u << 4, /* presents withheld, and the game pauses when hidden */
 };
 
 /* Told of the loop's pauses: idle_paused is the idle pause (desc.on_pause's
@@ -133,6 +134,9 @@ struct tempo_loop {
     tempo_input *input; /* not owned; NULL: events go to the callback only */
     tempo_handle *input_watch; /* input's native handle while the loop has it as a source */
     uint64_t wake_ns;          /* when this frame's wait returned (stamps native input) */
+    uint64_t prev_end_ns;      /* when the previous frame ended (0: none yet) */
+    uint64_t absent_ns;        /* this frame: time the loop did not run at all (between
+                                  frames, or overslept past its wait's deadline) */
 
     /* own handles: index 0 and 1 of every wait set */
     tempo_handle *wake;  /* auto-reset; set by quit/request_render */
@@ -151,6 +155,8 @@ struct tempo_loop {
     uint64_t last_render_ns;
     bool dirty;              /* a render is owed: update, request, expose, resume */
     bool event_dirty;        /* an SDL event arrived (render on demand) */
+    bool skip_render;        /* the running update called tempo_loop_skip_render() */
+    uint64_t unchanged_updates; /* updates since the last render check that did */
     unsigned pause_mask;
     bool was_paused;
     bool in_frame;
@@ -162,7 +168,14 @@ struct tempo_loop {
     SDL_Renderer *renderer;        /* not owned */
     tempo_loop_present_fn present;
     bool owns_present;             /* renderer or present: the loop presents */
-    bool vsync;                    /* pacing by the presents' vblanks */
+    bool vsync;                    /* pacing by the presents' vblanks (pacing == VSYNC) */
+    tempo_loop_vsync vsync_mode;   /* what the game asked for (desc.vsync, set_vsync) */
+    tempo_loop_pacing pacing;      /* what the presents were measured to do */
+    tempo_loop_pacing pacing_before_withheld; /* resumed when presents come back */
+    tempo__probe probe;            /* PROBING: does the present block? */
+    uint64_t last_return_ns;       /* when the last present returned (0: none) */
+    int long_presents;             /* consecutive presents blocked past the withheld bound */
+    uint64_t withheld_probe_ns;    /* WITHHELD: the next probe render */
     uint32_t display_hz;           /* the pace without vsync and cap */
     bool display_hz_given;         /* desc.display_hz: do not follow the window */
     tempo__pacer pacer;

@@ -156,18 +156,23 @@ int tempo_loop_draw_stats_scaled(tempo_loop *L, SDL_Renderer *r, int x, int y, i
     fail |= SDL_SetRenderDrawColor(r, 70, 80, 100, 255);
     fail |= SDL_RenderDrawRect(r, &panel);
 
-    char a[24], b[16], d[16];
+    char a[32], b[16], d[16];
     int tx = x + PAD * k, ty = y + PAD * k;
     fail |= SDL_SetRenderDrawColor(r, 120, 200, 255, 255);
-    fail |= text(r, k, tx, ty, "tempo loop: %s%s", tempo_loop_policy_name(L->policy),
-                 L->pause_mask ? "  PAUSED" : L->game_paused ? "  GAME PAUSED" : "");
+    /* A slow machine: the game time given up (the game runs behind the wall clock). */
+    b[0] = '\0';
+    if (s->total.slowdown_ns != 0)
+        snprintf(b, sizeof b, "  behind %.1fs", (double)s->total.slowdown_ns / 1e9);
+    fail |= text(r, k, tx, ty, "tempo loop: %s%s%s", tempo_loop_policy_name(L->policy),
+                 L->pause_mask ? "  PAUSED" : L->game_paused ? "  GAME PAUSED" : "", b);
     ty += LINE_H * k;
     fail |= SDL_SetRenderDrawColor(r, 150, 160, 180, 255);
     /* The render pace: the cap, the learnt vblanks, or the display rate. */
+    /* The pacing in force is named: timer, vsync, probing, presents-withheld. */
     if (L->render_hz)
-        snprintf(a, sizeof a, "cap %uHz", L->render_hz);
+        snprintf(a, sizeof a, "cap %uHz %s", L->render_hz, tempo_loop_pacing_name(L->pacing));
     else
-        snprintf(a, sizeof a, "%s %.2fHz", L->vsync ? "vsync" : "display",
+        snprintf(a, sizeof a, "%s %.2fHz", tempo_loop_pacing_name(L->pacing),
                  1e9 / (double)tempo_loop_get_refresh_ns(L));
     fail |= text(r, k, tx, ty, "update %uHz  render %s%s", L->update_hz, a, L->on_demand ? " on demand" : "");
     ty += (LINE_H + 2) * k;

@@ -121,12 +121,16 @@ static void add_counts(tempo_loop_counts *to, const tempo_loop_counts *from)
     to->capped_frames += from->capped_frames;
     to->stalls += from->stalls;
     to->dropped_updates += from->dropped_updates;
+    to->slowdown_ns += from->slowdown_ns;
     to->wait_ns += from->wait_ns;
     to->game_ns += from->game_ns;
     to->loop_ns += from->loop_ns;
     to->paused_ns += from->paused_ns;
     to->present_ns += from->present_ns;
     to->missed_vblanks += from->missed_vblanks;
+    to->withheld_presents += from->withheld_presents;
+    to->withheld_ns += from->withheld_ns;
+    to->skipped_renders += from->skipped_renders;
     to->late_samples += from->late_samples;
 }
 

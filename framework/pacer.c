@@ -1,5 +1,6 @@
 /* Display pacing arithmetic (pacer.h). [loop thread] */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pacer.h"
@@ -42,7 +43,10 @@ void tempo__pacer_reset(tempo__pacer *p)
     p->fit_next = 0;
     p->locked = false;
     p->outlier_run = 0;
+    p->early_run = 0;
     p->short_run = 0;
+    p->long_run = 0;
+    p->long_sum = 0;
 }
 
 uint64_t tempo__pacer_period_ns(const tempo__pacer *p)
@@ -181,11 +185,11 @@ static void add_sample(tempo__pacer *p, int64_t k, uint64_t t)
     p->last_t = t;
     p->st.samples++;
     p->outlier_run = 0;
+    p->early_run = 0;
     refit(p);
 }
 
-void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns,
-                            uint64_t return_ns)
+int tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns)
 {
     p->st.presents++;
     uint64_t pred_before = p->predicted_cost_ns;
@@ -204,18 +208,38 @@ void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns
             p->guess_ns = p->period_ns;
             tempo__pacer_reset(p);
             add_sample(p, 0, return_ns);
-            return;
+            return TEMPO__PACER_OK;
         }
     } else {
         p->short_run = 0;
     }
+    /* Every return 1.25 to 1.75 periods after the previous one: not a
+     * missed vblank (that is 2 periods) but a display, or a compositor,
+     * delivering fewer frames than its mode says. Start over from the
+     * mean interval seen. (A loop that renders at once after each return
+     * sees every frame the display delivers.) */
+    if (prev != 0 && return_ns > prev && (double)(return_ns - prev) > 1.25 * p->period_ns &&
+        (double)(return_ns - prev) < 1.75 * p->period_ns) {
+        p->long_sum += return_ns - prev;
+        if (++p->long_run >= MAX_OUTLIER_RUN) {
+            p->st.resets++;
+            p->period_ns = (double)p->long_sum / p->long_run;
+            p->guess_ns = p->period_ns;
+            tempo__pacer_reset(p);
+            add_sample(p, 0, return_ns);
+            return TEMPO__PACER_OK;
+        }
+    } else {
+        p->long_run = 0;
+        p->long_sum = 0;
+    }
     if (p->nfit == 0) {
         add_sample(p, 0, return_ns);
-        return;
+        return TEMPO__PACER_OK;
     }
     if (return_ns <= p->last_t) {
         p->st.outliers++;
-        return;
+        return TEMPO__PACER_OK;
     }
     double P = p->period_ns;
     int64_t n;
@@ -231,6 +255,8 @@ void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns
          * it). Learning from it would teach the pacer its own rhythm, a
          * little faster each frame. */
         ok = n >= 1 && resid > -EARLY_TOLERANCE_NS && resid < P / 4;
+        if (!ok && n >= 1 && resid <= -EARLY_TOLERANCE_NS)
+            p->early_run++; /* before its vblank: did not block */
     } else {
         double d = (double)(return_ns - p->last_t);
         n = (int64_t)llround(d / P);
@@ -239,11 +265,16 @@ void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns
     if (!ok) {
         p->st.outliers++;
         if (++p->outlier_run >= MAX_OUTLIER_RUN) {
+            /* Mostly early returns: the presents stopped blocking. Late ones
+             * only: a display whose frames drift (a compositor's irregular
+             * repaints), learnt afresh. */
+            bool unblocked = p->early_run * 2 >= p->outlier_run;
             p->st.resets++;
             tempo__pacer_reset(p);
             add_sample(p, 0, return_ns);
+            return unblocked ? TEMPO__PACER_UNBLOCKED : TEMPO__PACER_OK;
         }
-        return;
+        return TEMPO__PACER_OK;
     }
     uint64_t cost = call_ns >= start_ns ? call_ns - start_ns : 0;
     if (p->locked && n > 1) {
@@ -257,6 +288,7 @@ void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns
         p->extra_margin_ns -= p->extra_margin_ns / 1024; /* every vblank met: give it back slowly */
     }
     add_sample(p, p->last_k + n, return_ns);
+    return TEMPO__PACER_OK;
 }
 
 uint64_t tempo__pacer_next_vblank(const tempo__pacer *p, uint64_t t_ns)
@@ -278,4 +310,58 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
     if ((double)lead >= p->period_ns)
         return now_ns; /* no slack: render at once, the present paces us */
     return tempo__pacer_next_vblank(p, now_ns + lead) - lead;
+}
+
+/* ---- Does the present block? ------------------------------------------------ */
+
+void tempo__probe_start(tempo__probe *pr, uint64_t period_ns)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->period_ns = period_ns ? period_ns : (NS_PER_S + DEFAULT_HZ / 2) / DEFAULT_HZ;
+}
+
+uint64_t tempo__probe_wake_ns(const tempo__probe *pr, uint64_t prev_return_ns, uint64_t predicted_cost_ns)
+{
+    uint64_t q = pr->period_ns / 4;
+    uint64_t base = predicted_cost_ns > q ? predicted_cost_ns : q;
+    uint64_t call = prev_return_ns + base + (pr->n % 2 ? q : 0);
+    return call - (predicted_cost_ns < call - prev_return_ns ? predicted_cost_ns : call - prev_return_ns);
+}
+
+/* d reduced modulo the period into (-P/2, P/2]. */
+static int64_t mod_period(int64_t d, int64_t P)
+{
+    d %= P;
+    if (d > P / 2)
+        d -= P;
+    if (d <= -P / 2)
+        d += P;
+    return d;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_ns)
+{
+    pr->dur[pr->n++] = return_ns > call_ns ? (int64_t)(return_ns - call_ns) : 0;
+    if (pr->n < 2 * TEMPO__PROBE_PAIRS)
+        return TEMPO__PROBE_MORE;
+    int64_t P = (int64_t)pr->period_ns, q = P / 4;
+    int64_t d[TEMPO__PROBE_PAIRS];
+    for (int i = 0; i < TEMPO__PROBE_PAIRS; i++)
+        d[i] = mod_period(pr->dur[2 * i] - pr->dur[2 * i + 1], P);
+    qsort(d, TEMPO__PROBE_PAIRS, sizeof d[0], cmp_i64);
+    int64_t med = (d[TEMPO__PROBE_PAIRS / 2 - 1] + d[TEMPO__PROBE_PAIRS / 2]) / 2;
+    pr->last_median_ns = med;
+    pr->n = 0;
+    if (llabs(med - q) < P / 8)
+        return TEMPO__PROBE_BLOCKS;
+    if (llabs(med) < P / 8)
+        return TEMPO__PROBE_FREE;
+    pr->rounds++;
+    return TEMPO__PROBE_UNSURE;
 }

@@ -37,6 +37,13 @@
 #define TEMPO__PACER_FIT 64   /* presents in the fit */
 #define TEMPO__PACER_COSTS 16 /* render costs in the prediction */
 
+/* What tempo__pacer_presented() saw. */
+enum {
+    TEMPO__PACER_OK = 0,     /* a sample, an outlier or a reset for a faster/slower display */
+    TEMPO__PACER_UNBLOCKED,  /* the fit restarted after a run of returns off every vblank:
+                                the presents may no longer block (vsync went off) */
+};
+
 typedef struct tempo__pacer_stats {
     uint64_t presents;  /* presented() calls */
     uint64_t samples;   /* returns accepted into the fit */
@@ -62,8 +69,11 @@ typedef struct tempo__pacer {
     uint64_t anchor_ns;   /* a vblank: the fitted line at last_k, on the lower envelope */
     bool locked;          /* enough samples for the fit to be trusted */
     int outlier_run;      /* consecutive outliers */
+    int early_run;        /* of those, returns well before their vblank (not blocked) */
     uint64_t prev_return_ns; /* the previous present's return, accepted or not */
     int short_run;        /* consecutive returns much closer than a period */
+    int long_run;         /* consecutive returns 1.25..1.75 periods apart: a slower display */
+    uint64_t long_sum;    /* their intervals, summed */
 
     /* render cost */
     uint64_t cost[TEMPO__PACER_COSTS];
@@ -89,9 +99,13 @@ void tempo__pacer_reset(tempo__pacer *p);
 
 /* One present happened: the loop started the frame's work for it at
  * `start_ns` (the wake the pacer asked for, or later), called the present
- * at `call_ns`, and it returned at `return_ns`. */
-void tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns,
-                            uint64_t return_ns);
+ * at `call_ns`, and it returned at `return_ns`. Returns TEMPO__PACER_OK or
+ * TEMPO__PACER_UNBLOCKED.
+ * A display that delivers fewer frames than its mode says (a compositor
+ * pacing at ~48/s while the mode says 65 Hz) is learnt like a faster one:
+ * after a run of returns 1.25 to 1.75 periods apart the fit restarts from
+ * their mean interval, so the period is what the display delivers. */
+int tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns);
 
 /* The first predicted vblank at or after `t_ns`; t_ns itself until the
  * first present. */
@@ -105,5 +119,47 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns);
 
 /* The refresh period: fitted, or the nominal one before the fit locks. */
 uint64_t tempo__pacer_period_ns(const tempo__pacer *p);
+
+/* ---- Does the present block? ---------------------------------------------
+ * SDL's renderer flags do not say (the software renderer reports
+ * PRESENTVSYNC and returns at once), so the loop measures. Probe renders
+ * alternate between two call times a quarter period apart, "a" then "b",
+ * each timed from the previous present's return R (a vblank, if presents
+ * block): call at R + base (a) or R + base + P/4 (b), base = max(P/4,
+ * predicted render cost). A present that waits for the vblank returns at
+ * the same vblank whenever it is called, so it blocks P/4 longer when
+ * called earlier: duration(a) - duration(b) = P/4 (mod P). A present that
+ * does not block takes its own work's time whenever it is called: the
+ * difference is 0. The median over TEMPO__PROBE_PAIRS pairs decides, so
+ * one preempted present does not. [loop thread] */
+
+#define TEMPO__PROBE_PAIRS 4
+
+enum {
+    TEMPO__PROBE_MORE = 0,  /* keep probing */
+    TEMPO__PROBE_BLOCKS,    /* presents wait for vblanks */
+    TEMPO__PROBE_FREE,      /* presents return without waiting */
+    TEMPO__PROBE_UNSURE,    /* a round ended undecided (a new round has begun) */
+};
+
+typedef struct tempo__probe {
+    uint64_t period_ns;     /* the nominal refresh period P */
+    int n;                  /* presents measured in this round */
+    int64_t dur[2 * TEMPO__PROBE_PAIRS];
+    int rounds;             /* rounds ended undecided */
+    int64_t last_median_ns; /* the last round's median difference, for tests and logs */
+} tempo__probe;
+
+void tempo__probe_start(tempo__probe *pr, uint64_t period_ns);
+
+/* When the next probe render should start, after the previous present
+ * returned at `prev_return_ns`, for a render predicted to cost
+ * `predicted_cost_ns`. */
+uint64_t tempo__probe_wake_ns(const tempo__probe *pr, uint64_t prev_return_ns, uint64_t predicted_cost_ns);
+
+/* A probe present was called at `call_ns` and returned at `return_ns`.
+ * Returns TEMPO__PROBE_MORE until a round of pairs is complete, then its
+ * verdict (UNSURE starts a new round). */
+int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_ns);
 
 #endif /* TEMPO_PACER_H */

@@ -319,17 +319,26 @@ static void vsync_toggle_needs_a_present_the_loop_makes(void)
     CHECK_EQ_INT(tempo_loop_set_vsync(plain, true), TEMPO_ENOTSUP);
     tempo_loop_destroy(plain);
     tempo_loop *loop = game_loop(&g, (tempo_loop_desc){.present = fake_vsync_present});
-    CHECK(!tempo_loop_get_vsync(loop)); /* AUTO without a renderer: off */
+    /* AUTO with a present the loop makes: measured, and it blocks. */
+    CHECK(tempo_loop_get_vsync(loop));
+    CHECK_EQ_INT(tempo_loop_get_pacing(loop), TEMPO_LOOP_PACING_PROBING);
     run_until(loop, &g, T0 + 1 * S, 1000000);
     CHECK_GE_U64(g.presents, 59);
+    CHECK_EQ_INT(tempo_loop_get_pacing(loop), TEMPO_LOOP_PACING_VSYNC);
+    CHECK_EQ_INT(tempo_loop_set_vsync(loop, false), 0);
+    CHECK_EQ_INT(tempo_loop_get_pacing(loop), TEMPO_LOOP_PACING_TIMER);
     CHECK_EQ_INT(tempo_loop_set_vsync(loop, true), 0);
     CHECK(tempo_loop_get_vsync(loop));
     uint64_t r = g.renders;
     run_until(loop, &g, T0 + 3 * S, 1000000);
     CHECK_GE_U64(g.renders - r, 119);
     CHECK_LE_U64(g.renders - r, 121);
+    CHECK_EQ_INT(tempo_loop_get_pacing(loop), TEMPO_LOOP_PACING_VSYNC);
     CHECK_EQ_INT(tempo_loop_set_vsync(loop, false), 0);
     CHECK_EQ_INT(tempo_loop_set_vsync(NULL, false), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loop_get_pacing(NULL), TEMPO_LOOP_PACING_TIMER);
+    CHECK_STR_EQ(tempo_loop_pacing_name(TEMPO_LOOP_PACING_WITHHELD), "presents-withheld");
+    CHECK_STR_EQ(tempo_loop_pacing_name(TEMPO_LOOP_PACING_COUNT), "?");
     tempo_loop_destroy(loop);
     tempo_fake_clock_destroy(g.fc);
 }
@@ -414,6 +423,253 @@ static void vsync_late_frames_still_render(void)
     tempo_loop_destroy(loop);
     tempo_event_destroy(work);
     tempo_fake_clock_destroy(g.fc);
+}
+
+
+/* ---- Issue 21 section 1: AUTO decides from what the present does -------------- */
+
+/* One run: a present that blocks on the vblanks of a num/den display, or
+ * one that does not (SDL's software renderer: it reports PRESENTVSYNC and
+ * returns at once), under desc.vsync `mode`; input arrives 137 times a
+ * second. Returns the last second's counts after 4 s. */
+static tempo_loop_counts pacing_run(tempo_loop_vsync mode, bool blocks, uint64_t num, uint64_t den,
+                                    tempo_loop_pacing *pacing, uint64_t *refresh_ns)
+{
+    game g;
+    game_init(&g);
+    g.num = num;
+    g.den = den;
+    g.cost_lo = 1 * MS;
+    g.cost_hi = 3 * MS;
+    g.present_cost_ns = 300 * US;
+    g.next_input_ns = T0 + 3 * MS;
+    g.input_step_ns = 7300 * US;
+    tempo_fake_clock_on_wait(g.fc, input_hook, &g);
+    tempo_loop *loop = game_loop(&g, (tempo_loop_desc){
+        .present = blocks ? fake_vsync_present : counting_present, .vsync = mode, .input_event = on_input,
+        .display_hz = 60});
+    run_until(loop, &g, T0 + 4 * S, 10000000);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    *pacing = st->pacing;
+    *refresh_ns = st->refresh_ns;
+    tempo_loop_counts c = st->last_second;
+    tt_note("vsync %d, present %s, %.2f Hz: pacing %s, refresh %llu ns, %.2f renders/s, %.2f updates/s, "
+            "%.1f sleeps/s, %.1f frames/s, lateness p99 %.3f ms",
+            (int)mode, blocks ? "blocks" : "does not block", 1e9 * (double)den / (double)num,
+            tempo_loop_pacing_name(st->pacing), (unsigned long long)st->refresh_ns, c.renders_per_s,
+            c.updates_per_s, c.sleeps_per_s, c.frames_per_s, (double)c.lateness_p99_ns / 1e6);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(g.fc);
+    drain_sdl_events();
+    return c;
+}
+
+static void auto_vsync_decides_from_the_present(void)
+{
+    static const uint64_t disp[][2] = {{S, 60}, {S * 1001, 60000}};
+    const double input_hz = 1e9 / 7.3e6;
+    for (int d = 0; d < 2; d++) {
+        double hz = 1e9 * (double)disp[d][1] / (double)disp[d][0];
+        for (int mode = TEMPO_LOOP_VSYNC_AUTO; mode <= TEMPO_LOOP_VSYNC_OFF; mode++) {
+            for (int blocks = 0; blocks <= 1; blocks++) {
+                tempo_loop_pacing pacing;
+                uint64_t refresh;
+                tempo_loop_counts c =
+                    pacing_run((tempo_loop_vsync)mode, blocks, disp[d][0], disp[d][1], &pacing, &refresh);
+                bool vsync = blocks && mode != TEMPO_LOOP_VSYNC_OFF;
+                CHECK_STR_EQ(tempo_loop_pacing_name(pacing),
+                             tempo_loop_pacing_name(vsync ? TEMPO_LOOP_PACING_VSYNC : TEMPO_LOOP_PACING_TIMER));
+                /* Renders at the refresh, never above it: the display's vblanks
+                 * with vsync, else the timer at the display's rate (60). */
+                double expect = vsync ? hz : 60.0;
+                CHECK_LE_DBL(c.renders_per_s, expect * 1.005 + 0.1);
+                CHECK_GE_DBL(c.renders_per_s, expect * 0.995 - 0.1);
+                if (vsync)
+                    CHECK_LT_DBL(fabs(1e9 / (double)refresh - hz), 0.05);
+                /* Wake-ups: one per render (updates share the timer's slots, or
+                 * sleep in the present) plus one per input, and a few. */
+                CHECK_LE_DBL(c.sleeps_per_s, (blocks ? hz + 60.0 : 60.0) + input_hz + 2);
+                if (tt_failed())
+                    return;
+            }
+        }
+    }
+}
+
+/* LOCKSTEP renders after its ticks, not on a schedule: the probe renders
+ * still wait for their instants, so the verdict holds there too. */
+static void lockstep_measures_the_present_too(void)
+{
+    for (int blocks = 0; blocks <= 1; blocks++) {
+        game g;
+        game_init(&g);
+        g.cost_lo = 1 * MS;
+        g.cost_hi = 2 * MS;
+        g.present_cost_ns = 500 * US;
+        tempo_loop *loop = game_loop(&g, (tempo_loop_desc){
+            .policy = TEMPO_LOOP_LOCKSTEP, .present = blocks ? fake_vsync_present : counting_present});
+        run_until(loop, &g, T0 + 2 * S, 1000000);
+        tempo_loop_pacing p = tempo_loop_get_pacing(loop);
+        tt_note("lockstep, present %s: pacing %s, %llu renders in 2 s", blocks ? "blocks" : "does not block",
+                tempo_loop_pacing_name(p), (unsigned long long)g.renders);
+        CHECK_STR_EQ(tempo_loop_pacing_name(p),
+                     tempo_loop_pacing_name(blocks ? TEMPO_LOOP_PACING_VSYNC : TEMPO_LOOP_PACING_TIMER));
+        CHECK_GE_U64(g.renders, 115);
+        CHECK_LE_U64(g.renders, 125);
+        tempo_loop_destroy(loop);
+        tempo_fake_clock_destroy(g.fc);
+    }
+}
+
+/* ---- Issue 23 item 2: presents that stop coming back are a state --------------- */
+
+typedef struct withheld_game {
+    game g;
+    tempo_loop *loop;
+    uint64_t from_ns, to_ns;      /* presents block 167 ms in [from, to) */
+    int long_before_state;        /* long presents made before the loop named the state */
+    uint64_t state_at_ns;         /* when the loop first reported WITHHELD */
+    uint64_t vsync_back_at_ns;    /* when it paced by vsync again after `to` */
+} withheld_game;
+
+static void withheld_present(tempo_loop *loop, void *user)
+{
+    withheld_game *w = user;
+    uint64_t now = tempo_fake_clock_now(w->g.fc);
+    if (now >= w->from_ns && now < w->to_ns) {
+        if (tempo_loop_get_pacing(loop) != TEMPO_LOOP_PACING_WITHHELD)
+            w->long_before_state++;
+        w->g.presents++;
+        tempo_fake_clock_advance(w->g.fc, 167 * MS); /* the compositor sends no frame callback */
+        return;
+    }
+    fake_vsync_present(loop, &w->g);
+}
+
+static void withheld_run(bool run_while_hidden)
+{
+    withheld_game w;
+    memset(&w, 0, sizeof w);
+    game_init(&w.g);
+    w.g.cost_lo = w.g.cost_hi = 1 * MS;
+    w.from_ns = T0 + 2 * S;
+    w.to_ns = T0 + 6 * S;
+    tempo_loop_desc d = {.present = withheld_present, .run_while_hidden = run_while_hidden,
+                         .clock = tempo_fake_clock_get(w.g.fc), .update = on_update, .render = on_render,
+                         .on_pause = on_pause, .user = &w};
+    w.loop = tempo_loop_create(&d);
+    /* on_update/on_render/on_pause take the game at the start of w. */
+    run_until(w.loop, &w.g, T0 + 2 * S, 1000000);
+    CHECK_EQ_INT(tempo_loop_get_pacing(w.loop), TEMPO_LOOP_PACING_VSYNC);
+    uint64_t u0 = w.g.updates;
+    const tempo_loop_stats *st = tempo_loop_get_stats(w.loop);
+    uint64_t dropped0 = st->total.dropped_updates, stalls0 = st->total.stalls;
+    while (tempo_fake_clock_now(w.g.fc) < T0 + 8 * S) {
+        CHECK_EQ_INT(tempo_loop_frame(w.loop), 0);
+        uint64_t now = tempo_fake_clock_now(w.g.fc);
+        tempo_loop_pacing p = tempo_loop_get_pacing(w.loop);
+        if (p == TEMPO_LOOP_PACING_WITHHELD && w.state_at_ns == 0)
+            w.state_at_ns = now;
+        if (p == TEMPO_LOOP_PACING_VSYNC && now >= w.to_ns && w.vsync_back_at_ns == 0)
+            w.vsync_back_at_ns = now;
+        if (now < w.to_ns && now >= w.from_ns + 1 * S && w.state_at_ns != 0) {
+            CHECK_STR_EQ(tempo_loop_pacing_name(tempo_loop_get_stats(w.loop)->pacing), "presents-withheld");
+            CHECK(tempo_loop_is_paused(w.loop) == !run_while_hidden);
+        }
+        if (tt_failed())
+            break;
+    }
+    st = tempo_loop_get_stats(w.loop);
+    uint64_t updates = w.g.updates - u0;
+    tt_note("%s: %d long presents before the state (at +%.3f s), vsync back %.3f s after the frames; "
+            "%llu updates in 6 s, dropped %llu, stalls %llu, withheld %.2f s, %llu withheld presents; "
+            "pause calls %d, resume calls %d",
+            run_while_hidden ? "run when hidden" : "pause when hidden", w.long_before_state,
+            (double)(w.state_at_ns - w.from_ns) / 1e9, (double)(w.vsync_back_at_ns - w.to_ns) / 1e9,
+            (unsigned long long)updates, (unsigned long long)(st->total.dropped_updates - dropped0),
+            (unsigned long long)(st->total.stalls - stalls0), (double)st->total.withheld_ns / 1e9,
+            (unsigned long long)st->total.withheld_presents, w.g.pause_calls, w.g.resume_calls);
+    CHECK_LE_INT(w.long_before_state, 2);
+    CHECK(w.state_at_ns != 0);
+    CHECK(w.vsync_back_at_ns != 0);
+    CHECK_LE_U64(w.vsync_back_at_ns - w.to_ns, 1 * S);
+    CHECK_EQ_U64(st->total.dropped_updates - dropped0, 0);
+    CHECK_EQ_U64(st->total.stalls - stalls0, 0);
+    CHECK_GE_U64(st->total.withheld_ns, 3 * S);
+    if (run_while_hidden) {
+        /* Updates kept the full rate through the 4 s of withheld frames. */
+        CHECK_GE_U64(updates, 6 * 60 - 2);
+        CHECK_LE_U64(updates, 6 * 60 + 2);
+        CHECK_EQ_INT(w.g.pause_calls, 0);
+    } else {
+        /* The hidden-pause: paused from the state until frames came back. */
+        CHECK_EQ_INT(w.g.pause_calls, 1);
+        CHECK_EQ_INT(w.g.resume_calls, 1);
+        CHECK_LE_U64(updates, 2 * 60 + 2 * 10 + 70);
+    }
+    CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), "vsync");
+    tempo_loop_destroy(w.loop);
+    tempo_fake_clock_destroy(w.g.fc);
+}
+
+static void withheld_presents_keep_the_update_rate(void)
+{
+    withheld_run(true);
+}
+
+static void withheld_presents_are_the_hidden_pause(void)
+{
+    withheld_run(false);
+}
+
+/* ---- Issue 23 item 3: the refresh learnt is what the display delivers ----------- */
+
+typedef struct delivery {
+    game g;
+    uint64_t base_ns;       /* frame k of the compositor at base + k * S/48 + jitter */
+    int64_t k;              /* the next frame */
+    uint64_t next_frame_ns; /* its time */
+} delivery;
+
+/* A compositor that delivers 48 frames/s irregularly (each frame callback
+ * up to 2 ms late on a 48 Hz grid: intervals 18.8 to 22.8 ms) under a
+ * display mode that says 65 Hz. */
+static void delivered_present(tempo_loop *loop, void *user)
+{
+    (void)loop;
+    delivery *v = user;
+    uint64_t now = tempo_fake_clock_now(v->g.fc);
+    while (v->next_frame_ns < now) {
+        v->k++;
+        v->next_frame_ns = v->base_ns + (uint64_t)v->k * S / 48 + rnd(&v->g.rng) % (2 * MS);
+    }
+    tempo_fake_clock_set(v->g.fc, v->next_frame_ns + 30 * US);
+    v->k++;
+    v->next_frame_ns = v->base_ns + (uint64_t)v->k * S / 48 + rnd(&v->g.rng) % (2 * MS);
+    v->g.presents++;
+}
+
+static void learnt_refresh_is_what_is_delivered(void)
+{
+    delivery v;
+    memset(&v, 0, sizeof v);
+    game_init(&v.g);
+    v.g.cost_lo = 1 * MS;
+    v.g.cost_hi = 2 * MS;
+    v.base_ns = v.next_frame_ns = T0 + 7 * MS;
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .present = delivered_present, .display_hz = 65, .clock = tempo_fake_clock_get(v.g.fc),
+        .update = on_update, .render = on_render, .user = &v});
+    run_until(loop, &v.g, T0 + 6 * S, 1000000);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    double hz = 1e9 / (double)st->refresh_ns;
+    tt_note("mode 65 Hz, ~48 frames/s delivered: pacing %s, learnt %.2f Hz, %.2f renders/s",
+            tempo_loop_pacing_name(st->pacing), hz, st->last_second.renders_per_s);
+    CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), "vsync");
+    CHECK_LT_DBL(fabs(hz - 48.0), 1.5);
+    CHECK_LT_DBL(fabs(st->last_second.renders_per_s - 48.0), 2.0);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(v.g.fc);
 }
 
 /* ---- Pauses -------------------------------------------------------------------------- */
@@ -562,6 +818,11 @@ static const tt_case cases[] = {
     TT_CASE(vsync_toggle_needs_a_present_the_loop_makes),
     TT_CASE(vsync_that_does_not_block_still_paces),
     TT_CASE(vsync_late_frames_still_render),
+    TT_CASE(auto_vsync_decides_from_the_present),
+    TT_CASE(lockstep_measures_the_present_too),
+    TT_CASE(withheld_presents_keep_the_update_rate),
+    TT_CASE(withheld_presents_are_the_hidden_pause),
+    TT_CASE(learnt_refresh_is_what_is_delivered),
     TT_CASE(game_pause_stops_updates_and_keeps_rendering),
     TT_CASE(game_pause_in_lockstep_renders_at_the_pace),
     TT_CASE(idle_pause_tells_the_game_and_a_pause_key_resumes),

@@ -52,15 +52,30 @@
  * update_hz / max_frameskip), also when the render cap makes the render
  * wait: the overdue updates wait for it; when
  * updates themselves are slower than real time the game slows down instead
- * of spiralling (capped_frames in the statistics). When the oldest pending
- * update is more than max_gap_ns late (suspend, debugger, a window drag, or
- * updates far too slow) the pending updates are dropped, not replayed: the
- * schedule restarts at the present with one update (stalls and
- * dropped_updates count it). The game never fast-forwards.
+ * of spiralling (capped_frames in the statistics). On a machine too slow
+ * for the update rate (renders or updates slower than the schedule) the
+ * update debt is kept at max_gap_ns, never thrown away: up to max_frameskip
+ * updates still run per render, so the game slows down exactly as far as
+ * it must, like deWiTTERS' loop (slowdown_ns counts the game time given
+ * up). A real stall is a gap in which the loop did not run at all: more
+ * than max_gap_ns between two frames, or overslept past its wait's
+ * deadline (a suspended process, a debugger stopped in the wait, a clock
+ * jump). Then the pending updates are dropped, not replayed: the schedule
+ * restarts at the present with one update (stalls and dropped_updates
+ * count it). The game never fast-forwards. (A stop inside a callback, a
+ * breakpoint in update(), looks like a slow frame: at most max_gap_ns of
+ * debt is then caught up, max_frameskip updates per render.)
+ * Behind schedule the loop does not sleep a minimum (seed 004's 2 ms):
+ * the wait is skipped while work is due, because the OS preempts a busy
+ * thread anyway and a forced sleep would slow a slow machine's game
+ * further (2 ms of every 16.7 ms frame); the frame's sleeps_per_s and
+ * wakes[TEMPO_LOOP_WAKE_DUE] show a loop running behind.
  *
- * Pause: while the window is minimized or hidden (unless
- * desc.run_while_hidden; and, if asked, while it has no input focus), or
- * after tempo_loop_pause(loop, true), the loop runs
+  * Pause: while the window is minimized or hidden, or its presents are
+  * withheld by the compositor (TEMPO_LOOP_PACING_WITHHELD: how a minimized
+  * window shows on Wayland; the loop then still probes with one render and
+  * present every 500 ms), unless desc.run_while_hidden (and, if asked, while
+  * it has no input focus), or after tempo_loop_pause(loop, true), the loop runs
  * no updates and no renders and waits with no timeout; events, watches,
  * sources and quit still work (a source with work left is served a step at
  * a time; once none has any, the wait has no timeout again). Controller
@@ -76,7 +91,15 @@
  * time counts as waiting, and the loop learns the vblanks from the
  * presents' return times and wakes at next vblank - predicted render cost
  * - a margin (Android's Swappy, DXGI's frame-latency waitable object).
- * Without vsync it renders at the display's refresh rate.
+ * Without vsync it renders at the display's refresh rate. Whether the
+ * presents block is measured, not read from a flag (tempo_loop_vsync):
+ * tempo_loop_get_pacing() names the pacing in force (timer, vsync,
+ * probing, presents-withheld), and so do the statistics and the overlay.
+ * Presents that stop coming back (a compositor withholding frames from a
+ * minimized or occluded window) are a state, not a stall: the loop keeps
+ * its update rate, or pauses with the hidden-pause (desc.run_while_hidden),
+ * and returns to vsync when frames come back. docs/pacing.md has the
+ * details and the measurements.
  *
  * Render on demand (opt-in, for TEMPO_LOOP_INTERPOLATED; the other policies
  * render only after updates or on request anyway): render only when an
@@ -168,13 +191,49 @@ typedef void (*tempo_loop_event_fn)(tempo_loop *loop, const SDL_Event *event, vo
  * three. tempo_loop_clock is the older name of the same type. */
 typedef tempo_clock tempo_loop_clock;
 
-/* Vsync (desc.vsync, tempo_loop_set_vsync). */
+/* Vsync (desc.vsync, tempo_loop_set_vsync). The loop never trusts a flag
+ * for it: SDL's software renderer reports SDL_RENDERER_PRESENTVSYNC and
+ * returns from its present at once. When the loop presents (desc.renderer
+ * or desc.present) and vsync is not OFF, it measures what its presents do
+ * (the first ~9 presents, again whenever presents stop landing on vblanks)
+ * and paces by that: by the vblanks if presents block on them
+ * (TEMPO_LOOP_PACING_VSYNC), else by its timer at the display's refresh
+ * rate (TEMPO_LOOP_PACING_TIMER). tempo_loop_get_pacing() and the
+ * statistics say which. */
 typedef enum tempo_loop_vsync {
-    TEMPO_LOOP_VSYNC_AUTO = 0, /* what desc.renderer was created with
-                                  (SDL_RENDERER_PRESENTVSYNC); off without one */
-    TEMPO_LOOP_VSYNC_ON,       /* the present blocks until a vblank */
-    TEMPO_LOOP_VSYNC_OFF
+    TEMPO_LOOP_VSYNC_AUTO = 0, /* measure: pace by the vblanks if the loop's presents
+                                  block on them, else by the timer; the timer without a
+                                  present the loop makes (desc.renderer/desc.present) */
+    TEMPO_LOOP_VSYNC_ON,       /* the game asked for vsync: measured the same way (a
+                                  present that turns out not to block is paced by the
+                                  timer and reported as such); if the measurement
+                                  stays undecided, paced as vsync */
+    TEMPO_LOOP_VSYNC_OFF       /* the timer, never measured */
 } tempo_loop_vsync;
+
+/* The pacing in force (tempo_loop_get_pacing, tempo_loop_stats.pacing). */
+typedef enum tempo_loop_pacing {
+    TEMPO_LOOP_PACING_TIMER = 0, /* renders on the loop's timer: the cap, else the
+                                    display's refresh rate (presents do not block) */
+    TEMPO_LOOP_PACING_VSYNC,     /* presents block on vblanks: the loop wakes just in
+                                    time for the next one (see "Display pacing") */
+    TEMPO_LOOP_PACING_PROBING,   /* measuring whether presents block (a few presents) */
+    /* Presents stopped coming back: two presents in a row blocked more than
+     * 4 refresh periods (at least 50 ms): the compositor withholds frames
+     * (minimized or occluded on Wayland, screen off). The loop then renders
+     * and presents only as a probe, every 500 ms, and updates on its timer
+     * at the full update rate (no catch-up cap, nothing dropped) — or, with
+     * the hidden-pause (desc.run_while_hidden false, the default), pauses
+     * as for a minimized window, still probing every 500 ms. The first probe
+     * present that returns within 4 periods ends the state and the pacing
+     * before it resumes. */
+    TEMPO_LOOP_PACING_WITHHELD,
+    TEMPO_LOOP_PACING_COUNT
+} tempo_loop_pacing;
+
+/* "timer", "vsync", "probing", "presents-withheld", or "?". Static
+ * string. Thread: any. */
+TEMPO_API const char *tempo_loop_pacing_name(tempo_loop_pacing pacing);
 
 /* Presents a rendered frame, for games that present some other way than
  * SDL_RenderPresent(desc.renderer) (SDL_GL_SwapWindow), and for a fake
@@ -207,14 +266,16 @@ typedef struct tempo_loop_desc {
     tempo_loop_policy policy;  /* 0 => TEMPO_LOOP_INTERPOLATED */
     bool render_on_demand;     /* false => render every allowed frame */
     bool pause_on_focus_loss;  /* false => keep running without focus */
-    /* Keep running (updates and renders on schedule) while the window is
-     * minimized or hidden, for a game that must keep ticking then (a
-     * networked game's lockstep, a server-driven simulation). The loop
-     * then never idle-pauses for the window; tempo_loop_pause() and
-     * pause_on_focus_loss still pause it. Renders go on too (a hidden
-     * window's present may not block on vsync: the pacer then falls back
-     * to the refresh rate); skip drawing in render() while hidden if it
-     * costs. false => pause while minimized or hidden (the default). */
+    /* false (default) => the hidden-pause: a minimized or hidden window, and
+     * presents the compositor withholds (TEMPO_LOOP_PACING_WITHHELD: the only
+     * sign of a minimized window on Wayland, where SDL 2.26 sends no
+     * MINIMIZED/HIDDEN event), pause the loop. true => keep updating at the
+     * full update rate, for a game that must keep ticking then (a networked
+     * game's lockstep, a server-driven simulation): minimized/hidden events
+     * do not pause, and withheld presents only stop the renders (one probe
+     * every 500 ms); renders otherwise go on (skip drawing in render() while
+     * hidden if it costs). tempo_loop_pause() and pause_on_focus_loss still
+     * pause it. */
     bool run_while_hidden;
     tempo_loop_update_fn update; /* NULL => updates are counted only */
     tempo_loop_render_fn render; /* NULL => renders are counted only */
@@ -350,11 +411,19 @@ TEMPO_API bool tempo_loop_is_game_paused(const tempo_loop *loop);
  * renderer and no present function: the loop cannot pace by a present it
  * does not make). */
 TEMPO_API int tempo_loop_set_vsync(tempo_loop *loop, bool on);
-/* Whether the loop paces by vsync now. false for NULL. */
+/* Whether vsync is asked for (desc.vsync ON or AUTO, or set_vsync(true))
+ * and the loop presents; whether the presents really block is
+ * tempo_loop_get_pacing(). false for NULL. */
 TEMPO_API bool tempo_loop_get_vsync(const tempo_loop *loop);
 
-/* The refresh period the loop paces by: learnt from the presents with
- * vsync (once it has locked on), else 1e9 / display_hz. 0 for NULL. */
+/* The pacing in force now (see tempo_loop_pacing): what the presents were
+ * measured to do. TEMPO_LOOP_PACING_TIMER for NULL. */
+TEMPO_API tempo_loop_pacing tempo_loop_get_pacing(const tempo_loop *loop);
+
+/* The refresh period the loop paces by: with vsync pacing, learnt from the
+ * presents once the fit has locked on (what the display delivers: a
+ * compositor that delivers ~48 frames/s under a 65 Hz mode is learnt as
+ * ~48 Hz), else 1e9 / display_hz. 0 for NULL. */
 TEMPO_API uint64_t tempo_loop_get_refresh_ns(const tempo_loop *loop);
 
 /* Runtime settings. Each takes effect at the next frame without a burst:
@@ -367,6 +436,19 @@ TEMPO_API int tempo_loop_set_policy(tempo_loop *loop, tempo_loop_policy policy);
 TEMPO_API int tempo_loop_set_update_hz(tempo_loop *loop, uint32_t update_hz);
 TEMPO_API int tempo_loop_set_max_render_hz(tempo_loop *loop, uint32_t max_render_hz);
 TEMPO_API int tempo_loop_set_render_on_demand(tempo_loop *loop, bool on);
+
+/* Called from update(): this update changed nothing visible, so it owes no
+ * render (seed 004 renders only when something changed). Without the call
+ * every update marks a render owed, as before. It matters where renders
+ * follow updates: render on demand (TEMPO_LOOP_INTERPOLATED with
+ * desc.render_on_demand), TEMPO_LOOP_LOCKSTEP and CONSTANT_SPEED_MAX_FPS.
+ * Without render on demand INTERPOLATED renders at its pace anyway (alpha
+ * moves), and VARIABLE's frame is one update plus one render (its update
+ * measures the time since the last frame), so both ignore it. Events, exposes and tempo_loop_request_render()
+ * still make a render owed. A render not made for it counts in
+ * tempo_loop_counts.skipped_renders. The flag is cleared before each
+ * update, so a call outside update() has no effect. Returns 0 or TEMPO_EINVAL (NULL). Thread: loop thread. */
+TEMPO_API int tempo_loop_skip_render(tempo_loop *loop);
 
 /* Current settings (defaults applied). 0 / TEMPO_LOOP_INTERPOLATED for NULL. */
 TEMPO_API tempo_loop_policy tempo_loop_get_policy(const tempo_loop *loop);
@@ -539,6 +621,12 @@ typedef struct tempo_loop_counts {
     uint64_t capped_frames;    /* frames that hit max_frameskip with updates still due */
     uint64_t stalls;           /* times the stall clamp fired */
     uint64_t dropped_updates;  /* updates skipped by the stall clamp */
+    /* Game time given up because the machine is too slow for the update
+     * rate (renders or updates slower than the schedule, the loop running
+     * all along): the update debt is kept at max_gap_ns and what lies
+     * beyond is this; the game runs slower than the wall clock by this
+     * much over the span. 0 on a machine that keeps up. */
+    uint64_t slowdown_ns;
     uint64_t wait_ns;          /* asleep in the wait (or in clock.wait_until) */
     uint64_t game_ns;          /* inside the game's callbacks, watch callbacks and
                                   source dispatches included */
@@ -546,6 +634,10 @@ typedef struct tempo_loop_counts {
     uint64_t paused_ns;        /* paused (part of wait_ns) */
     uint64_t present_ns;       /* blocked in the loop's presents (part of wait_ns) */
     uint64_t missed_vblanks;   /* vsync: vblanks that passed without a present */
+    uint64_t withheld_presents; /* presents that blocked > 4 refresh periods (withheld) */
+    uint64_t withheld_ns;      /* time spent in TEMPO_LOOP_PACING_WITHHELD */
+    uint64_t skipped_renders;  /* renders not made because every update since the last
+                                  one called tempo_loop_skip_render() */
     /* Tick lateness: when the loop woke for an update (VARIABLE: for a
      * frame) minus when it was due. Never negative: nothing runs early. */
     uint64_t late_samples;
@@ -596,7 +688,8 @@ typedef struct tempo_loop_stats {
     int history_next;
     bool paused;
     bool game_paused;     /* tempo_loop_set_game_paused */
-    bool vsync;           /* pacing by the presents' vblanks */
+    bool vsync;           /* pacing by the presents' vblanks (pacing == VSYNC) */
+    tempo_loop_pacing pacing; /* the pacing in force (tempo_loop_get_pacing) */
     uint64_t refresh_ns;  /* tempo_loop_get_refresh_ns() */
     uint64_t predicted_render_ns; /* vsync: the render cost the wake allows for */
 } tempo_loop_stats;
