@@ -440,9 +440,12 @@ static void quiet_when_idle_stops_the_device_thread(void)
     if (probe.has_switches) {
         double running = switches_per_s_over(1000);
         tt_note("process wake-ups/s: %.0f quiet, %.0f with the device running", quiet_rate, running);
-        /* Load can only lower a wake-up count. The main thread's own sleep
-         * is one; the dummy device alone wakes 100 times a second. */
-        CHECK_LE_DBL(quiet_rate, 10.0);
+        /* The proof that the device thread stopped is buffers_mixed above;
+         * this is its scale. The dummy device alone wakes ~100 times a
+         * second; the rest of the process adds its own (the main thread's
+         * sleep, and ~10/s of TSan's background thread in that build), so
+         * the bound is relative: a quarter of the running rate at most. */
+        CHECK_LE_DBL(quiet_rate * 4.0, running);
     }
     /* Quiet again, then close while held: close releases the device. */
     CHECK_EQ_INT(tempo_loop_pause(loop, true), 0);
