@@ -310,7 +310,7 @@ static void audio_follows_the_game_pause_when_asked(void)
     /* Detached while the game pause is on: no loop pauses it any more. */
     CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
     CHECK(tempo_audio_is_paused(au));
-    CHECK_EQ_INT(tempo_audio_detach(au, loop), 0);
+    CHECK_EQ_INT(tempo_audio_detach(au), 0);
     CHECK(!tempo_audio_is_paused(au));
     /* Attached while the game pause is on: paused at once. */
     CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0);
@@ -327,7 +327,7 @@ static void audio_follows_the_game_pause_when_asked(void)
     CHECK(!tempo_audio_is_paused(au));
     tempo_loop_unwatch(loop, busy);
     tempo_event_destroy(busy);
-    tempo_audio_detach(au, loop);
+    tempo_audio_detach(au);
     tempo_audio_close(au);
     tempo_loop_destroy(loop);
 
@@ -337,7 +337,7 @@ static void audio_follows_the_game_pause_when_asked(void)
     CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0);
     CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
     CHECK(!tempo_audio_is_paused(au));
-    tempo_audio_detach(au, loop);
+    tempo_audio_detach(au);
     tempo_audio_close(au);
     tempo_loop_destroy(loop);
 }
@@ -465,7 +465,7 @@ static void quiet_when_idle_stops_the_device_thread(void)
     while (buffers_mixed(au) < b0 + 3 && tempo_now_ns() - t0 < GIVE_UP_NS)
         SDL_Delay(5);
     CHECK_GE_U64(buffers_mixed(au), b0 + 3); /* the device thread runs */
-    tempo_audio_detach(au, loop);
+    tempo_audio_detach(au);
     tempo_audio_get_stats(au, &st);
     CHECK(!st.quiet);
     CHECK(!st.paused);

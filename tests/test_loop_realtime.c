@@ -259,8 +259,8 @@ static void audio_notices_reach_an_attached_loop(void)
     CHECK_EQ_INT(st->source_count, 1);
     CHECK_STR_EQ(st->sources[0].name, "audio");
     CHECK_EQ_U64(st->sources[0].total.items, 2);
-    CHECK_EQ_INT(tempo_audio_detach(au, loop), 0);
-    CHECK_EQ_INT(tempo_audio_detach(au, loop), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_audio_detach(au), 0);
+    CHECK_EQ_INT(tempo_audio_detach(au), TEMPO_EINVAL);
     tempo_loop_destroy(loop);
     tempo_timer_destroy(end);
     tempo_audio_close(au);

@@ -521,12 +521,15 @@ typedef enum tempo_loop_wake {
     TEMPO_LOOP_WAKE_DUE = 0,  /* did not sleep: work was already due */
     TEMPO_LOOP_WAKE_TIMER,    /* slept until the next update or render */
     TEMPO_LOOP_WAKE_MESSAGES, /* window messages or input arrived */
-    TEMPO_LOOP_WAKE_WATCH,    /* a watched handle was signalled */
+    TEMPO_LOOP_WAKE_WATCH,    /* a watched handle (tempo_loop_watch) was signalled */
     TEMPO_LOOP_WAKE_SIGNAL,   /* tempo_loop_quit/request_render from a thread */
+    TEMPO_LOOP_WAKE_SOURCE,   /* a source's handle was signalled (tempo_loop_add_source,
+                                 the framework's attaches, native input) */
     TEMPO_LOOP_WAKE_COUNT
 } tempo_loop_wake;
 
-/* "due", "timer", "input", "watch", "signal", or "?". Thread: any. */
+/* "due", "timer", "input", "watch", "signal", "source", or "?".
+ * Thread: any. */
 TEMPO_API const char *tempo_loop_wake_name(tempo_loop_wake wake);
 
 /* Counters over a span of time (one window, or the whole run). Times are on
