@@ -280,7 +280,8 @@ typedef struct tempo_loop_desc {
 TEMPO_API tempo_loop *tempo_loop_create(const tempo_loop_desc *desc);
 
 /* Destroys the loop and its own handles, and detaches every source (their
- * detach runs). Watched handles stay the caller's (they are only
+ * detach runs: the framework's attached objects then know they are no
+ * longer attached, and may be destroyed or attached again). Watched handles stay the caller's (they are only
  * forgotten). Returns 0 (NULL is a no-op), or TEMPO_EBUSY, with a log line
  * and nothing destroyed, when called from inside tempo_loop_frame() (any of
  * the loop's callbacks, watches and sources): the frame still uses the loop
