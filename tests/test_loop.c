@@ -2041,6 +2041,60 @@ static void loop_destroyed_before_the_objects(void)
     tempo_netq_destroy(q);
 }
 
+/* Destroyed from another callback in the middle of a frame: a watch that
+ * comes before the queue in the frame's order destroys the queue (whose
+ * handle is signalled, so the frame would dispatch it next), and update()
+ * destroys the loader. The frame skips what left; later frames go on. */
+typedef struct mid_frame {
+    tempo_netq *q;
+    tempo_loader *ld;
+    int handled;
+} mid_frame;
+
+static void destroy_queue_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)loop;
+    (void)h;
+    mid_frame *m = user;
+    tempo_netq_destroy(m->q);
+    m->q = NULL;
+}
+
+static void destroy_loader_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    mid_frame *m = user;
+    tempo_loader_destroy(m->ld);
+    m->ld = NULL;
+}
+
+static void objects_destroyed_mid_frame_leave_it(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    mid_frame m = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .max_render_hz = 60, .update = destroy_loader_update, .user = &m, .clock = clock_of(&clk)});
+    m.ld = tempo_loader_create(&(tempo_loader_desc){.now_ns = fake_now, .now_user = &clk});
+    m.q = tempo_netq_create(&(tempo_netq_desc){.now_ns = fake_now, .clock_user = &clk});
+    tempo_handle *go = tempo_event_create(false, false);
+    CHECK_EQ_INT(tempo_loop_watch(loop, go, destroy_queue_watch, &m), 0);
+    CHECK_EQ_INT(tempo_netq_attach(m.q, loop, count_message, &m.handled), 0);
+    CHECK_EQ_INT(tempo_loader_attach(m.ld, loop), 0);
+    CHECK(tempo_loader_submit(m.ld, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = livelock_work}) > 0);
+    CHECK_EQ_INT(tempo_loader_wait_idle(m.ld, TEMPO_INFINITE), 0);
+    CHECK_EQ_INT(tempo_netq_push(m.q, 1, "x", 1), 0);
+    tempo_event_set(go);
+    for (int f = 0; f < 5; f++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(m.q == NULL && m.ld == NULL);
+    CHECK_EQ_INT(m.handled, 0); /* the queue left before its turn in the frame */
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(go);
+}
+
 /* Destroying a queue from its own handler: the loop is still draining it,
  * so the destroy is refused (it freed the queue under the drain before). */
 static tempo_netq *self_destroy_q;
@@ -2296,6 +2350,7 @@ static const tt_case cases[] = {
     TT_CASE(parked_source_keeps_working_while_paused),
     TT_CASE(objects_destroyed_before_the_loop_leave_it),
     TT_CASE(loop_destroyed_before_the_objects),
+    TT_CASE(objects_destroyed_mid_frame_leave_it),
     TT_CASE(netq_destroy_from_its_own_handler_is_refused),
     TT_CASE(source_wakes_are_counted_as_source),
     TT_CASE(destroy_from_a_callback_is_refused),
