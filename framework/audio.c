@@ -37,6 +37,7 @@
 #include "audio_internal.h"
 #include "handle_pool.h"
 #include "platform.h"
+#include "sources_internal.h"
 #include "tempo/audio.h"
 #include "tempo_internal.h"
 
@@ -107,6 +108,8 @@ struct tempo_audio {
     bool holding;       /* the loop thread holds the device lock */
     bool no_hold;       /* the loop quit: no (new) hold */
     atomic_bool stat_paused, stat_quiet;
+
+    tempo_loop *loop;   /* [loop thread] the loop it is a source of (audio_source.c), or NULL */
 };
 
 enum {
@@ -536,6 +539,8 @@ void tempo_audio_close(tempo_audio *au)
 {
     if (au == NULL)
         return;
+    if (tempo__leave_loop(au->loop, au->ready, "tempo_audio_close") < 0)
+        return;
     release_hold(au);
     Mix_HaltChannel(-1); /* done callbacks raise the last notices */
     Mix_HaltMusic();
@@ -564,6 +569,11 @@ int tempo_audio_get_spec(const tempo_audio *au, tempo_audio_spec *out)
 tempo_handle *tempo_audio_handle(tempo_audio *au)
 {
     return au ? au->ready : NULL;
+}
+
+tempo_loop **tempo__audio_loop(tempo_audio *au)
+{
+    return &au->loop;
 }
 
 /* ---- Playback --------------------------------------------------------------- */

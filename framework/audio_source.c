@@ -5,6 +5,7 @@
 #include "audio_internal.h"
 #include "loop_internal.h"
 #include "replay_internal.h"
+#include "sources_internal.h"
 #include "tempo/loop.h"
 #include "tempo/sources.h"
 #include "tempo_internal.h"
@@ -90,6 +91,7 @@ static void audio_detached(void *self)
     audio_source *a = self;
     tempo__audio_follow_loop(a->au, false, false, false); /* no loop pauses it now */
     tempo__replay_detach_channel(a->loop, a->channel);
+    *tempo__audio_loop(a->au) = NULL;
     free(self);
 }
 
@@ -97,6 +99,8 @@ int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn 
 {
     if (au == NULL || loop == NULL || fn == NULL)
         return TEMPO_EINVAL;
+    if (*tempo__audio_loop(au) != NULL)
+        return TEMPO_EBUSY;
     audio_source *a = malloc(sizeof *a);
     if (a == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_audio_attach: out of memory");
@@ -111,14 +115,15 @@ int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn 
         free(a); /* a failed add never calls detach */
         return r;
     }
+    *tempo__audio_loop(au) = loop;
     a->channel = tempo__replay_attach_channel(loop, TEMPO__REPLAY_AUDIO, audio_item, a);
     tempo__loop_source_pause_hook(loop, d.handle, audio_pause_hook);
     return 0;
 }
 
-int tempo_audio_detach(tempo_audio *au, tempo_loop *loop)
+int tempo_audio_detach(tempo_audio *au)
 {
-    if (au == NULL || loop == NULL)
+    if (au == NULL || *tempo__audio_loop(au) == NULL)
         return TEMPO_EINVAL;
-    return tempo_loop_remove_source(loop, tempo_audio_handle(au));
+    return tempo_loop_remove_source(*tempo__audio_loop(au), tempo_audio_handle(au));
 }

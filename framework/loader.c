@@ -33,6 +33,7 @@
 #include "asset_check.h"
 #include "platform.h"
 #include "replay_internal.h"
+#include "sources_internal.h"
 #include "tempo/loader.h"
 #include "tempo_internal.h"
 
@@ -121,6 +122,7 @@ struct tempo_loader {
     uint64_t item_avg_ns; /* running average cost of one finalize + done (process_until) */
     tempo__loader_tap_fn tap; /* the recorder's view of deliveries (loader_source.c), or NULL */
     void *tap_user;
+    tempo_loop *loop;     /* the loop it is a source of (loader_source.c), or NULL */
 };
 
 /* ---- SDL_mixer's process-wide lock -------------------------------------
@@ -1276,6 +1278,8 @@ void tempo_loader_destroy(tempo_loader *l)
         tempo__set_error(TEMPO_EBUSY, "tempo_loader_destroy called from a done callback: ignored");
         return;
     }
+    if (tempo__leave_loop(l->loop, l->done_ev, "tempo_loader_destroy") < 0)
+        return;
     stop_threads(l);
     /* No loader thread is left: the lists are ours. Deliver what finished
      * first (that is the order it would have been delivered in), then what
@@ -1293,6 +1297,11 @@ void tempo_loader_destroy(tempo_loader *l)
     }
     l->in_process = false;
     free_loader(l);
+}
+
+tempo_loop **tempo__loader_loop(tempo_loader *l)
+{
+    return &l->loop;
 }
 
 /* ---- Record and replay (replay_internal.h) ---------------------------------- */

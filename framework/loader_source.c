@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "replay_internal.h"
+#include "sources_internal.h"
 #include "tempo/loop.h"
 #include "tempo/sources.h"
 #include "tempo_internal.h"
@@ -96,6 +97,7 @@ static void loader_detached(void *self)
     loader_source *s = self;
     tempo__loader_set_tap(s->ld, NULL, NULL);
     tempo__replay_detach_channel(s->loop, s->channel);
+    *tempo__loader_loop(s->ld) = NULL;
     free(s);
 }
 
@@ -103,6 +105,8 @@ int tempo_loader_attach(tempo_loader *ld, tempo_loop *loop)
 {
     if (ld == NULL || loop == NULL)
         return TEMPO_EINVAL;
+    if (*tempo__loader_loop(ld) != NULL)
+        return TEMPO_EBUSY;
     loader_source *s = calloc(1, sizeof *s);
     if (s == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_loader_attach: out of memory");
@@ -118,15 +122,16 @@ int tempo_loader_attach(tempo_loader *ld, tempo_loop *loop)
         free(s); /* a failed add never calls detach */
         return r;
     }
+    *tempo__loader_loop(ld) = loop;
     s->channel = tempo__replay_attach_channel(loop, TEMPO__REPLAY_LOADER, loader_item, s);
     if (s->channel != 0)
         tempo__loader_set_tap(ld, loader_tap, s);
     return 0;
 }
 
-int tempo_loader_detach(tempo_loader *ld, tempo_loop *loop)
+int tempo_loader_detach(tempo_loader *ld)
 {
-    if (ld == NULL || loop == NULL)
+    if (ld == NULL || *tempo__loader_loop(ld) == NULL)
         return TEMPO_EINVAL;
-    return tempo_loop_remove_source(loop, tempo_loader_handle(ld));
+    return tempo_loop_remove_source(*tempo__loader_loop(ld), tempo_loader_handle(ld));
 }

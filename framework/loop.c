@@ -26,6 +26,7 @@
 #include "handle_pool.h"
 #include "loop_internal.h"
 #include "replay_internal.h"
+#include "sources_internal.h"
 #include "tempo_internal.h"
 
 #define NS_PER_S UINT64_C(1000000000)
@@ -42,8 +43,8 @@
 
 static const char *const policy_names[TEMPO_LOOP_POLICY_COUNT] = {
     "interpolated", "lockstep", "constant-speed-max-fps", "variable"};
-static const char *const wake_names[TEMPO_LOOP_WAKE_COUNT] = {"due", "timer", "input", "watch",
-                                                              "signal"};
+static const char *const wake_names[TEMPO_LOOP_WAKE_COUNT] = {"due",   "timer",  "input",
+                                                              "watch", "signal", "source"};
 static const char *const pacing_names[TEMPO_LOOP_PACING_COUNT] = {"timer", "vsync", "probing",
                                                                   "presents-withheld"};
 /* A present that blocks longer than this many nominal refresh periods (and
@@ -565,6 +566,17 @@ int tempo_loop_remove_source(tempo_loop *L, tempo_handle *handle)
     return 0;
 }
 
+int tempo__leave_loop(tempo_loop *L, tempo_handle *handle, const char *what)
+{
+    if (L == NULL)
+        return 0;
+    int r = tempo_loop_remove_source(L, handle);
+    if (r == TEMPO_EBUSY)
+        return tempo__set_error(TEMPO_EBUSY, "%s called from the object's own loop callback: ignored "
+                                             "(destroy it after the callback returns)", what);
+    return 0;
+}
+
 static void detach_all_sources(tempo_loop *L)
 {
     while (L->nsource > 0)
@@ -895,7 +907,7 @@ static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadl
         fw->wake = TEMPO_LOOP_WAKE_TIMER;
         L->timer_due = 0; /* the one-shot fired and disarmed itself */
     } else if (r < n) {
-        fw->wake = TEMPO_LOOP_WAKE_WATCH;
+        fw->wake = fw->snap[r - 2].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
         fw->fired[r - 2] = true; /* its signal is consumed: remember it */
     } else {
         fw->wake = TEMPO_LOOP_WAKE_MESSAGES;
@@ -1441,8 +1453,10 @@ int tempo_loop_frame(tempo_loop *L)
         L->dirty = true;
     if (L->fake && fw.wake == TEMPO_LOOP_WAKE_TIMER) {
         for (int j = 0; j < fw.nsnap; j++)
-            if (fw.fired[j])
-                fw.wake = TEMPO_LOOP_WAKE_WATCH;
+            if (fw.fired[j]) { /* the first, as the real wait reports the lowest */
+                fw.wake = fw.snap[j].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
+                break;
+            }
     }
     if (atomic_load(&L->quit) && fw.wake != TEMPO_LOOP_WAKE_DUE)
         fw.wake = TEMPO_LOOP_WAKE_SIGNAL;

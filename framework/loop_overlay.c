@@ -193,7 +193,9 @@ int tempo_loop_draw_stats_scaled(tempo_loop *L, SDL_Renderer *r, int x, int y, i
                  (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_MESSAGES],
                  (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_WATCH]);
     ty += LINE_H * k;
-    fail |= text(r, k, tx, ty, "      signal %llu  no sleep %llu", (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_SIGNAL],
+    fail |= text(r, k, tx, ty, "      source %llu  signal %llu  no sleep %llu",
+                 (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_SOURCE],
+                 (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_SIGNAL],
                  (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_DUE]);
     ty += LINE_H * k;
     const tempo_loop_counts *t = &s->total;

@@ -49,6 +49,7 @@
 #include "plat_socket.h"
 #include "platform.h"
 #include "tempo/net.h"
+#include "tempo/sources.h"
 #include "tempo_internal.h"
 
 #define DEFAULT_SEND_CAP ((size_t)4 << 20)
@@ -58,6 +59,7 @@
 
 struct tempo_net {
     tempo_netq *q;
+    bool attached; /* [loop thread] tempo_net_attach attached q (its destroy detaches it) */
     char host[256];
     uint16_t port;
     tempo__frame_limits lim;
@@ -423,6 +425,11 @@ void tempo_net_destroy(tempo_net *n)
 {
     if (n == NULL)
         return;
+    /* It leaves the loop it was attached to (the queue does; the queue
+     * itself outlives the net). From the queue's own handler the queue
+     * cannot leave: it stays attached (see tempo_net_attach). */
+    if (n->attached && tempo_netq_detach(n->q) == TEMPO_EBUSY)
+        tempo__log(TEMPO_LOG_DEBUG, "tempo_net_destroy from its queue's handler: the queue stays attached");
     if (n->thread) {
         uint64_t now = tempo_now_ns();
         plat_mutex_lock(n->lock);
@@ -542,9 +549,24 @@ int tempo_net_get_stats(tempo_net *n, tempo_net_stats *out)
     return 0;
 }
 
-/* For net_source.c (tempo_net_attach): the queue this thread pushes into. */
-tempo_netq *tempo__net_queue(tempo_net *n);
-tempo_netq *tempo__net_queue(tempo_net *n)
+/* ---- As a loop source (tempo/sources.h): attaching the net is attaching its queue ---- */
+
+int tempo_net_attach(tempo_net *n, tempo_loop *loop, tempo_netq_handler fn, void *user)
 {
-    return n ? n->q : NULL;
+    if (n == NULL)
+        return TEMPO_EINVAL;
+    int r = tempo_netq_attach(n->q, loop, fn, user);
+    if (r == 0)
+        n->attached = true;
+    return r;
+}
+
+int tempo_net_detach(tempo_net *n)
+{
+    if (n == NULL)
+        return TEMPO_EINVAL;
+    int r = tempo_netq_detach(n->q);
+    if (r != TEMPO_EBUSY)
+        n->attached = false;
+    return r;
 }

@@ -25,6 +25,7 @@
 
 #include "platform.h"
 #include "replay_internal.h"
+#include "sources_internal.h"
 #include "tempo/loop.h"
 #include "tempo/netq.h"
 #include "tempo_internal.h"
@@ -228,8 +229,8 @@ void tempo_netq_destroy(tempo_netq *q)
 {
     if (q == NULL)
         return;
-    if (q->loop != NULL)
-        tempo_netq_detach(q); /* the loop must not wait on a freed handle */
+    if (tempo__leave_loop(q->loop, q->ready, "tempo_netq_destroy") < 0)
+        return; /* the loop must not wait on a freed handle */
     /* Queued messages live in the ring: freeing it frees them. */
     free(q->buf);
     if (q->lock)

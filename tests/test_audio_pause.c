@@ -310,7 +310,7 @@ static void audio_follows_the_game_pause_when_asked(void)
     /* Detached while the game pause is on: no loop pauses it any more. */
     CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
     CHECK(tempo_audio_is_paused(au));
-    CHECK_EQ_INT(tempo_audio_detach(au, loop), 0);
+    CHECK_EQ_INT(tempo_audio_detach(au), 0);
     CHECK(!tempo_audio_is_paused(au));
     /* Attached while the game pause is on: paused at once. */
     CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0);
@@ -327,7 +327,7 @@ static void audio_follows_the_game_pause_when_asked(void)
     CHECK(!tempo_audio_is_paused(au));
     tempo_loop_unwatch(loop, busy);
     tempo_event_destroy(busy);
-    tempo_audio_detach(au, loop);
+    tempo_audio_detach(au);
     tempo_audio_close(au);
     tempo_loop_destroy(loop);
 
@@ -337,7 +337,7 @@ static void audio_follows_the_game_pause_when_asked(void)
     CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0);
     CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
     CHECK(!tempo_audio_is_paused(au));
-    tempo_audio_detach(au, loop);
+    tempo_audio_detach(au);
     tempo_audio_close(au);
     tempo_loop_destroy(loop);
 }
@@ -468,7 +468,7 @@ static void quiet_when_idle_stops_the_device_thread(void)
     while (buffers_mixed(au) < b0 + 3 && tempo_now_ns() - t0 < GIVE_UP_NS)
         SDL_Delay(5);
     CHECK_GE_U64(buffers_mixed(au), b0 + 3); /* the device thread runs */
-    tempo_audio_detach(au, loop);
+    tempo_audio_detach(au);
     tempo_audio_get_stats(au, &st);
     CHECK(!st.quiet);
     CHECK(!st.paused);
@@ -478,12 +478,153 @@ static void quiet_when_idle_stops_the_device_thread(void)
     free(pcm);
 }
 
+/* ---- Leaving the loop (issue 20): close in any order --------------------------- */
+
+/* A fake clock for the loop: its waits return at once at their deadline, so
+ * a few frames take no real time. */
+static uint64_t fake_ns = 1000 * TEMPO_NS_PER_S;
+static uint64_t fake_now(void *user)
+{
+    (void)user;
+    return fake_ns;
+}
+static void fake_wait_until(void *user, uint64_t deadline)
+{
+    (void)user;
+    fake_ns = deadline == TEMPO_INFINITE ? fake_ns + TEMPO_NS_PER_S : deadline > fake_ns ? deadline : fake_ns;
+}
+
+static int frames_rendered;
+static void count_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    (void)user;
+    frames_rendered++;
+}
+
+static tempo_loop *fake_loop(void)
+{
+    return tempo_loop_create(&(tempo_loop_desc){
+        .max_render_hz = 60, .render = count_render, .clock = {fake_now, fake_wait_until, NULL}});
+}
+
+/* Plays a short tone with a mark at frame 0 and waits (20 s give-up) until
+ * its notice is raised: the audio's handle is then signalled. */
+static Sint16 *pending_pcm;
+static Mix_Chunk *pending_chunk;
+static bool raise_a_notice(tempo_audio *au)
+{
+    pending_chunk = make_chunk(4800, &pending_pcm);
+    if (tempo_audio_play(au, 0, pending_chunk, 0) != 0 || tempo_audio_mark(au, 0, 0, NULL, 7) != 0)
+        return false;
+    tempo_handle *h = tempo_audio_handle(au);
+    return tempo_wait(&h, 1, GIVE_UP_NS, 0) == 0;
+}
+
+static void free_pending(void)
+{
+    Mix_FreeChunk(pending_chunk);
+    free(pending_pcm);
+    pending_chunk = NULL;
+    pending_pcm = NULL;
+}
+
+/* Closed before the loop, with a notice waiting: the loop no longer waits
+ * on the freed handle (before: the next frame failed with TEMPO_EINVAL)
+ * and keeps running. */
+static void audio_closed_before_the_loop_leaves_it(void)
+{
+    tempo_loop *loop = fake_loop();
+    tempo_audio *au = open_dummy(true, true);
+    if (au == NULL || loop == NULL) {
+        tempo_audio_close(au);
+        tempo_loop_destroy(loop);
+        return;
+    }
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0);
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(raise_a_notice(au));
+    tempo_audio_close(au);
+    free_pending();
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
+    int rendered = frames_rendered;
+    for (int f = 0; f < 5; f++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_GE_INT(frames_rendered, rendered + 5);
+    tempo_loop_destroy(loop);
+}
+
+/* The loop destroyed first: the audio knows it is no longer attached. */
+static void audio_closed_after_the_loop(void)
+{
+    tempo_loop *loop = fake_loop();
+    tempo_audio *au = open_dummy(true, true);
+    if (au == NULL || loop == NULL) {
+        tempo_audio_close(au);
+        tempo_loop_destroy(loop);
+        return;
+    }
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0);
+    CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
+    CHECK(tempo_audio_is_paused(au));
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_loop_destroy(loop);
+    CHECK(!tempo_audio_is_paused(au)); /* no loop pauses it now */
+    CHECK_EQ_INT(tempo_audio_detach(au), TEMPO_EINVAL);
+    loop = fake_loop();
+    CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0); /* free for another loop */
+    tempo_loop_destroy(loop);
+    tempo_audio_close(au);
+}
+
+/* Closing from its own notice callback: the loop is still reading it, so the
+ * close is refused (before, it freed the audio under the dispatch). */
+static tempo_audio *closing_au;
+static int closing_notices;
+static void closing_notice(const tempo_audio_notice *n, void *user)
+{
+    (void)n;
+    (void)user;
+    closing_notices++;
+    tempo_audio_close(closing_au);
+}
+
+static void audio_close_from_its_own_notice_is_refused(void)
+{
+    tempo_loop *loop = fake_loop();
+    closing_au = open_dummy(false, false);
+    if (closing_au == NULL || loop == NULL) {
+        tempo_audio_close(closing_au);
+        tempo_loop_destroy(loop);
+        return;
+    }
+    closing_notices = 0;
+    CHECK_EQ_INT(tempo_audio_attach(closing_au, loop, closing_notice, NULL), 0);
+    CHECK(raise_a_notice(closing_au));
+    for (int f = 0; f < 5; f++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_GE_INT(closing_notices, 1);
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 1); /* still attached, still open */
+    tempo_audio_spec spec;
+    CHECK_EQ_INT(tempo_audio_get_spec(closing_au, &spec), 0);
+    tempo_audio_close(closing_au); /* from outside: leaves and closes */
+    free_pending();
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_loop_destroy(loop);
+}
+
 static const tt_case cases[] = {
     TT_CASE(paused_channel_raises_no_mark_and_resumes_at_the_same_frames),
     TT_CASE(paused_music_raises_no_mark_and_resumes_at_the_same_frames),
     TT_CASE(play_started_while_paused_plays),
     TT_CASE(audio_follows_the_game_pause_when_asked),
     TT_CASE(quiet_when_idle_stops_the_device_thread),
+    TT_CASE(audio_closed_before_the_loop_leaves_it),
+    TT_CASE(audio_closed_after_the_loop),
+    TT_CASE(audio_close_from_its_own_notice_is_refused),
 };
 
 int main(int argc, char **argv)

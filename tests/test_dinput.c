@@ -251,8 +251,8 @@ static void loop_reads_native_input_once(void)
     CHECK_EQ_INT(tempo_loop_run(loop), 0);
 
     const tempo_loop_stats *ls = tempo_loop_get_stats(loop);
-    tt_note("%d events in the ring, %d SDL key events seen by the callback, %llu watch wakes",
-            g.s.n, g.sdl_keys, (unsigned long long)ls->total.wakes[TEMPO_LOOP_WAKE_WATCH]);
+    tt_note("%d events in the ring, %d SDL key events seen by the callback, %llu source wakes",
+            g.s.n, g.sdl_keys, (unsigned long long)ls->total.wakes[TEMPO_LOOP_WAKE_SOURCE]);
     CHECK(loop_all_arrived(&g.s));
     /* Exactly once each: the native path's, SDL's own swallowed. */
     const int keys[] = {SDL_SCANCODE_Q, SDL_SCANCODE_W, SDL_SCANCODE_E};

@@ -2042,8 +2042,8 @@ static void loader_with_slow_items_never_livelocks(void)
     CHECK_EQ_U64(st->sources[0].total.items, 20);
     CHECK_GE_U64(st->sources[0].total.overruns, 1); /* each 20 ms item overruns a 16.7 ms frame */
     CHECK_GE_U64(g.renders, 20);                    /* and the game kept rendering meanwhile */
-    CHECK_EQ_INT(tempo_loader_detach(ld, loop), 0);
-    CHECK_EQ_INT(tempo_loader_detach(ld, loop), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_loader_detach(ld), 0);
+    CHECK_EQ_INT(tempo_loader_detach(ld), TEMPO_EINVAL);
     tempo_loader_destroy(ld);
     tempo_loop_destroy(loop);
 }
@@ -2105,6 +2105,218 @@ static void parked_source_keeps_working_while_paused(void)
     tempo_loop_destroy(loop); /* detaches the queue */
     CHECK_EQ_INT(tempo_netq_detach(q), TEMPO_EINVAL);
     tempo_netq_destroy(q);
+}
+
+/* Issue 20: every attached object leaves its loop by itself when destroyed,
+ * in either order. Before, destroying an attached loader left its freed
+ * handle in the loop's wait set (the next frame failed with TEMPO_EINVAL,
+ * and its dispatch would have read the freed loader). */
+static void count_message(const tempo_netq_msg *m, void *user)
+{
+    (void)m;
+    (*(int *)user)++;
+}
+
+static void objects_destroyed_before_the_loop_leave_it(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    tempo_loader *ld = tempo_loader_create(&(tempo_loader_desc){.now_ns = fake_now, .now_user = &clk});
+    tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.now_ns = fake_now, .clock_user = &clk});
+    CHECK(ld != NULL && q != NULL);
+    int handled = 0;
+    CHECK_EQ_INT(tempo_loader_attach(ld, loop), 0);
+    CHECK_EQ_INT(tempo_netq_attach(q, loop, count_message, &handled), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 2);
+    /* Work waiting in both when they go: their handles are signalled. */
+    CHECK(tempo_loader_submit(ld, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = livelock_work}) > 0);
+    CHECK_EQ_INT(tempo_loader_wait_idle(ld, TEMPO_INFINITE), 0);
+    CHECK_EQ_INT(tempo_netq_push(q, 1, "x", 1), 0);
+    tempo_loader_destroy(ld);
+    tempo_netq_destroy(q);
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
+    uint64_t renders = g.renders;
+    for (int f = 0; f < 5; f++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_GE_U64(g.renders, renders + 5); /* the loop keeps running */
+    CHECK_EQ_INT(handled, 0);
+    tempo_loop_destroy(loop);
+}
+
+static void loop_destroyed_before_the_objects(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    tempo_loader *ld = tempo_loader_create(&(tempo_loader_desc){.now_ns = fake_now, .now_user = &clk});
+    tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.now_ns = fake_now, .clock_user = &clk});
+    CHECK(ld != NULL && q != NULL);
+    int handled = 0;
+    CHECK_EQ_INT(tempo_loader_attach(ld, loop), 0);
+    CHECK_EQ_INT(tempo_netq_attach(q, loop, count_message, &handled), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_loop_destroy(loop); /* detaches both: they know */
+    CHECK_EQ_INT(tempo_loader_detach(ld), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_netq_detach(q), TEMPO_EINVAL);
+    /* Not attached any more, so another loop takes them. */
+    tempo_loop *loop2 = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    CHECK_EQ_INT(tempo_loader_attach(ld, loop2), 0);
+    CHECK_EQ_INT(tempo_netq_attach(q, loop2, count_message, &handled), 0);
+    CHECK_EQ_INT(tempo_netq_push(q, 1, "x", 1), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop2), 0);
+    CHECK_EQ_INT(handled, 1);
+    tempo_loop_destroy(loop2);
+    tempo_loader_destroy(ld);
+    tempo_netq_destroy(q);
+}
+
+/* Destroyed from another callback in the middle of a frame: a watch that
+ * comes before the queue in the frame's order destroys the queue (whose
+ * handle is signalled, so the frame would dispatch it next), and update()
+ * destroys the loader. The frame skips what left; later frames go on. */
+typedef struct mid_frame {
+    tempo_netq *q;
+    tempo_loader *ld;
+    int handled;
+} mid_frame;
+
+static void destroy_queue_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)loop;
+    (void)h;
+    mid_frame *m = user;
+    tempo_netq_destroy(m->q);
+    m->q = NULL;
+}
+
+static void destroy_loader_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    mid_frame *m = user;
+    tempo_loader_destroy(m->ld);
+    m->ld = NULL;
+}
+
+static void objects_destroyed_mid_frame_leave_it(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    mid_frame m = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .max_render_hz = 60, .update = destroy_loader_update, .user = &m, .clock = clock_of(&clk)});
+    m.ld = tempo_loader_create(&(tempo_loader_desc){.now_ns = fake_now, .now_user = &clk});
+    m.q = tempo_netq_create(&(tempo_netq_desc){.now_ns = fake_now, .clock_user = &clk});
+    tempo_handle *go = tempo_event_create(false, false);
+    CHECK_EQ_INT(tempo_loop_watch(loop, go, destroy_queue_watch, &m), 0);
+    CHECK_EQ_INT(tempo_netq_attach(m.q, loop, count_message, &m.handled), 0);
+    CHECK_EQ_INT(tempo_loader_attach(m.ld, loop), 0);
+    CHECK(tempo_loader_submit(m.ld, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = livelock_work}) > 0);
+    CHECK_EQ_INT(tempo_loader_wait_idle(m.ld, TEMPO_INFINITE), 0);
+    CHECK_EQ_INT(tempo_netq_push(m.q, 1, "x", 1), 0);
+    tempo_event_set(go);
+    for (int f = 0; f < 5; f++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(m.q == NULL && m.ld == NULL);
+    CHECK_EQ_INT(m.handled, 0); /* the queue left before its turn in the frame */
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(go);
+}
+
+/* Destroying a queue from its own handler: the loop is still draining it,
+ * so the destroy is refused (it freed the queue under the drain before). */
+static tempo_netq *self_destroy_q;
+
+static void destroying_message(const tempo_netq_msg *m, void *user)
+{
+    (void)m;
+    (*(int *)user)++;
+    tempo_netq_destroy(self_destroy_q);
+}
+
+static void netq_destroy_from_its_own_handler_is_refused(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    self_destroy_q = tempo_netq_create(&(tempo_netq_desc){.now_ns = fake_now, .clock_user = &clk});
+    int handled = 0;
+    CHECK_EQ_INT(tempo_netq_attach(self_destroy_q, loop, destroying_message, &handled), 0);
+    CHECK_EQ_INT(tempo_netq_push(self_destroy_q, 1, "a", 1), 0);
+    CHECK_EQ_INT(tempo_netq_push(self_destroy_q, 1, "b", 1), 0);
+    for (int f = 0; f < 5; f++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(handled, 2);
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 1); /* still there, still drained */
+    CHECK_EQ_INT(tempo_netq_push(self_destroy_q, 1, "c", 1), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(handled, 3);
+    tempo_netq_destroy(self_destroy_q); /* from outside: leaves and frees */
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_loop_destroy(loop);
+}
+
+/* Issue 20: a source's wake is a "source" wake, a watch's a "watch" wake
+ * (sources used to be counted as watches). */
+static int wake_source_dispatch(void *self, tempo_source_call *call)
+{
+    (void)call;
+    (*(int *)self)++;
+    return 0;
+}
+
+static void on_plain_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)loop;
+    (void)h;
+    (*(int *)user)++;
+}
+
+static void source_wakes_are_counted_as_source(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 10, .render_on_demand = true,
+                                                             .clock = clock_of(&clk)});
+    tempo_handle *hs = tempo_event_create(false, false);
+    tempo_handle *hw = tempo_event_create(false, false);
+    int dispatched = 0, watched = 0;
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "game", .handle = hs,
+                                                                    .dispatch = wake_source_dispatch,
+                                                                    .self = &dispatched}),
+                 0);
+    CHECK_EQ_INT(tempo_loop_watch(loop, hw, on_plain_watch, &watched), 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    for (int i = 0; i < 3; i++) {
+        tempo_event_set(hs);
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    }
+    tempo_event_set(hw);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    tt_note("wakes: source %llu, watch %llu, timer %llu", (unsigned long long)st->total.wakes[TEMPO_LOOP_WAKE_SOURCE],
+            (unsigned long long)st->total.wakes[TEMPO_LOOP_WAKE_WATCH],
+            (unsigned long long)st->total.wakes[TEMPO_LOOP_WAKE_TIMER]);
+    CHECK_EQ_INT(dispatched, 3);
+    CHECK_EQ_INT(watched, 1);
+    CHECK_EQ_U64(st->total.wakes[TEMPO_LOOP_WAKE_SOURCE], 3);
+    CHECK_EQ_U64(st->total.wakes[TEMPO_LOOP_WAKE_WATCH], 1);
+    CHECK_STR_EQ(tempo_loop_wake_name(TEMPO_LOOP_WAKE_SOURCE), "source");
+    CHECK_STR_EQ(tempo_loop_wake_name(TEMPO_LOOP_WAKE_WATCH), "watch");
+    CHECK_STR_EQ(tempo_loop_wake_name(TEMPO_LOOP_WAKE_COUNT), "?");
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(hs);
+    tempo_event_destroy(hw);
 }
 
 /* Issue 10: tempo_loop_destroy() from inside the frame freed the loop under
@@ -2273,6 +2485,11 @@ static const tt_case cases[] = {
     TT_CASE(overlay_shows_each_source),
     TT_CASE(loader_with_slow_items_never_livelocks),
     TT_CASE(parked_source_keeps_working_while_paused),
+    TT_CASE(objects_destroyed_before_the_loop_leave_it),
+    TT_CASE(loop_destroyed_before_the_objects),
+    TT_CASE(objects_destroyed_mid_frame_leave_it),
+    TT_CASE(netq_destroy_from_its_own_handler_is_refused),
+    TT_CASE(source_wakes_are_counted_as_source),
     TT_CASE(destroy_from_a_callback_is_refused),
     TT_CASE(frameskip_bounds_updates_between_renders),
     TT_CASE(low_render_cap_keeps_the_update_rate),

@@ -162,6 +162,32 @@ static void watched_handle_set_by_a_thread_wakes_the_loop(void)
     tempo_event_destroy(pg.event);
 }
 
+/* The same through a source: a "source" wake, not a "watch" one (issue 20). */
+static int quit_on_dispatch(void *self, tempo_source_call *call)
+{
+    (void)call;
+    tempo_loop_quit(self);
+    return 0;
+}
+
+static void source_handle_set_by_a_thread_is_a_source_wake(void)
+{
+    pinger pg = {tempo_event_create(false, false), 0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 1, .render_on_demand = true});
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "pinged", .handle = pg.event,
+                                                                    .dispatch = quit_on_dispatch, .self = loop}),
+                 0);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    SDL_Thread *th = SDL_CreateThread(ping_later, "pinger", &pg);
+    CHECK_EQ_INT(tempo_loop_run(loop), 0);
+    SDL_WaitThread(th, NULL);
+    const tempo_loop_counts *t = &tempo_loop_get_stats(loop)->total;
+    CHECK_EQ_U64(t->wakes[TEMPO_LOOP_WAKE_SOURCE], 1);
+    CHECK_EQ_U64(t->wakes[TEMPO_LOOP_WAKE_WATCH], 0);
+    tempo_loop_destroy(loop);
+    tempo_event_destroy(pg.event);
+}
+
 static int SDLCALL request_later(void *p)
 {
     tempo_wait(NULL, 0, 50 * MS, 0);
@@ -259,8 +285,8 @@ static void audio_notices_reach_an_attached_loop(void)
     CHECK_EQ_INT(st->source_count, 1);
     CHECK_STR_EQ(st->sources[0].name, "audio");
     CHECK_EQ_U64(st->sources[0].total.items, 2);
-    CHECK_EQ_INT(tempo_audio_detach(au, loop), 0);
-    CHECK_EQ_INT(tempo_audio_detach(au, loop), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_audio_detach(au), 0);
+    CHECK_EQ_INT(tempo_audio_detach(au), TEMPO_EINVAL);
     tempo_loop_destroy(loop);
     tempo_timer_destroy(end);
     tempo_audio_close(au);
@@ -271,6 +297,7 @@ static const tt_case cases[] = {
     TT_CASE(real_loop_keeps_rate_and_sleeps),
     TT_CASE(quit_from_another_thread_wakes_the_loop),
     TT_CASE(watched_handle_set_by_a_thread_wakes_the_loop),
+    TT_CASE(source_handle_set_by_a_thread_is_a_source_wake),
     TT_CASE(render_request_from_a_thread),
     TT_CASE(audio_notices_reach_an_attached_loop),
 };

@@ -439,9 +439,12 @@ static void send_never_blocks_while_the_peer_stalls(void)
     CHECK_EQ_U64(st.received_bytes, PEER_FRAMES * (TEMPO_NET_HEADER_BYTES + 100));
     CHECK_EQ_U64(st.bytes_total, st.sent_bytes + st.received_bytes);
 
-    /* Destroy flushes (the peer reads), then the peer has every frame. */
-    CHECK_EQ_INT(tempo_net_detach(g.net), 0);
+    /* Destroy flushes (the peer reads), then the peer has every frame. It
+     * also detaches the queue it attached (issue 20: no detach first). */
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 1);
     tempo_net_destroy(g.net);
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
+    CHECK_EQ_INT(tempo_netq_detach(q), TEMPO_EINVAL);
     peer_stop(&p);
     CHECK(!p.read_gave_up);
     CHECK_EQ_U64(p.frames_ok, g.accepted);

@@ -1247,7 +1247,7 @@ static uint64_t run_loader_game(const char *path, tempo_replay *rp, tempo_replay
         tt_note("recorded %llu loader completions", (unsigned long long)rs.items);
         CHECK_GE_U64(rs.items, 40);
     }
-    tempo_loader_detach(test_ld, loop);
+    tempo_loader_detach(test_ld);
     tempo_loop_destroy(loop);
     tempo_loader_destroy(test_ld);
     test_ld = NULL;
@@ -1316,7 +1316,7 @@ static uint64_t run_audio_game(const char *path, tempo_replay *rp, tempo_replay_
         tempo_loop_record_stats(loop, &rs);
         *notices = rs.items;
     }
-    tempo_audio_detach(test_au, loop);
+    tempo_audio_detach(test_au);
     tempo_loop_destroy(loop);
     /* Let the plays end and drop their notices before the next run. */
     for (int i = 0; i < 16; i++)

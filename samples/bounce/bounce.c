@@ -601,9 +601,10 @@ int main(int argc, char **argv)
            (unsigned long long)t->frames, t->sleeps_per_s);
     printf("  tick lateness p50 %.1f us, p99 %.1f us, max %.1f us\n", (double)t->lateness_p50_ns / 1e3,
            (double)t->lateness_p99_ns / 1e3, (double)t->lateness_max_ns / 1e3);
-    printf("  woke: timer %llu, input %llu, watch %llu, signal %llu, without sleeping %llu\n",
+    printf("  woke: timer %llu, input %llu, watch %llu, source %llu, signal %llu, without sleeping %llu\n",
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES],
-           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SOURCE],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE]);
     printf("  time: waiting %.1f%%, game %.1f%%, loop %.2f%%, paused %.2f s; dropped %llu, stalls %llu, capped %llu\n",
            100 * t->wait_share, 100 * t->game_share, 100 * t->loop_share, (double)t->paused_ns / 1e9,

@@ -501,7 +501,7 @@ static void print_loop_row(tempo_netq_policy p, const run_stats *s)
            tempo_netq_policy_name(p), t->updates_per_s, t->renders_per_s, (double)t->lateness_p99_ns / 1e6,
            (double)t->lateness_max_ns / 1e6, (unsigned long long)t->capped_frames, (unsigned long long)t->stalls,
            (unsigned long long)t->dropped_updates, (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER],
-           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SOURCE], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES],
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE], 100 * t->wait_share);
 }
 
@@ -594,7 +594,7 @@ int main(int argc, char **argv)
         printf("The loop (tempo_loop_get_stats): 60 updates/s, constant-speed-max-fps; a frame later than "
                "250 ms is a stall, its updates are dropped.\n");
         printf("| policy | updates/s | renders/s | lateness p99 ms | lateness max ms | capped frames | stalls | "
-               "dropped updates | woke timer / watch / input / due | waiting |\n");
+               "dropped updates | woke timer / source / input / due | waiting |\n");
         printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
         for (int i = 0; i < n_policies; i++)
             print_loop_row(policies[i], &st[i]);

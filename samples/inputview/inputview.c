@@ -463,10 +463,11 @@ int main(int argc, char **argv)
            (unsigned long long)(v->per_type[TEMPO_INPUT_PAD_BUTTON] + v->per_type[TEMPO_INPUT_PAD_AXIS]),
            (unsigned long long)(v->per_type[TEMPO_INPUT_DEVICE_ADDED] + v->per_type[TEMPO_INPUT_DEVICE_REMOVED]));
     printf("  loop: lockstep 60 Hz, %llu updates, %llu renders; woke for input %llu, timer %llu, watch %llu, "
-           "signal %llu, without sleeping %llu; idle (paused by the game) %.1f%% of the time\n",
+           "source %llu, signal %llu, without sleeping %llu; idle (paused by the game) %.1f%% of the time\n",
            (unsigned long long)t->updates, (unsigned long long)t->renders,
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER],
-           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SOURCE],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE],
            t->elapsed_ns ? 100.0 * (double)t->paused_ns / (double)t->elapsed_ns : 0.0);
     printf("  controllers open %u, poll rate %u Hz; ring max depth %u, dropped %llu\n", st.pads_open, st.poll_hz,

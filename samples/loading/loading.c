@@ -431,10 +431,10 @@ static void draw(app *a, double anim_s)
     SDL_SetRenderDrawColor(r, 150, 150, 150, 255);
     tempo_debug_textf(r, 16, 270, 1,
                       "loop: %3.0f updates/s %3.0f renders/s %4.0f frames/s  late p99 %.2f ms  game %2.0f%%"
-                      "  woke: timer %llu watch %llu",
+                      "  woke: timer %llu source %llu",
                       c->updates_per_s, c->renders_per_s, c->frames_per_s, (double)c->lateness_p99_ns / 1e6,
                       100 * c->game_share, (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_TIMER],
-                      (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_WATCH]);
+                      (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_SOURCE]);
     tempo_debug_graph(r, &(tempo_debug_graph_desc){.x = 16, .y = a->s.height - 110, .w = GRAPH_N * 2, .h = 80},
                       a->graph, a->graph_n);
     tempo_debug_text(r, 16 + GRAPH_N * 2 + 10, a->s.height - 110, 1, "frame interval\n(line: 16.7 ms)");
@@ -552,11 +552,11 @@ static void print_summary(const app *a, const SDL_RendererInfo *info)
         if (!st->done)
             continue;
         const tempo_loop_counts *c = &st->loop;
-        uint64_t other = c->frames - c->wakes[TEMPO_LOOP_WAKE_TIMER] - c->wakes[TEMPO_LOOP_WAKE_WATCH];
+        uint64_t other = c->frames - c->wakes[TEMPO_LOOP_WAKE_TIMER] - c->wakes[TEMPO_LOOP_WAKE_SOURCE];
         double busy = (double)(c->wait_ns + c->game_ns + c->loop_ns);
         char woke[48];
         snprintf(woke, sizeof woke, "%llu/%llu/%llu", (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_TIMER],
-                 (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)other);
+                 (unsigned long long)c->wakes[TEMPO_LOOP_WAKE_SOURCE], (unsigned long long)other);
         printf("  %-7s %7llu %7llu %10llu %22s %7llu %7llu %5.1f%% %5.1f%%\n", mode_names[m],
                (unsigned long long)c->updates, (unsigned long long)c->renders, (unsigned long long)c->frames, woke,
                (unsigned long long)c->capped_frames, (unsigned long long)c->dropped_updates,

@@ -485,10 +485,11 @@ static void summary(rhythm *g)
            g->nnotices, (unsigned long long)g->total_taps, (unsigned long long)t->frames,
            (double)t->frames / wall);
     printf("  loop: lockstep 60 Hz, %llu updates, %llu renders; woke for timer %llu, input %llu, watch %llu, "
-           "signal %llu, without sleeping %llu\n",
+           "source %llu, signal %llu, without sleeping %llu\n",
            (unsigned long long)t->updates, (unsigned long long)t->renders,
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES],
-           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SOURCE],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
            (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE]);
     printf("  loop: idle (paused by the game) %.1f%% of the time; tick lateness p50 %.1f us, p99 %.1f us, "
            "max %.1f us\n",

@@ -185,8 +185,11 @@ typedef struct tempo_audio_stats {
 TEMPO_API tempo_audio *tempo_audio_open(const tempo_audio_desc *desc);
 
 /* Halts everything, closes the device, frees the object. Notices not yet
- * read are discarded; no handle is signalled after this returns. NULL is a
- * no-op. */
+ * read are discarded; no handle is signalled after this returns. If
+ * attached (tempo_audio_attach), it leaves its loop first (closing after
+ * the loop's destroy is fine too). NULL is a no-op. From its own notice
+ * callback it does nothing (TEMPO_EBUSY in tempo_get_error()): close after
+ * the callback returns. */
 TEMPO_API void tempo_audio_close(tempo_audio *au);
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: any. */

@@ -311,8 +311,10 @@ TEMPO_API tempo_loader *tempo_loader_create(const tempo_loader_desc *desc);
  * cannot be interrupted) and is then discarded: destroy waits for it. Every
  * undelivered request gets its `done` call with TEMPO_ECANCELED, from here,
  * and every surface, chunk, music, buffer and custom result (via discard)
- * still held is freed. NULL is a no-op. Must not be called from a `done`
- * callback of this loader, and other threads must have stopped calling into
+ * still held is freed. If attached (tempo_loader_attach), it leaves its
+ * loop first (destroying the loop first is fine too). NULL is a no-op.
+ * From a `done` callback of this loader it does nothing (TEMPO_EBUSY in
+ * tempo_get_error()), and other threads must have stopped calling into
  * the loader before it starts (their submits would race with the free).
  * Thread: loop thread. */
 TEMPO_API void tempo_loader_destroy(tempo_loader *loader);

@@ -341,7 +341,8 @@ typedef struct tempo_loop_desc {
 TEMPO_API tempo_loop *tempo_loop_create(const tempo_loop_desc *desc);
 
 /* Destroys the loop and its own handles, and detaches every source (their
- * detach runs). Watched handles stay the caller's (they are only
+ * detach runs: the framework's attached objects then know they are no
+ * longer attached, and may be destroyed or attached again). Watched handles stay the caller's (they are only
  * forgotten). Returns 0 (NULL is a no-op), or TEMPO_EBUSY, with a log line
  * and nothing destroyed, when called from inside tempo_loop_frame() (any of
  * the loop's callbacks, watches and sources): the frame still uses the loop
@@ -603,12 +604,15 @@ typedef enum tempo_loop_wake {
     TEMPO_LOOP_WAKE_DUE = 0,  /* did not sleep: work was already due */
     TEMPO_LOOP_WAKE_TIMER,    /* slept until the next update or render */
     TEMPO_LOOP_WAKE_MESSAGES, /* window messages or input arrived */
-    TEMPO_LOOP_WAKE_WATCH,    /* a watched handle was signalled */
+    TEMPO_LOOP_WAKE_WATCH,    /* a watched handle (tempo_loop_watch) was signalled */
     TEMPO_LOOP_WAKE_SIGNAL,   /* tempo_loop_quit/request_render from a thread */
+    TEMPO_LOOP_WAKE_SOURCE,   /* a source's handle was signalled (tempo_loop_add_source,
+                                 the framework's attaches, native input) */
     TEMPO_LOOP_WAKE_COUNT
 } tempo_loop_wake;
 
-/* "due", "timer", "input", "watch", "signal", or "?". Thread: any. */
+/* "due", "timer", "input", "watch", "signal", "source", or "?".
+ * Thread: any. */
 TEMPO_API const char *tempo_loop_wake_name(tempo_loop_wake wake);
 
 /* Counters over a span of time (one window, or the whole run). Times are on

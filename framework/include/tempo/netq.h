@@ -179,9 +179,11 @@ typedef struct tempo_netq_stats {
 TEMPO_API tempo_netq *tempo_netq_create(const tempo_netq_desc *desc);
 
 /* Frees the queue, its handle and every message still queued (they are not
- * handled). If attached, it leaves its loop first. NULL is a no-op. No other
- * thread may use the queue any more: shut it down and join the producers
- * first. Not from its own handler. */
+ * handled). If attached, it leaves its loop first (destroying the loop
+ * first is fine too). NULL is a no-op. No other thread may use the queue
+ * any more: shut it down and join the producers first. From its own
+ * handler it does nothing (TEMPO_EBUSY in tempo_get_error(): the loop
+ * still drains it); destroy it after the handler returns. */
 TEMPO_API void tempo_netq_destroy(tempo_netq *q);
 
 /* Copies a message (`size` bytes from `data`; data may be NULL when size is

@@ -20,11 +20,20 @@
  * callback leaves work makes the loop wake again at once, spinning, with
  * no pacing, no progress guarantee and no statistics.
  *
- * Lifetime: an attached object leaves its loop with its detach function (or
- * tempo_loop_remove_source with its handle), and all of them leave when the
- * loop is destroyed. Detach the loader, the audio and the net before
- * destroying them (or destroy the loop first): the loop would otherwise wait
- * on a freed handle. (A tempo_netq detaches itself when destroyed.)
+ * One shape for all: attach(object, loop[, fn, user]) and detach(object).
+ * The object remembers its loop, so detaching needs no loop argument.
+ *
+ * Lifetime, in any order: an attached object leaves its loop with its
+ * detach function (or tempo_loop_remove_source with its handle), when it is
+ * destroyed (tempo_loader_destroy, tempo_audio_close, tempo_netq_destroy,
+ * tempo_net_destroy detach first), and when the loop is destroyed (the
+ * object then knows it is no longer attached: its detach returns
+ * TEMPO_EINVAL, and it may be attached to another loop). So the loop never
+ * waits on a freed handle, whichever is destroyed first. The one thing
+ * refused: destroying an object from its own callback (a loader's done, an
+ * audio notice, a queue's handler), where the loop still uses it: the
+ * destroy then does nothing (TEMPO_EBUSY in tempo_get_error()); destroy it
+ * after the callback returns.
  *
  * Thread: all of these run on the loop thread.
  */
@@ -49,11 +58,15 @@ typedef struct tempo_net tempo_net;   /* tempo/net.h */
  * running cost estimate can no longer starve delivery). While paused it
  * keeps delivering, a step at a time. The loader's desc.now_ns must be the
  * loop's clock (both default to tempo_now_ns()). Named "loader" in the
- * statistics (without item ages: each result's latency_ns has it). Returns 0, TEMPO_EINVAL (NULL), TEMPO_EBUSY (already attached
- * to a loop), TEMPO_ETOOMANY (no source slot) or TEMPO_ENOMEM. */
+ * statistics (without item ages: each result's latency_ns has it).
+ * tempo_loader_destroy() detaches it first. Returns 0, TEMPO_EINVAL (NULL),
+ * TEMPO_EBUSY (already attached to a loop), TEMPO_ETOOMANY (no source
+ * slot) or TEMPO_ENOMEM. */
 TEMPO_API int tempo_loader_attach(tempo_loader *loader, tempo_loop *loop);
-/* Returns 0 or TEMPO_EINVAL (NULL, not attached to `loop`). */
-TEMPO_API int tempo_loader_detach(tempo_loader *loader, tempo_loop *loop);
+/* Leaves the loop it is attached to; results wait in the loader again
+ * (tempo_loader_process). Returns 0, TEMPO_EINVAL (NULL, not attached) or
+ * TEMPO_EBUSY (from its own dispatch). */
+TEMPO_API int tempo_loader_detach(tempo_loader *loader);
 
 /* Called for each audio notice, in the order raised, on the loop thread. */
 typedef void (*tempo_audio_notice_fn)(const tempo_audio_notice *notice, void *user);
@@ -65,18 +78,24 @@ typedef void (*tempo_audio_notice_fn)(const tempo_audio_notice *notice, void *us
  * attached, the audio follows the loop's game pause and idle pause as its
  * desc asked (tempo_audio_desc.pause_with_game, quiet_when_idle; from the
  * attach on: a loop already paused pauses it at once); detaching ends
- * that. Returns 0, TEMPO_EINVAL, TEMPO_EBUSY, TEMPO_ETOOMANY or
+ * that. tempo_audio_close() detaches it first. Returns 0, TEMPO_EINVAL,
+ * TEMPO_EBUSY (already attached to a loop), TEMPO_ETOOMANY or
  * TEMPO_ENOMEM. */
 TEMPO_API int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user);
-/* Returns 0 or TEMPO_EINVAL (NULL, not attached to `loop`). */
-TEMPO_API int tempo_audio_detach(tempo_audio *au, tempo_loop *loop);
+/* Leaves the loop it is attached to. Returns 0, TEMPO_EINVAL (NULL, not
+ * attached) or TEMPO_EBUSY (from its own notice callback). */
+TEMPO_API int tempo_audio_detach(tempo_audio *au);
 
 /* The network thread's queue (tempo_net_desc.queue), attached as by
  * tempo_netq_attach(): frames and TEMPO_NET_MSG_CONNECTED / _CLOSED /
  * _ERROR reach fn on the loop thread. Only in builds with the `net` option
- * (tempo/net.h). Returns as tempo_netq_attach(). */
+ * (tempo/net.h). tempo_net_destroy() detaches the queue (the queue itself
+ * outlives the net: tempo_netq_destroy detaches it too), except when called
+ * from the queue's own handler (a reconnect on CLOSED): the queue then stays
+ * attached and keeps delivering to fn, so give the new net the same queue
+ * and do not attach again. Returns as tempo_netq_attach(). */
 TEMPO_API int tempo_net_attach(tempo_net *net, tempo_loop *loop, tempo_netq_handler fn, void *user);
-/* Returns as tempo_netq_detach(). */
+/* Detaches the net's queue. Returns as tempo_netq_detach(). */
 TEMPO_API int tempo_net_detach(tempo_net *net);
 
 #ifdef __cplusplus

@@ -1,0 +1,24 @@
+/* Where an attached object keeps its loop (tempo/sources.h), shared by each
+ * object's file and its adapter (loader_source.c, audio_source.c; a
+ * tempo_netq keeps its own in netq.c, and a tempo_net is its queue). The adapter's attach sets it, and its detach callback
+ * clears it, which runs for every way of leaving the loop: the object's
+ * detach, tempo_loop_remove_source, a dispatch error, tempo_loop_destroy.
+ * So the detach needs no loop argument, and the object's destroy leaves the
+ * loop first: no order rule, and never a freed handle in a wait set.
+ * [loop thread] */
+#ifndef TEMPO_SOURCES_INTERNAL_H
+#define TEMPO_SOURCES_INTERNAL_H
+
+#include "tempo/sources.h"
+
+/* The loop the loader / audio is a source of, or NULL: the field itself. */
+tempo_loop **tempo__loader_loop(tempo_loader *loader);
+tempo_loop **tempo__audio_loop(tempo_audio *au);
+
+/* For an object's destroy: leaves the loop if attached. Returns 0, or
+ * TEMPO_EBUSY with the detail logged (called from the object's own
+ * dispatch: the loop still uses the object; the destroy must not go on).
+ * `what` names the destroy in that log line. */
+int tempo__leave_loop(tempo_loop *loop, tempo_handle *handle, const char *what);
+
+#endif /* TEMPO_SOURCES_INTERNAL_H */
