@@ -813,6 +813,8 @@ int main(int argc, char **argv)
          * time paused (its position stood still meanwhile). */
         tempo_audio_spec spec = {0};
         tempo_audio_get_spec(d.au, &spec);
+        if (d.music_paused) /* the match ended paused */
+            d.paused_ns += tempo_now_ns() - d.pause_ns;
         printf("music: %llu beat marks, %llu raised while paused; paused %.0f ms in all, the music's start moved "
                "%.0f ms on the device clock\n",
                (unsigned long long)d.marks, (unsigned long long)d.marks_paused, (double)d.paused_ns / 1e6,
