@@ -20,16 +20,24 @@
  *    beats travel in its inputs (DUEL_BEAT) so both simulations spawn a
  *    power-up on the same tick, every bar;
  *  - pause: P or Start sends DUEL_PAUSE in the input, so both simulations
- *    pause on the same tick (and the music with them);
- *  - record and replay: --record FILE, then --replay FILE runs the same
- *    match again with no server, printing the same checkpoints.
+ *    pause on the same tick, and the music with them (tempo_audio_pause:
+ *    no beat mark while paused, the music goes on from where it stood);
+ *  - the loop keeps ticking while the window is hidden or minimized
+ *    (desc.run_while_hidden): the other player waits for our inputs;
+ *  - the handshake: each client sends its tempo_fingerprint() in DUEL_JOIN
+ *    and warns in one line when the other player's build differs;
+ *  - record and replay: --record FILE (with the protocol version and the
+ *    options in the recording's metadata), then --replay FILE runs the
+ *    same match again with no server, printing the same checkpoints.
  *
  * Test options: --bot (the computer plays, and player 0 pauses at ticks
  * 200-260), --ticks N (end after N simulation ticks; headless default 300),
  * --stall-peer SECONDS (at tick 120 the relay stops reading our socket for
  * that long while we stream 60 KB spectator snapshots per update: the game
  * must keep ticking; it prints its longest update and the loop's tick
- * lateness during the stall). */
+ * lateness during the stall), --fingerprint HEX (announce this fingerprint
+ * in DUEL_JOIN instead of ours: the test of the mismatch warning). At the
+ * end a live run prints what its music did while the match was paused. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +45,9 @@
 
 #include <SDL_mixer.h>
 #include <tempo/debugdraw.h>
+#include <tempo/determinism.h>
 #include <tempo/net.h>
+#include <tempo/replay.h>
 #include <tempo/tempo.h>
 
 #include "duel_game.h"
@@ -52,7 +62,11 @@
 #define BPM 120
 #define STALL_AT 120
 #define SNAPSHOT_BYTES 60000
-#define SEED_BOT 1 /* recording's seed: --bot was on */
+/* The recording's metadata (tempo_record_desc.meta): what a replay needs
+ * besides the recorded frames, as little-endian uint32s:
+ * DUEL_PROTO_VERSION, META_* option bits, the --ticks end tick. */
+#define META_BYTES 12
+#define META_BOT 1u /* --bot: the bot decides our inputs again in the replay */
 
 typedef struct duel {
     sample_app app;
@@ -62,6 +76,7 @@ typedef struct duel {
     bool bot;
     double stall_s;
     uint32_t end_tick; /* 0: endless */
+    uint32_t fingerprint; /* what we announce in DUEL_JOIN: tempo_fingerprint() or --fingerprint */
     /* Tempo and SDL objects */
     tempo_loop *loop;
     tempo_input *in;
@@ -73,9 +88,9 @@ typedef struct duel {
     Mix_Music *music;
     char music_path[512], ball_path[512];
     const char *input_path; /* "SDL events" or "DirectInput" */
-    bool replaying;
     /* the match: everything update() and the handlers change */
     int player; /* -1 until the relay's HELLO */
+    bool joined; /* our DUEL_JOIN is sent */
     bool started, peer_left, over, failed;
     duel_sim sim;
     uint8_t buttons[2][RING], flags[2][RING];
@@ -88,6 +103,13 @@ typedef struct duel {
     uint64_t next_beat;     /* the next beat of the music to mark */
     uint64_t flash_ns;      /* when the last beat was heard (display only) */
     bool music_paused;
+    /* the music while paused (live runs; a replay has the marks' tags and
+     * frames only): marks raised by the mixer between our pause and
+     * resume, and the music's start on the device clock (device_frame -
+     * frame), which a pause that holds the position moves by the pause */
+    uint64_t pause_ns, resume_ns; /* the latest pause (after it returned) and resume (before it) */
+    uint64_t paused_ns, marks, marks_paused; /* paused_ns: in all */
+    uint64_t offset_first, offset_last;
     /* --stall-peer */
     bool stall_asked;
     uint64_t stall_end_ns, stall_late_ns, stall_update_ns, send_max_ns, snapshots, snapshots_refused;
@@ -176,9 +198,8 @@ static void on_loaded(tempo_loader *ld, const tempo_load_result *r, void *user)
         SDL_SetTextureBlendMode(d->ball, SDL_BLENDMODE_BLEND);
     } else if (r->type == TEMPO_LOAD_MUSIC) {
         d->music = r->music;
-        /* A replay gets the recorded beats from the file; no music needed.
-         * TODO(lead): tempo_loop_is_replaying(d->loop) instead of d->replaying. */
-        if (!d->replaying && tempo_audio_play_music(d->au, d->music, -1) == 0)
+        /* A replay gets the recorded beats from the file; no music needed. */
+        if (!tempo_loop_is_replaying(d->loop) && tempo_audio_play_music(d->au, d->music, -1) == 0)
             mark_ahead(d, 4);
     }
 }
@@ -193,8 +214,20 @@ static void on_notice(const tempo_audio_notice *n, void *user)
     d->flash_ns = tempo_now_ns();
     if (d->player == 0 && d->started)
         d->beats_pending++;
-    if (!d->replaying)
-        mark_ahead(d, n->tag + 4);
+    if (tempo_loop_is_replaying(d->loop))
+        return; /* the recorded marks; nothing to mark ahead, no mixer times */
+    mark_ahead(d, n->tag + 4);
+    /* Raised after our tempo_audio_pause() returned and (if it did) before
+     * the resume: the pause took the device lock, so no buffer was being
+     * mixed then, and the music's position must stand still until the
+     * resume. (The notices of earlier pauses are all read by now.) */
+    d->marks++;
+    if (d->pause_ns != 0 && n->raised_ns > d->pause_ns && (d->resume_ns < d->pause_ns || n->raised_ns < d->resume_ns))
+        d->marks_paused++;
+    uint64_t offset = n->device_frame - n->frame;
+    if (d->marks == 1)
+        d->offset_first = offset;
+    d->offset_last = offset;
 }
 
 /* ---- Network ---------------------------------------------------------------- */
@@ -224,6 +257,25 @@ static void on_message(const tempo_netq_msg *m, void *user)
         d->player = (int)hi.player;
         duel_sim_init(&d->sim, hi.seed);
         printf("duel: player %d, seed %016llx\n", d->player, (unsigned long long)hi.seed);
+    } else if (m->type == DUEL_JOIN && m->size == sizeof(duel_join)) {
+        /* The other player's handshake, before DUEL_START (the relay sends
+         * it first). Our simulation is integer-only, so another float
+         * behaviour should not matter: a warning, and the checkpoints tell. */
+        duel_join j;
+        memcpy(&j, m->data, sizeof j);
+        if (j.version != DUEL_PROTO_VERSION) {
+            fprintf(stderr, "duel: the other player speaks protocol version %u, we %u\n", j.version,
+                    DUEL_PROTO_VERSION);
+            d->failed = d->peer_left = true;
+        } else if (j.fingerprint != d->fingerprint) {
+            char theirs[160], ours[160];
+            tempo_fingerprint_describe(j.fingerprint, theirs, sizeof theirs);
+            tempo_fingerprint_describe(d->fingerprint, ours, sizeof ours);
+            fprintf(stderr,
+                    "duel: warning: the other player's build computes floats differently (theirs: %s; ours: %s); "
+                    "playing on, the checkpoints will show whether the match agrees\n",
+                    theirs, ours);
+        }
     } else if (m->type == DUEL_START) {
         d->started = true;
     } else if (m->type == DUEL_INPUT && m->size == sizeof(duel_input)) {
@@ -298,7 +350,7 @@ static void make_inputs(duel *d)
 static void send_inputs(duel *d)
 {
     int me = d->player;
-    if (d->replaying) { /* TODO(lead): tempo_loop_is_replaying(d->loop) */
+    if (tempo_loop_is_replaying(d->loop)) {
         d->sent = d->have[me];
         return;
     }
@@ -345,7 +397,19 @@ static void stall_peer(duel *d)
  * simulation keeps the pace of the updates since the start). */
 static void play(tempo_loop *loop, duel *d)
 {
+    bool replaying = tempo_loop_is_replaying(loop);
     read_input(d);
+    /* Our half of the handshake, tried again next update if refused. */
+    if (d->player >= 0 && !d->joined && !replaying) {
+        duel_join j = {DUEL_PROTO_VERSION, d->fingerprint};
+        d->joined = timed_send(d, DUEL_JOIN, &j, sizeof j) == 0;
+    }
+    if (!d->started && d->peer_left && !replaying) {
+        fprintf(stderr, "duel: the match ended before it started\n");
+        d->failed = true;
+        tempo_loop_quit(loop);
+        return;
+    }
     if (!d->started || d->player < 0)
         return;
     int me = d->player, peer = 1 - me;
@@ -365,20 +429,25 @@ static void play(tempo_loop *loop, duel *d)
         }
         make_inputs(d);
     }
-    if (d->sim.paused != d->music_paused && !d->replaying && d->music != NULL) {
-        /* TODO(lead): tempo_audio_pause(d->au) / tempo_audio_resume(d->au):
-         * with Mix_PauseMusic the beat marks keep coming while silent. */
-        if (d->sim.paused)
-            Mix_PauseMusic();
-        else
-            Mix_ResumeMusic();
+    /* The music pauses with the match: its position stands still, so no
+     * beat mark comes while paused, and it goes on from there. (A replay
+     * plays no music: the recorded marks arrive at their ticks.) */
+    if (d->sim.paused != d->music_paused && !replaying && d->music != NULL) {
+        if (d->sim.paused) {
+            tempo_audio_pause(d->au);
+            d->pause_ns = tempo_now_ns();
+        } else {
+            d->resume_ns = tempo_now_ns();
+            d->paused_ns += d->resume_ns - d->pause_ns;
+            tempo_audio_resume(d->au);
+        }
+        d->music_paused = d->sim.paused;
     }
-    d->music_paused = d->sim.paused;
     send_inputs(d);
-    if (d->stall_s > 0 && !d->replaying)
+    if (d->stall_s > 0 && !replaying)
         stall_peer(d);
     /* A replay ends by itself after the recorded ticks. */
-    if (d->replaying)
+    if (replaying)
         return;
     if (d->over && d->sent == d->have[me] && (d->bot || d->app.headless))
         tempo_loop_quit(loop);
@@ -460,11 +529,14 @@ static void draw(duel *d)
 
 static void render(tempo_loop *loop, float alpha, void *user)
 {
-    (void)loop;
     (void)alpha;
     duel *d = user;
-    if (!d->replaying)
-        draw(d); /* the loop presents (desc.renderer) */
+    /* The loop runs while the window is hidden (desc.run_while_hidden):
+     * nothing to draw then. A replay has no window to draw in. */
+    Uint32 hidden = SDL_GetWindowFlags(d->app.window) & (SDL_WINDOW_HIDDEN | SDL_WINDOW_MINIMIZED);
+    if (tempo_loop_is_replaying(loop) || hidden != 0)
+        return;
+    draw(d); /* the loop presents (desc.renderer) */
 }
 
 /* [loop thread] Keys that act at once, also while paused: not game input. */
@@ -492,9 +564,10 @@ static void on_pause(tempo_loop *loop, bool paused, void *user)
 {
     (void)loop;
     (void)user;
-    /* TODO(lead): keep ticking while hidden when the loop offers it (issue
-     * 19, item 8): the other player waits for our inputs meanwhile. */
-    printf("duel: loop %s\n", paused ? "paused (window hidden): the other player waits" : "resumed");
+    /* desc.run_while_hidden: a hidden or minimized window does not pause
+     * the loop (the other player would wait for our inputs), so only
+     * tempo_loop_pause() would, and the game never calls it. */
+    printf("duel: loop %s\n", paused ? "paused (tempo_loop_pause): the other player waits for our inputs" : "resumed");
 }
 
 /* ---- Setup ----------------------------------------------------------------- */
@@ -520,6 +593,8 @@ static int extra(const char *arg, const char *value, void *user)
         d->end_tick = (uint32_t)atoi(value);
     else if (strcmp(arg, "--stall-peer") == 0)
         d->stall_s = atof(value);
+    else if (strcmp(arg, "--fingerprint") == 0)
+        d->fingerprint = (uint32_t)strtoul(value, NULL, 16);
     else
         return -1;
     return 1;
@@ -540,7 +615,9 @@ static int open_all(duel *d, tempo_replay *rp)
     if (d->au == NULL || d->in == NULL || d->ld == NULL)
         return -1;
     d->input_path = "SDL events";
-    if (!d->replaying && tempo_backend_has(TEMPO_CAP_NATIVE_INPUT)) {
+    /* Before tempo_loop_replay() the loop does not know it will replay:
+     * the setup asks the option (rp), the callbacks the loop. */
+    if (rp == NULL && tempo_backend_has(TEMPO_CAP_NATIVE_INPUT)) {
         int r = tempo_input_attach_window(d->in, d->app.window,
                                           TEMPO_INPUT_NATIVE_KEYBOARD | TEMPO_INPUT_NATIVE_PADS);
         if (r == 0)
@@ -563,19 +640,22 @@ static int open_all(duel *d, tempo_replay *rp)
     d->loop = tempo_loop_create(&(tempo_loop_desc){
         .update_hz = HZ,
         .window = d->app.window,
-        .renderer = d->replaying ? NULL : d->app.renderer, /* the loop presents, vsync paced */
+        .renderer = rp ? NULL : d->app.renderer, /* the loop presents, vsync paced */
         .update = update,
         .render = render,
         .user = d,
         .input = d->in,
         .input_event = on_key,
         .on_pause = on_pause,
+        /* Lockstep: hidden or minimized, we keep ticking and sending our
+         * inputs, or the other player's game would wait for them. */
+        .run_while_hidden = true,
         .clock = rp ? tempo_replay_clock(rp) : (tempo_clock){0},
     });
     d->q = tempo_netq_create(NULL);
     if (d->loop == NULL || d->q == NULL)
         return -1;
-    if (d->replaying) {
+    if (rp != NULL) {
         /* The recorded frames reach on_message through a queue attached as
          * the network's was (tempo_net_attach is tempo_netq_attach of it). */
         if (tempo_netq_attach(d->q, d->loop, on_message, d) != 0)
@@ -591,21 +671,55 @@ static int open_all(duel *d, tempo_replay *rp)
     return 0;
 }
 
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The recording's metadata (see META_BYTES): its protocol version must be
+ * ours, or the recorded frames mean something else. Sets the options the
+ * replay needs. Returns 0, or -1 after saying why. */
+static int read_meta(duel *d, const char *path, const tempo_replay_info *info)
+{
+    const uint8_t *m = info->meta;
+    if (m == NULL || info->meta_size < META_BYTES) {
+        fprintf(stderr, "duel: replay: %s has no duel metadata (%u bytes): not a recording of this duel (protocol "
+                "version %u)\n", path, info->meta_size, DUEL_PROTO_VERSION);
+        return -1;
+    }
+    uint32_t version = get_le32(m);
+    if (version != DUEL_PROTO_VERSION) {
+        fprintf(stderr, "duel: replay: %s was recorded with duel protocol version %u, this duel speaks version %u: "
+                "replay it with the duel that recorded it\n", path, version, DUEL_PROTO_VERSION);
+        return -1;
+    }
+    d->bot = (get_le32(m + 4) & META_BOT) != 0; /* the bot decides our inputs again */
+    d->end_tick = get_le32(m + 8);             /* the same "final" line */
+    d->fingerprint = info->fingerprint;        /* what we announced in DUEL_JOIN */
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static duel d;
     d.player = -1;
     if (sample_parse(&d.app, argc, argv,
-                     "(--port N [--host H] [--bot] [--ticks N] [--record FILE] [--stall-peer SECONDS] | --replay FILE)",
+                     "(--port N [--host H] [--bot] [--ticks N] [--record FILE] [--stall-peer SECONDS] [--fingerprint HEX] | "
+                     "--replay FILE)",
                      extra, &d) != 0)
         return 1;
     if (d.replay == NULL && d.port == 0) {
         fprintf(stderr, "duel: start build/samples/duel_server, then: duel --port N (twice)\n");
         return 2;
     }
-    d.replaying = d.replay != NULL;
     bool give_up_set = d.app.seconds > 0;
-    if (d.replaying)
+    if (d.replay != NULL)
         d.app.headless = true;
     /* Headless: SDL's software renderer. The offscreen driver's default is
      * GL on llvmpipe, whose worker threads must all be scheduled for every
@@ -622,14 +736,20 @@ int main(int argc, char **argv)
         d.app.seconds = d.end_tick / (double)HZ + 30 + d.stall_s;
 
     tempo_replay *rp = NULL;
-    if (d.replaying) {
-        /* TODO(lead): check DUEL_PROTO_VERSION from the recording's metadata blob. */
+    if (d.replay != NULL) {
         rp = tempo_replay_open(&(tempo_replay_desc){.path = d.replay, .hash = hash_state, .hash_user = &d});
         if (rp == NULL) {
             fprintf(stderr, "duel: replay: %s\n", tempo_get_error());
+            sample_close(&d.app);
             return 1;
         }
-        d.bot = tempo_replay_get_info(rp)->seed & SEED_BOT; /* the bot decides our inputs again */
+        if (read_meta(&d, d.replay, tempo_replay_get_info(rp)) != 0) {
+            tempo_replay_close(rp);
+            sample_close(&d.app);
+            return 1;
+        }
+    } else if (d.fingerprint == 0) {
+        d.fingerprint = tempo_fingerprint(); /* this file's flags: tempo-deterministic's, as duel_game.c's */
     }
     int rc = 1;
     tempo_handle *time_up = tempo_timer_create(false);
@@ -637,13 +757,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "duel: %s\n", tempo_get_error());
         goto out;
     }
-    /* The game's options a replay needs go in the recording's seed (the match
-     * seed itself arrives in the relay's HELLO, recorded like every frame).
-     * TODO(lead): a metadata blob (tempo_record_desc) with DUEL_PROTO_VERSION
-     * and the options instead of bits packed into the seed. */
+    /* The options a replay needs go in the recording's metadata, with the
+     * protocol version of the frames it records. No seed: the match seed
+     * arrives in the relay's HELLO, recorded like every frame. The
+     * fingerprint stored is the one we announce (--fingerprint's, if given),
+     * so a replay prints the same handshake warning as the live run did. */
+    uint8_t meta[META_BYTES];
+    put_le32(meta, DUEL_PROTO_VERSION);
+    put_le32(meta + 4, d.bot ? META_BOT : 0);
+    put_le32(meta + 8, d.end_tick);
     if (d.record != NULL &&
-        tempo_loop_record(d.loop, &(tempo_record_desc){.path = d.record, .seed = d.bot ? SEED_BOT : 0,
-                                                       .hash = hash_state, .hash_user = &d}) != 0) {
+        tempo_loop_record_fp(d.loop,
+                             &(tempo_record_desc){.path = d.record, .hash = hash_state, .hash_user = &d,
+                                                  .meta = meta, .meta_size = sizeof meta},
+                             d.fingerprint) != 0) {
         fprintf(stderr, "duel: record: %s\n", tempo_get_error());
         goto out;
     }
@@ -651,7 +778,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "duel: replay: %s\n", tempo_get_error());
         goto out;
     }
-    if (!d.replaying && d.app.seconds > 0) {
+    if (rp == NULL && d.app.seconds > 0) {
         tempo_timer_set(time_up, tempo_now_ns() + (uint64_t)(d.app.seconds * 1e9), 0);
         tempo_loop_watch(d.loop, time_up, sample_quit_loop, NULL);
     }
@@ -680,6 +807,19 @@ int main(int argc, char **argv)
     } else {
         rc = rc == 0 && !d.failed && (d.over || !d.app.headless) ? 0 : 1;
     }
+    if (rp == NULL) {
+        /* The pause's proof: no mark raised between our pause and resume,
+         * and the music's start moved on the device clock by about the
+         * time paused (its position stood still meanwhile). */
+        tempo_audio_spec spec = {0};
+        tempo_audio_get_spec(d.au, &spec);
+        if (d.music_paused) /* the match ended paused */
+            d.paused_ns += tempo_now_ns() - d.pause_ns;
+        printf("music: %llu beat marks, %llu raised while paused; paused %.0f ms in all, the music's start moved "
+               "%.0f ms on the device clock\n",
+               (unsigned long long)d.marks, (unsigned long long)d.marks_paused, (double)d.paused_ns / 1e6,
+               spec.frequency > 0 ? (double)(d.offset_last - d.offset_first) * 1000.0 / spec.frequency : 0.0);
+    }
     if (d.stall_s > 0)
         printf("stall: relay stopped reading for %.1f s; %llu snapshots of %d bytes sent, %llu refused; longest send "
                "%.1f ms; stall longest update %llu us, tick lateness max %llu us (one tick %llu us)\n",
@@ -689,7 +829,7 @@ int main(int argc, char **argv)
     printf("duel summary (%s, video %s, route %s, input %s): player %d, %u ticks, score %u:%u, %s; %.1f updates/s, "
            "lateness p99 %.2f ms max %.2f ms, vsync %s\n",
            tempo_backend_name(), d.app.video_driver, tempo_wait_route(), d.input_path, d.player, d.sim.tick,
-           d.sim.score[0], d.sim.score[1], d.over ? "complete" : d.replaying ? "replayed" : "cut short",
+           d.sim.score[0], d.sim.score[1], d.over ? "complete" : rp != NULL ? "replayed" : "cut short",
            t->updates_per_s, (double)t->lateness_p99_ns / 1e6, (double)t->lateness_max_ns / 1e6,
            tempo_loop_get_vsync(d.loop) ? "on" : "off");
     if (d.app.screenshot != NULL) {

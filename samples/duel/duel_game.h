@@ -14,17 +14,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define DUEL_PROTO_VERSION 1
+/* 2: clients send DUEL_JOIN and the relay starts the match once both have. */
+#define DUEL_PROTO_VERSION 2
 
 /* Frame types. */
 enum {
     DUEL_HELLO = 1,    /* server -> client: duel_hello, on connect */
-    DUEL_START = 2,    /* server -> both: the second player is here (no payload) */
+    DUEL_START = 2,    /* server -> both: both players have joined (no payload) */
     DUEL_INPUT = 3,    /* client -> server -> the other client: duel_input */
     DUEL_LEFT = 4,     /* server -> client: the other player left (no payload) */
     DUEL_STALL = 5,    /* client -> server: duel_stall: stop reading my socket (test) */
     DUEL_SNAPSHOT = 6, /* client -> server: bulk spectator data; the relay drops it */
-    DUEL_MAX_TYPE = 6
+    DUEL_JOIN = 7,     /* client -> server -> the other client: duel_join, after HELLO */
+    DUEL_MAX_TYPE = 7
 };
 
 typedef struct duel_hello {
@@ -32,6 +34,16 @@ typedef struct duel_hello {
     uint32_t version; /* DUEL_PROTO_VERSION */
     uint64_t seed;    /* the match's random seed, the same for both */
 } duel_hello;
+
+/* The client's half of the handshake. The relay checks the version and
+ * forwards the frame to the other player before DUEL_START, so each client
+ * knows its peer's build before the match starts: a peer whose float code
+ * may compute other bits (another tempo_fingerprint(), tempo/determinism.h)
+ * is named in a warning, and the checkpoints then tell whether it matters. */
+typedef struct duel_join {
+    uint32_t version;     /* DUEL_PROTO_VERSION */
+    uint32_t fingerprint; /* the sender's tempo_fingerprint() */
+} duel_join;
 
 /* Input buttons and flags of one player for one simulation tick. */
 enum { DUEL_UP = 1, DUEL_DOWN = 2 };

@@ -2,8 +2,11 @@
  *
  * Listens on 127.0.0.1 only (an ephemeral port unless --port is given),
  * prints "PORT <n>" on stdout, and takes two players. Each gets a
- * DUEL_HELLO (its player number and the match seed); once both are there
- * both get DUEL_START. From then on it forwards every DUEL_INPUT frame to
+ * DUEL_HELLO (its player number and the match seed) and answers with
+ * DUEL_JOIN (its protocol version and build fingerprint), which the relay
+ * checks and forwards to the other player; once both have joined both get
+ * DUEL_START, so each client has its peer's JOIN before the match starts.
+ * It forwards every DUEL_INPUT frame to
  * the other player unchanged, drops DUEL_SNAPSHOT frames, and on
  * DUEL_STALL{ms} stops reading that player's socket for ms milliseconds
  * (the test of a peer that stops reading: the player's sends pile up in the
@@ -56,10 +59,12 @@ typedef struct player {
     uint64_t stalled_until; /* tempo_now_ns(): not read before this */
     uint8_t buf[MAX_FRAME];
     size_t len;
+    bool joined; /* its DUEL_JOIN came and was forwarded */
     uint64_t forwarded, dropped_bytes;
 } player;
 
 static player players[2];
+static bool started; /* DUEL_START went out */
 
 static void send_all(player *p, uint16_t type, const void *payload, uint32_t size)
 {
@@ -108,6 +113,24 @@ static void handle_frames(int i)
         if (type == DUEL_INPUT && size == sizeof(duel_input)) {
             send_all(&players[1 - i], DUEL_INPUT, payload, size);
             p->forwarded++;
+        } else if (type == DUEL_JOIN && size == sizeof(duel_join) && !p->joined) {
+            duel_join j;
+            memcpy(&j, payload, sizeof j);
+            if (j.version != DUEL_PROTO_VERSION) {
+                fprintf(stderr, "duel_server: player %d speaks protocol version %u, this relay %u\n", i, j.version,
+                        DUEL_PROTO_VERSION);
+                leave(i);
+                return;
+            }
+            send_all(&players[1 - i], DUEL_JOIN, payload, size);
+            p->joined = true;
+            if (players[0].joined && players[1].joined && !started) {
+                /* After both JOINs: TCP keeps each client's peer JOIN first. */
+                send_all(&players[0], DUEL_START, NULL, 0);
+                send_all(&players[1], DUEL_START, NULL, 0);
+                started = true;
+                fprintf(stderr, "duel_server: both players joined: match started\n");
+            }
         } else if (type == DUEL_STALL && size == sizeof(duel_stall)) {
             duel_stall st;
             memcpy(&st, payload, sizeof st);
@@ -170,8 +193,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "duel_server: player %d joined\n", i);
     }
     close_sock(l);
-    send_all(&players[0], DUEL_START, NULL, 0);
-    send_all(&players[1], DUEL_START, NULL, 0);
 
     while (players[0].open || players[1].open) {
         struct pollfd fds[2];
