@@ -19,7 +19,8 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#define WATCH_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF)
+#define WATCH_MASK \
+    (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
 bool sdl__fd_readable(int fd)
 {
@@ -35,8 +36,10 @@ void sdl__fd_close(int fd)
 plat_handle *plat_filewatch_create(const char *dir)
 {
     int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (fd < 0)
-        return tempo__set_error(TEMPO_EPLATFORM, "inotify_init1: %s", strerror(errno)), NULL;
+    if (fd < 0) {
+        tempo__set_error(TEMPO_EPLATFORM, "inotify_init1: %s", strerror(errno));
+        return NULL;
+    }
     if (inotify_add_watch(fd, dir, WATCH_MASK | IN_ONLYDIR) < 0) {
         int err = errno;
         close(fd);
@@ -70,7 +73,9 @@ int plat_filewatch_read(plat_handle *fw, plat_filewatch_fn fn, void *user)
         }
         for (char *p = buf; p < buf + got;) {
             const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
-            if (ev->mask & IN_Q_OVERFLOW) {
+            /* Lost events, or the directory itself deleted or moved (its
+             * watch ends): every name may have changed. */
+            if (ev->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF)) {
                 fn(NULL, user);
                 count++;
             } else if (ev->len > 0 && ev->name[0] != '\0') {
