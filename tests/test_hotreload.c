@@ -399,6 +399,36 @@ static void unwatch_in_flight_and_loop_destroyed_first(void)
     rig_close(&r); /* the loader's destroy frees the cancelled request */
 }
 
+/* A change while the file's reload is in flight: one more reload after
+ * that one is delivered, so the last callback has the last content. */
+static void change_during_reload_reloads_again(void)
+{
+    rig r;
+    if (!rig_open(&r, 8, 8))
+        return;
+    got g = {0};
+    CHECK_EQ_INT(tempo_hotreload_watch(r.hr, "hero.bmp", TEMPO_LOAD_IMAGE, on_reload, &g), 0);
+    CHECK(write_bmp("hero.bmp", 2048, 2048));
+    tempo_hotreload_stats hs = {0};
+    uint64_t end = tempo_now_ns() + GIVE_UP_NS;
+    while (hs.reloads == 0 && tempo_now_ns() < end) {
+        CHECK_EQ_INT(tempo_loop_frame(r.loop), 0);
+        CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+    }
+    CHECK(write_bmp("hero.bmp", 6, 5)); /* in flight, or just delivered: either way one more */
+    run_until(&r, &g.calls, 2);
+    run_for(&r, 5 * SETTLE_NS);
+    CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+    tt_note("%d calls, %llu reloads; last: error %d, %dx%d", g.calls, (unsigned long long)hs.reloads, g.error, g.w,
+            g.h);
+    CHECK_EQ_INT(g.calls, 2);
+    CHECK_EQ_U64(hs.reloads, 2);
+    CHECK_EQ_INT(g.error, 0);
+    CHECK_EQ_INT(g.w, 6);
+    CHECK_EQ_INT(g.h, 5);
+    rig_close(&r);
+}
+
 static void create_errors(void)
 {
     tempo_loader *ld = tempo_loader_create(NULL);
@@ -425,6 +455,7 @@ static const tt_case cases[] = {
     TT_CASE(deleted_file_gives_clear_error),
     TT_CASE(destroy_with_change_in_flight),
     TT_CASE(unwatch_in_flight_and_loop_destroyed_first),
+    TT_CASE(change_during_reload_reloads_again),
     TT_CASE(create_errors),
 };
 
