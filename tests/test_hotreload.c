@@ -24,7 +24,8 @@
 #include "tempo/tempo.h"
 
 #define GIVE_UP_NS (10 * TEMPO_NS_PER_S)
-#define SETTLE_NS (30 * TEMPO_NS_PER_MS)
+/* The default settle time (a generous bound: a save here takes microseconds). */
+#define SETTLE_NS TEMPO_HOTRELOAD_DEFAULT_SETTLE_NS
 
 static char dir[512];
 
@@ -154,7 +155,7 @@ static bool rig_open(rig *r, int w, int h)
     r->ld = tempo_loader_create(NULL);
     CHECK(r->loop != NULL);
     CHECK(r->ld != NULL);
-    r->hr = tempo_hotreload_create(&(tempo_hotreload_desc){.dir = dir, .loader = r->ld, .settle_ns = SETTLE_NS});
+    r->hr = tempo_hotreload_create(&(tempo_hotreload_desc){.dir = dir, .loader = r->ld});
     if (r->hr == NULL) {
         tt_note("tempo_hotreload_create: %s", tempo_get_error());
         if (!watches_expected()) {
