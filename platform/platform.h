@@ -4,7 +4,8 @@
  * framework calls only what is declared here, after validating arguments, so
  * both backends see the same, already-checked input and give the same errors.
  * A backend's files mirror each other: <backend>_clock.c, <backend>_wait.c,
- * <backend>_thread.c, <backend>_input.c (win32: win32_dinput.c). What both
+ * <backend>_thread.c, <backend>_filewatch.c, <backend>_input.c (win32:
+ * win32_dinput.c). What both
  * backends share has one home: platform/plat_*.h (header-only logic:
  * plat_sched.h, plat_announce.h) and platform/common/ (plat_sdl_hook.c: the
  * SDL event-queue hook and controller polling of message waits, every
