@@ -474,7 +474,7 @@ static void draw(app *a, double anim_s)
     SDL_SetRenderDrawColor(r, 235, 235, 235, 255);
     tempo_debug_textf(r, 16, 12, 2, "Tempo loading: %s", mode_names[a->mode]);
     if (a->hr != NULL)
-        tempo_debug_textf(r, 16, a->s.height - 14, 1, "--watch: edit an image in %s and it reloads (%d so far)", a->assets,
+        tempo_debug_textf(r, 16, 139, 1, "--watch: edit an image in %s and it reloads (%d so far)", a->assets,
                           reloads);
     tempo_debug_textf(r, 16, 40, 1, "%s %d/%d assets, %.1f/%.1f MB%s%s", a->loading ? "loading" : "loaded", done,
                       total, (double)bd / 1e6, (double)bt / 1e6, a->failed ? ", failures: see stderr" : "",
