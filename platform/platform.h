@@ -4,7 +4,8 @@
  * framework calls only what is declared here, after validating arguments, so
  * both backends see the same, already-checked input and give the same errors.
  * A backend's files mirror each other: <backend>_clock.c, <backend>_wait.c,
- * <backend>_thread.c, <backend>_input.c (win32: win32_dinput.c). What both
+ * <backend>_thread.c, <backend>_filewatch.c, <backend>_input.c (win32:
+ * win32_dinput.c). What both
  * backends share has one home: platform/plat_*.h (header-only logic:
  * plat_sched.h, plat_announce.h) and platform/common/ (plat_sdl_hook.c: the
  * SDL event-queue hook and controller polling of message waits, every
@@ -60,7 +61,7 @@ int plat_process_usage(tempo_usage *out);
 
 typedef struct plat_handle plat_handle;
 
-enum plat_handle_kind { PLAT_HANDLE_EVENT = 1, PLAT_HANDLE_TIMER = 2 };
+enum plat_handle_kind { PLAT_HANDLE_EVENT = 1, PLAT_HANDLE_TIMER = 2, PLAT_HANDLE_FILEWATCH = 3 };
 
 /* NULL on failure, with the detail set. */
 plat_handle *plat_event_create(bool manual_reset, bool initially_signaled);
@@ -126,6 +127,35 @@ struct SDL_RWops;
  * else errno holds the OS reason (0 if unknown; SDL_GetError() may say
  * more). */
 struct SDL_RWops *plat_file_open_read(const char *path, bool *not_regular);
+
+/* ---- File-change watches ----------------------------------------------
+ * A file watch is a handle (PLAT_HANDLE_FILEWATCH) over one directory's
+ * entries, not recursive: it is signalled -- manual-reset, by the OS, with
+ * no thread and no polling -- while changes wait to be read, and
+ * plat_filewatch_read() reads them (which unsignals it). sdl backend: an
+ * inotify descriptor (Linux; sdl_filewatch.c) that message waits on the fd
+ * route and non-message waits put in their ppoll() set; elsewhere
+ * TEMPO_ENOTSUP. win32 backend: ReadDirectoryChangesW with an OVERLAPPED
+ * event in the wait set (win32_filewatch.c). It is destroyed with
+ * plat_handle_destroy() like any handle. */
+
+/* Watches the directory `dir` (UTF-8). NULL with the detail set:
+ * TEMPO_ENOTSUP (no file watches on this backend/OS), TEMPO_ENOENT (no such
+ * directory), TEMPO_EPLATFORM (the OS refused; its text in the detail). */
+plat_handle *plat_filewatch_create(const char *dir);
+
+/* Called by plat_filewatch_read() for each entry of the directory whose
+ * content may have changed (written and closed, renamed in or out, created,
+ * deleted), named relative to the directory (UTF-8, no separator); NULL
+ * when the OS lost track (queue overflow): anything may have changed. The
+ * same name may come more than once. */
+typedef void (*plat_filewatch_fn)(const char *name, void *user);
+
+/* Reads every change waiting on `fw` without blocking, calling fn for each,
+ * and leaves the handle unsignalled if nothing more waits. Returns how many
+ * names it reported, or a negative TEMPO_E* (TEMPO_EPLATFORM). One thread
+ * at a time per watch (the framework: the loop thread). */
+int plat_filewatch_read(plat_handle *fw, plat_filewatch_fn fn, void *user);
 
 /* Mutexes are not recursive (win32: SRW locks): never lock one twice on
  * the same thread. */

@@ -16,6 +16,14 @@
 
 #include <SDL.h>
 
+#if defined(_WIN32)
+#include <direct.h>
+#include <windows.h>
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 #include "harness.h"
 #include "xdo.h"
 #include "platform.h"
@@ -1088,6 +1096,141 @@ static void message_wait_wakes_on_real_window_input(void)
     SDL_DestroyWindow(win);
 }
 
+/* ---- File watches (PLAT_HANDLE_FILEWATCH) ---------------------------------- */
+
+static char fw_dir[512];
+
+static bool fw_make_dir(void)
+{
+#if defined(_WIN32)
+    char tmp[MAX_PATH];
+    DWORD n = GetTempPathA(sizeof tmp, tmp);
+    if (n == 0 || n >= sizeof tmp)
+        return false;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(fw_dir, sizeof fw_dir, "%stempo-fw-%lu-%d", tmp, (unsigned long)GetCurrentProcessId(), i);
+        if (_mkdir(fw_dir) == 0)
+            return true;
+    }
+    return false;
+#else
+    const char *tmp = getenv("TMPDIR");
+    snprintf(fw_dir, sizeof fw_dir, "%s/tempo-fw-XXXXXX", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    return mkdtemp(fw_dir) != NULL;
+#endif
+}
+
+static void fw_remove(const char *name)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", fw_dir, name);
+    remove(p);
+}
+
+static void fw_remove_dir(void)
+{
+#if defined(_WIN32)
+    _rmdir(fw_dir);
+#else
+    rmdir(fw_dir);
+#endif
+}
+
+static bool fw_write(const char *name)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", fw_dir, name);
+    SDL_RWops *rw = SDL_RWFromFile(p, "wb");
+    if (rw == NULL)
+        return false;
+    bool ok = SDL_RWwrite(rw, "tempo", 1, 5) == 5;
+    return SDL_RWclose(rw) == 0 && ok;
+}
+
+typedef struct fw_seen {
+    int names, lost;
+    bool a_txt;
+} fw_seen;
+
+static void fw_note(const char *name, void *user)
+{
+    fw_seen *s = user;
+    if (name == NULL) {
+        s->lost++;
+        return;
+    }
+    s->names++;
+    if (strcmp(name, "a.txt") == 0)
+        s->a_txt = true;
+}
+
+/* [writer thread] Writes a.txt once the main thread is (very probably)
+ * blocked in its wait; a wait that missed it would only end at GIVE_UP_NS. */
+static int fw_writer(void *arg)
+{
+    (void)arg;
+    plat_sleep_until_ns(plat_now_ns() + 50 * MS);
+    return fw_write("a.txt") ? 0 : 1;
+}
+
+/* A file watch is unsignalled while nothing changes; a file written in its
+ * directory by another thread wakes a wait blocked on it (the OS signals it:
+ * the handle is in the wait set, nobody polls), and it stays signalled
+ * (manual reset) until read; reading names the file and unsignals it. */
+static void file_watch_signals_a_change_until_read(void)
+{
+    if (!fw_make_dir())
+        TT_SKIP("no temporary directory");
+    plat_handle *fw = plat_filewatch_create(fw_dir);
+    if (fw == NULL && tempo__error_code() == TEMPO_ENOTSUP) {
+        fw_remove_dir();
+        TT_SKIP("no file watches on this backend/OS");
+    }
+    CHECK(fw != NULL);
+    if (fw == NULL) {
+        fw_remove_dir();
+        return;
+    }
+    plat_handle *h[1] = {fw};
+    CHECK_EQ_INT(plat_wait(h, 1, 0, 0), TEMPO_ETIMEDOUT);
+    CHECK_EQ_INT(plat_wait(h, 1, 100 * MS, 0), TEMPO_ETIMEDOUT); /* nothing changed: no signal */
+    SDL_Thread *th = SDL_CreateThread(fw_writer, "fw-writer", NULL);
+    CHECK(th != NULL);
+    uint64_t t0 = plat_now_ns();
+    CHECK_EQ_INT(plat_wait(h, 1, GIVE_UP_NS, 0), 0);
+    CHECK_LT_U64(since(t0), GIVE_UP_NS);
+    int written = 1;
+    SDL_WaitThread(th, &written);
+    CHECK_EQ_INT(written, 0);
+    CHECK_EQ_INT(plat_wait(h, 1, 0, 0), 0); /* manual reset: still signalled */
+    fw_seen seen = {0};
+    /* Read until unsignalled: a write may come as more than one notice. */
+    int reads = 0, r = 0;
+    while (reads < 100 && (r = plat_wait(h, 1, 0, 0)) == 0) {
+        CHECK_GE_INT(plat_filewatch_read(fw, fw_note, &seen), 0);
+        reads++;
+    }
+    CHECK_EQ_INT(r, TEMPO_ETIMEDOUT);
+    tt_note("%d read(s): %d name(s), %d overflow(s)", reads, seen.names, seen.lost);
+    CHECK(seen.a_txt || seen.lost > 0);
+    CHECK_EQ_INT(plat_wait(h, 1, 100 * MS, 0), TEMPO_ETIMEDOUT); /* quiet again */
+    plat_handle_destroy(fw);
+    fw_remove("a.txt");
+    fw_remove_dir();
+}
+
+static void file_watch_of_a_missing_directory_is_enoent(void)
+{
+    plat_handle *fw = plat_filewatch_create("no-such-directory-for-tempo-conformance");
+    CHECK(fw == NULL);
+    int code = tempo__error_code();
+    if (code == TEMPO_ENOTSUP)
+        TT_SKIP("no file watches on this backend/OS");
+    CHECK_EQ_INT(code, TEMPO_ENOENT);
+    if (fw != NULL)
+        plat_handle_destroy(fw);
+}
+
 static const tt_case cases[] = {
     TT_CASE(auto_reset_event_is_consumed_by_one_wait),
     TT_CASE(manual_reset_event_stays_signaled_until_reset),
@@ -1120,6 +1263,8 @@ static const tt_case cases[] = {
     TT_CASE(message_wait_returns_on_an_event_pushed_by_another_thread),
     TT_CASE(message_wait_still_returns_handles_and_timeouts),
     TT_CASE(message_wait_wakes_on_real_window_input),
+    TT_CASE(file_watch_signals_a_change_until_read),
+    TT_CASE(file_watch_of_a_missing_directory_is_enoent),
 };
 
 int main(int argc, char **argv)

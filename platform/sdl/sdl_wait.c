@@ -49,6 +49,7 @@
 #include "plat_sdl_hook.h"
 #include "plat_sched.h"
 #include "platform.h"
+#include "sdl_filewatch.h"
 #include "sdl_waker.h"
 #include "tempo_internal.h"
 
@@ -62,6 +63,7 @@ struct plat_handle {
     atomic_int refs; /* the owner's + one per holder (plat_handles_retain, each wait) */
     plat_sched sched;
     uint64_t missed;
+    int fd; /* FILEWATCH: signalled while readable (sdl_filewatch.c); else -1 */
 };
 
 typedef struct waiter {
@@ -143,6 +145,7 @@ static plat_handle *handle_new(int kind, bool manual_reset, bool signaled)
     h->kind = (uint8_t)kind;
     h->manual_reset = manual_reset;
     h->signaled = signaled;
+    h->fd = -1;
     atomic_init(&h->refs, 1);
     return h;
 }
@@ -178,8 +181,11 @@ static void wake_waiters_of(const plat_handle *h)
  * only be dropped once no wait and no table holds the handle. */
 static void handle_unref(plat_handle *h)
 {
-    if (atomic_fetch_sub(&h->refs, 1) == 1)
+    if (atomic_fetch_sub(&h->refs, 1) == 1) {
+        if (h->fd >= 0)
+            sdl__fd_close(h->fd);
         free(h);
+    }
 }
 
 void plat_handles_retain(plat_handle *const *h, int n)
@@ -218,6 +224,21 @@ void plat_event_reset(plat_handle *event)
     SDL_LockMutex(lock);
     event->signaled = false;
     SDL_UnlockMutex(lock);
+}
+
+plat_handle *sdl__fd_handle_create(int fd)
+{
+    /* Manual-reset by nature: the signal is the fd's readability, which
+     * only plat_filewatch_read() (reading the fd) consumes. */
+    plat_handle *h = handle_new(PLAT_HANDLE_FILEWATCH, true, false);
+    if (h != NULL)
+        h->fd = fd;
+    return h;
+}
+
+int sdl__fd_handle_fd(const plat_handle *h)
+{
+    return h->kind == PLAT_HANDLE_FILEWATCH && h->magic == HANDLE_MAGIC ? h->fd : -1;
 }
 
 plat_handle *plat_timer_create(bool manual_reset)
@@ -279,6 +300,8 @@ static bool try_acquire(plat_handle *h, uint64_t now)
 {
     if (h->magic != HANDLE_MAGIC)
         return false;
+    if (h->kind == PLAT_HANDLE_FILEWATCH)
+        return sdl__fd_readable(h->fd); /* level-triggered; read() consumes it */
     if (h->kind == PLAT_HANDLE_TIMER) {
         /* Due ticks become the signal; from here a timer is an event. */
         uint64_t ticks = plat_sched_consume(&h->sched, now);
@@ -501,6 +524,23 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
     SDL_UnlockMutex(lock);
     if (w == NULL)
         return TEMPO_EPLATFORM;
+    /* File watches are descriptors: the ppoll() of the fd route and of
+     * non-message waits sleeps on them too. The sdl route sleeps inside SDL,
+     * which cannot watch a descriptor: there a watch is only seen when the
+     * wait wakes for something else, and we say so once. */
+    int watch_fds[TEMPO_WAIT_MAX_HANDLES];
+    int n_watch = 0;
+    for (int i = 0; i < n; i++) {
+        int fd = sdl__fd_handle_fd(handles[i]);
+        if (fd >= 0)
+            watch_fds[n_watch++] = fd;
+    }
+    if (n_watch > 0 && route == ROUTE_SDL) {
+        static atomic_bool told;
+        if (!atomic_exchange(&told, true))
+            tempo__log(TEMPO_LOG_WARN, "file watch: the wait route is sdl-events, which cannot sleep on "
+                                       "the watch's descriptor; changes are seen at the next wake-up");
+    }
 
     if (messages) {
         atomic_store(&g_route, route == ROUTE_SDL                 ? "sdl-events"
@@ -551,7 +591,7 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
             SDL_WaitEventTimeout(NULL, sdl_timeout_ms(wake_at));
             continue;
         }
-        r = sdl_waker_block(w->waker, lock, wake_at, xfd);
+        r = sdl_waker_block(w->waker, lock, wake_at, xfd, watch_fds, n_watch);
         if (r < 0)
             break; /* the OS wait failed: report it rather than spin */
         pump = (r & (SDL_WAKER_WOKE_FD | SDL_WAKER_WOKE_INTR)) != 0;

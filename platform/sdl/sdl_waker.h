@@ -43,14 +43,17 @@ void sdl_waker__fault_pause(void);
 enum {
     SDL_WAKER_WOKE_SIGNAL = 1 << 0, /* sdl_waker_signal() */
     SDL_WAKER_WOKE_FD = 1 << 1,     /* extra_fd became readable */
-    SDL_WAKER_WOKE_INTR = 1 << 2    /* a POSIX signal interrupted the sleep */
+    SDL_WAKER_WOKE_INTR = 1 << 2,   /* a POSIX signal interrupted the sleep */
+    SDL_WAKER_WOKE_WATCH = 1 << 3   /* one of watch_fds became readable */
 };
 
 /* Called with `lock` held; returns with it held. Sleeps until signalled,
- * `extra_fd` (>= 0) is readable, or `deadline_ns` (plat_now_ns clock;
+ * `extra_fd` (>= 0) or one of the `n_watch` watch_fds (file watches,
+ * sdl_filewatch.h) is readable, or `deadline_ns` (plat_now_ns clock;
  * UINT64_MAX = none) has passed; may also return early (EINTR) -- the caller
  * re-checks its conditions either way. Returns the SDL_WAKER_WOKE_* bits, or
  * a negative TEMPO_E* code when the OS wait itself failed. */
-int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd);
+int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd, const int *watch_fds,
+                    int n_watch);
 
 #endif /* TEMPO_SDL_WAKER_H */

@@ -50,9 +50,13 @@ void sdl_waker_signal(sdl_waker *w)
     SDL_CondSignal(w->cond);
 }
 
-int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd)
+int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd, const int *watch_fds,
+                    int n_watch)
 {
+    /* No descriptors here: file watches are Linux-only (sdl_filewatch.c). */
     (void)extra_fd;
+    (void)watch_fds;
+    (void)n_watch;
     if (w->signaled) {
         w->signaled = false;
         return SDL_WAKER_WOKE_SIGNAL;

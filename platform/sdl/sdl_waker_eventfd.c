@@ -114,10 +114,13 @@ static void tighten_timer_slack(void)
     }
 }
 
-int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd)
+int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd, const int *watch_fds,
+                    int n_watch)
 {
     tighten_timer_slack();
-    struct pollfd fds[3] = {{.fd = w->event_fd, .events = POLLIN}};
+    struct pollfd fds[3 + TEMPO_WAIT_MAX_HANDLES] = {{.fd = w->event_fd, .events = POLLIN}};
+    if (n_watch > TEMPO_WAIT_MAX_HANDLES)
+        n_watch = TEMPO_WAIT_MAX_HANDLES;
     nfds_t nfds = 1;
     int timer_slot = -1, extra_slot = -1;
     if (deadline_ns != UINT64_MAX) {
@@ -137,6 +140,9 @@ int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int ext
         extra_slot = (int)nfds;
         fds[nfds++] = (struct pollfd){.fd = extra_fd, .events = POLLIN};
     }
+    const int watch_slot = (int)nfds;
+    for (int i = 0; i < n_watch; i++)
+        fds[nfds++] = (struct pollfd){.fd = watch_fds[i], .events = POLLIN};
     SDL_UnlockMutex(lock);
     int rc = ppoll(fds, nfds, NULL, NULL);
     int err = errno;
@@ -155,6 +161,9 @@ int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int ext
         }
         if (extra_slot >= 0 && (fds[extra_slot].revents & (POLLIN | POLLHUP | POLLERR)))
             woke |= SDL_WAKER_WOKE_FD;
+        for (int i = 0; i < n_watch; i++)
+            if (fds[watch_slot + i].revents & (POLLIN | POLLHUP | POLLERR))
+                woke |= SDL_WAKER_WOKE_WATCH;
         (void)timer_slot; /* its expiry needs no read: the next settime clears it */
     } else if (rc < 0 && err == EINTR) {
         woke = SDL_WAKER_WOKE_INTR;

@@ -102,4 +102,18 @@ void win32__dinput_lose(struct plat_input *in);
 /* Frees the timer pool and ends the timeBeginPeriod raise, if any. [loop thread] */
 void win32__clock_shutdown(void);
 
+/* ---- Handles with backend state (win32_wait.c) --------------------------
+ * For handles other files build, such as file watches (win32_filewatch.c). */
+typedef struct plat_handle plat_handle;
+
+/* Makes `os` (a manual-reset event, owned from now on: closed with the
+ * handle's last reference) a live handle of `kind` carrying `ext`, which
+ * ext_close(ext) releases when the handle is destroyed (plat_handle_destroy,
+ * before `os` is closed). NULL on failure (detail set; the caller still owns
+ * `os` and `ext`). Thread: any. */
+plat_handle *win32__handle_wrap(int kind, HANDLE os, void *ext, void (*ext_close)(void *ext));
+
+/* The ext of a live handle, or NULL once it is destroyed. Thread: any. */
+void *win32__handle_ext(const plat_handle *h);
+
 #endif /* TEMPO_WIN32_INTERNAL_H */

@@ -69,6 +69,10 @@ struct plat_handle {
     bool manual_reset;
     atomic_int refs; /* the owner's + one per wait holding the handle */
     HANDLE os;       /* the kernel event, or the kernel waitable timer */
+    /* Handles built elsewhere (win32__handle_wrap): their state and its
+     * release, run once by plat_handle_destroy. */
+    void *ext;
+    void (*ext_close)(void *ext);
     /* Timers only, guarded by `lock`: */
     SRWLOCK lock;
     plat_sched sched;
@@ -135,6 +139,22 @@ void plat_handles_release(plat_handle *const *h, int n)
 {
     for (int i = 0; i < n; i++)
         handle_unref(h[i]);
+}
+
+plat_handle *win32__handle_wrap(int kind, HANDLE os, void *ext, void (*ext_close)(void *ext))
+{
+    plat_handle *h = handle_new(kind, true);
+    if (h == NULL)
+        return NULL;
+    h->os = os;
+    h->ext = ext;
+    h->ext_close = ext_close;
+    return h;
+}
+
+void *win32__handle_ext(const plat_handle *h)
+{
+    return alive(h) ? h->ext : NULL;
 }
 
 plat_handle *plat_event_create(bool manual_reset, bool initially_signaled)
@@ -296,6 +316,11 @@ void plat_handle_destroy(plat_handle *h)
     } else {
         ResetEvent(h->os);
         atomic_store(&h->magic, 0);
+        /* A file watch cancels its pending read here, which may set the
+         * event once more: claim() resets a dead handle's signal. */
+        if (h->ext_close != NULL)
+            h->ext_close(h->ext);
+        h->ext = NULL;
     }
     handle_unref(h);
 }

@@ -21,7 +21,17 @@
  * never the current one) and reused afterwards.
  * Headless (--headless, or no display) it runs both modes one after the other
  * and prints their statistics, the loop's included. Keys: L loader,
- * S synchronous, V vsync on/off, Esc quit. */
+ * S synchronous, V vsync on/off, Esc quit.
+ *
+ * --watch adds asset hot-reload (tempo/hotreload.h): edit or replace one of
+ * the images in the assets directory while the sample runs and its thumbnail
+ * is reloaded through the same loader, delivered on the loop thread. The
+ * directory is watched by the OS; nothing polls it:
+ *
+ *   tempo_hotreload *hr = tempo_hotreload_create(&(tempo_hotreload_desc){
+ *       .dir = assets, .loader = loader });
+ *   tempo_hotreload_watch(hr, "img-000.png", TEMPO_LOAD_IMAGE, on_reload, &tex[0]);
+ *   tempo_hotreload_attach(hr, loop); */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +48,7 @@
 #include <SDL_image.h>
 #include <SDL_mixer.h>
 #include <tempo/debugdraw.h>
+#include <tempo/hotreload.h>
 #include <tempo/loader.h>
 #include <tempo/loop.h>
 #include <tempo/sources.h>
@@ -72,6 +83,8 @@ typedef struct app {
     bool audio;
     tempo_loader *loader;
     tempo_loop *loop;
+    bool watch;            /* --watch: hot-reload the images */
+    tempo_hotreload *hr;   /* with --watch, when the backend has file watches */
     /* the current load */
     mode mode;
     bool loading;
@@ -210,6 +223,50 @@ static void free_assets(app *a)
             Mix_FreeChunk(a->snd[i]);
         a->snd[i] = NULL;
     }
+}
+
+/* ---- Hot reload (--watch) --------------------------------------------------- */
+
+static int reloads; /* reloaded images shown so far */
+
+/* [loop thread] An edited image is back: `user` is its texture slot. On an
+ * error (a half-written or deleted file) the old texture stays. */
+static void on_reload(tempo_hotreload *hr, const tempo_load_result *r, void *user)
+{
+    (void)hr;
+    SDL_Texture **slot = user;
+    if (r->error != 0) {
+        fprintf(stderr, "loading: reload of %s failed, keeping the old image: %s\n", r->path, r->error_text);
+        return;
+    }
+    if (*slot != NULL)
+        SDL_DestroyTexture(*slot);
+    *slot = r->texture; /* ours now */
+    reloads++;
+    printf("loading: reloaded %s (%.1f ms after the change settled)\n", r->path, (double)r->latency_ns / 1e6);
+}
+
+/* Watches every image of the assets directory; without file watches on
+ * this backend it says so and the sample runs as without --watch. */
+static void start_watch(app *a)
+{
+    a->hr = tempo_hotreload_create(&(tempo_hotreload_desc){.dir = a->assets, .loader = a->loader});
+    if (a->hr == NULL) {
+        fprintf(stderr, "loading: --watch: %s\n", tempo_get_error());
+        return;
+    }
+    for (int i = 0; i < N_IMAGES; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "img-%03d.png", i);
+        tempo_hotreload_watch(a->hr, name, TEMPO_LOAD_IMAGE, on_reload, &a->tex[i]);
+    }
+    if (tempo_hotreload_attach(a->hr, a->loop) != 0) {
+        fprintf(stderr, "loading: --watch: %s\n", tempo_get_error());
+        tempo_hotreload_destroy(a->hr);
+        a->hr = NULL;
+        return;
+    }
+    printf("loading: watching %s: edit an img-NNN.png there and its thumbnail reloads\n", a->assets);
 }
 
 /* Each request's user pointer says where its asset goes. */
@@ -416,6 +473,9 @@ static void draw(app *a, double anim_s)
 
     SDL_SetRenderDrawColor(r, 235, 235, 235, 255);
     tempo_debug_textf(r, 16, 12, 2, "Tempo loading: %s", mode_names[a->mode]);
+    if (a->hr != NULL)
+        tempo_debug_textf(r, 16, 139, 1, "--watch: edit an image in %s and it reloads (%d so far)", a->assets,
+                          reloads);
     tempo_debug_textf(r, 16, 40, 1, "%s %d/%d assets, %.1f/%.1f MB%s%s", a->loading ? "loading" : "loaded", done,
                       total, (double)bd / 1e6, (double)bt / 1e6, a->failed ? ", failures: see stderr" : "",
                       a->mode == MODE_SYNC ? "  (on the loop thread)" : "  (on the loader thread)");
@@ -513,6 +573,10 @@ static void on_event(tempo_loop *loop, const SDL_Event *e, void *user)
 static int extra_option(const char *arg, const char *value, void *user)
 {
     app *a = user;
+    if (strcmp(arg, "--watch") == 0) {
+        a->watch = true;
+        return 0;
+    }
     if (strcmp(arg, "--assets") == 0 && value) {
         snprintf(a->assets, sizeof a->assets, "%s", value);
         return 1;
@@ -579,7 +643,8 @@ int main(int argc, char **argv)
     static app a; /* large: keep it off the stack */
     sample_temp_path(a.assets, sizeof a.assets, "tempo-loading-assets");
     a.sync_batch = 8;
-    if (sample_parse(&a.s, argc, argv, "[--assets DIR] [--sync-batch N (default 8)]", extra_option, &a) != 0)
+    if (sample_parse(&a.s, argc, argv, "[--assets DIR] [--sync-batch N (default 8)] [--watch]", extra_option, &a) !=
+        0)
         return 1;
     if (a.assets[0] == '\0') {
         fprintf(stderr, "loading: --assets needs a directory\n");
@@ -627,6 +692,8 @@ int main(int argc, char **argv)
     }
     /* The loader's results come back as one of the loop's sources. */
     tempo_loader_attach(a.loader, a.loop);
+    if (a.watch)
+        start_watch(&a);
     /* Headless runs end when both modes are done (--seconds is ignored; 120 s
      * is a safety net). */
     double seconds = a.s.headless ? 120 : a.s.seconds;
@@ -646,6 +713,7 @@ int main(int argc, char **argv)
     }
     print_summary(&a, &info);
 
+    tempo_hotreload_destroy(a.hr); /* before the loader it reloads through */
     tempo_loop_destroy(a.loop); /* detaches the loader; the timer stays ours */
     tempo_loader_destroy(a.loader); /* delivers (and we free) anything still pending */
     free_assets(&a);

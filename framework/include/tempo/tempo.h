@@ -14,6 +14,7 @@
 #include "input.h"
 #include "audio.h"
 #include "loader.h"
+#include "hotreload.h"
 #include "netq.h"
 #include "debugdraw.h"
 #include "sources.h"
