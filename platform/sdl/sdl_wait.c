@@ -472,7 +472,7 @@ static bool wayland_arm(struct wl_display *wl)
             }
             return true;
         }
-        SDL_PumpEvents(); /* dispatches the queued events into SDL */
+        SDL_PumpEvents(); /* dispatches the queued events into SDL (not armed here) */
     }
     return false; /* events keep coming: the verdict sees them, no sleep yet */
 }
@@ -628,6 +628,22 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
      * several recvmsg() calls on X11. On Wayland wayland_arm() also pumps
      * when SDL's queue in libwayland holds events. */
     bool pump = true;
+    /* Wayland: a read prepared by wayland_arm stays prepared across wake-ups
+     * that need no pump (a signal, a timer), so the common wake costs no
+     * libwayland call; it is cancelled before any pump (SDL's own
+     * prepare/read in the same thread would wait for it forever) and when
+     * the wait returns. */
+#if defined(TEMPO_HAVE_WAYLAND)
+    bool wl_armed = false;
+#define WL_DISARM()                          \
+    do {                                     \
+        if (wl_armed)                        \
+            wayland_disarm(conn.wl);         \
+        wl_armed = false;                    \
+    } while (0)
+#else
+#define WL_DISARM() ((void)0)
+#endif
     for (;;) {
         unsigned announced = plat_announce_snapshot(ann);
         if (route == ROUTE_SDL) {
@@ -637,25 +653,19 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
             SDL_FlushEvent(g_wake_type);
         } else if (route == ROUTE_FD &&
                    (pump || (pad_poll_ns > 0 && plat_now_ns() >= pumped_at + pad_poll_ns))) {
+            WL_DISARM();
             SDL_PumpEvents(); /* also polls the open joysticks */
             pumped_at = plat_now_ns();
         }
         int sleep_fd = xfd;
 #if defined(TEMPO_HAVE_WAYLAND)
         /* Armed before the verdict, so whatever it dispatched is seen. */
-        bool wl_armed = false;
         if (conn.wl != NULL) {
-            wl_armed = wayland_arm(conn.wl);
+            if (!wl_armed)
+                wl_armed = wayland_arm(conn.wl);
             if (!wl_armed)
                 sleep_fd = -1; /* not safe to sleep on: only a short one below */
         }
-#define WL_DISARM()                        \
-    do {                                   \
-        if (wl_armed)                      \
-            wayland_disarm(conn.wl);       \
-    } while (0)
-#else
-#define WL_DISARM() ((void)0)
 #endif
         SDL_LockMutex(lock);
         r = verdict(handles, n, route != ROUTE_NONE, plat_now_ns(), deadline);
@@ -683,9 +693,10 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
                 wake_at = soon;
         }
         r = sdl_waker_block(w->waker, lock, wake_at, sleep_fd);
-        WL_DISARM();
-        if (r < 0)
+        if (r < 0) {
+            WL_DISARM();
             break; /* the OS wait failed: report it rather than spin */
+        }
         pump = (r & (SDL_WAKER_WOKE_FD | SDL_WAKER_WOKE_INTR)) != 0;
         SDL_UnlockMutex(lock);
     }
