@@ -69,6 +69,12 @@ static void on_global_remove(void *data, struct wl_registry *reg, uint32_t name)
  * No compositor at all is not our business: SDL fails cleanly then. */
 static int check_wayland_seat(void)
 {
+    /* Where libwayland cannot even name a socket, SDL cannot connect either;
+     * skip its "XDG_RUNTIME_DIR not set" complaint on stderr. */
+    const char *wd = SDL_getenv("WAYLAND_DISPLAY");
+    if (SDL_getenv("WAYLAND_SOCKET") == NULL && SDL_getenv("XDG_RUNTIME_DIR") == NULL &&
+        (wd == NULL || wd[0] != '/'))
+        return 0;
     struct wl_display *d = wl_display_connect(NULL);
     if (d == NULL)
         return 0;
