@@ -170,6 +170,7 @@ static void wait_takes_the_wayland_fd_route_and_idles(void)
 typedef struct sender {
     tempo_handle *focused; /* set once SDL reports the keyboard focus */
     tempo_handle *done;    /* set once every expected event arrived */
+    tempo_handle *pointer; /* set once SDL reports the pointer over the window */
     _Atomic uint64_t started_ns;
     int rc;
     _Atomic int attempts;
@@ -183,22 +184,32 @@ static int send_input(void *p)
     sender *s = p;
     if (tempo_wait(&s->focused, 1, 30000 * MS, 0) != 0)
         return -1;
+    /* The pointer focus first, like the keyboard's: the surface gets
+     * wl_pointer.enter only from a motion over it, and SDL may report the
+     * burst's first motion as that enter (no motion event). Wiggle until
+     * SDL says the pointer is in (at most ~5 s). */
+    for (int i = 0; i < 50; i++) {
+        char cmd[160];
+        snprintf(cmd, sizeof cmd,
+                 "xdotool search --class 'Weston Compositor' mousemove --window %%1 %d 120 >/dev/null 2>&1",
+                 100 + 5 * (i % 20));
+        if (system(cmd) != 0 || tempo_wait(&s->pointer, 1, 100 * MS, 0) == 0)
+            break;
+    }
     atomic_store(&s->started_ns, tempo_now_ns());
-    /* Two moves: a move to where the X pointer already is (the previous
-     * run left it at (40, 30)) makes no motion at all, and the first motion
-     * into weston's window only gives the surface the pointer focus. Once
+    /* Two moves, (40, 20) apart: a Wayland client is not told where its
+     * window is (weston may not make it fullscreen at the origin), so the
+     * checks are the displacement and the click at the pointer. Once
      * more if something did not arrive within 10 s (a compositor's focus
      * hand-over lost on a loaded machine; input that never reaches Tempo
      * fails both tries). */
     for (int i = 0; i < 2; i++) {
         atomic_fetch_add(&s->attempts, 1);
         s->rc = system("xdotool search --sync --class 'Weston Compositor' windowfocus --sync "
-                       "mousemove --window %1 60 50 sleep 0.1 mousemove --window %1 40 30 sleep 0.1 click 3 sleep 0.1 click 4 sleep 0.1 "
+                       "mousemove --window %1 140 130 sleep 0.1 mousemove --window %1 180 150 sleep 0.1 click 3 sleep 0.1 click 4 sleep 0.1 "
                        "keydown x sleep 0.1 keyup x >/dev/null 2>&1");
         if (s->rc != 0 || tempo_wait(&s->done, 1, 10000 * MS, 0) == 0)
             break;
-        system("xdotool mousemove --window $(xdotool search --class 'Weston Compositor' | head -1) 200 200 "
-               ">/dev/null 2>&1"); /* so the next move to (40, 30) is a motion */
     }
     return s->rc;
 }
@@ -221,9 +232,12 @@ static void xdotool_input_reaches_tempo_events(void)
     CHECK(r != NULL);
     tempo_input *in = tempo_input_create(NULL);
     CHECK(in != NULL);
-    sender s = {.focused = tempo_event_create(true, false), .done = tempo_event_create(true, false)};
+    sender s = {.focused = tempo_event_create(true, false), .done = tempo_event_create(true, false),
+                .pointer = tempo_event_create(true, false)};
     SDL_Thread *th = SDL_CreateThread(send_input, "xdotool", &s);
     bool key_down = false, key_up = false, moved = false, rdown = false, rup = false, wheel = false;
+    bool have_motion = false;
+    int mx = -1, my = -1; /* the last motion's position in the window */
     int wakes = 0, events = 0, presents = 0;
     uint64_t last_time = 0;
     uint64_t t0 = tempo_now_ns();
@@ -236,7 +250,9 @@ static void xdotool_input_reaches_tempo_events(void)
         }
         if (SDL_GetKeyboardFocus() == win)
             tempo_event_set(s.focused);
-        int rc = tempo_wait(NULL, 0, presents < 3 ? 20 * MS : 30000 * MS, TEMPO_WAIT_MESSAGES);
+        if (SDL_GetMouseFocus() == win)
+            tempo_event_set(s.pointer);
+        int rc = tempo_wait(NULL, 0, presents < 3 ? 20 * MS : 200 * MS, TEMPO_WAIT_MESSAGES);
         if (rc == TEMPO_ETIMEDOUT)
             continue;
         if (rc != 0) {
@@ -266,13 +282,16 @@ static void xdotool_input_reaches_tempo_events(void)
                 }
                 break;
             case TEMPO_INPUT_MOUSE_MOTION:
-                if (ev.u.motion.x == 40 && ev.u.motion.y == 30)
+                if (have_motion && ev.u.motion.x - mx == 40 && ev.u.motion.y - my == 20)
                     moved = true;
+                mx = (int)ev.u.motion.x;
+                my = (int)ev.u.motion.y;
+                have_motion = true;
                 break;
             case TEMPO_INPUT_MOUSE_BUTTON:
                 if (ev.u.button.button == SDL_BUTTON_RIGHT) {
-                    CHECK_EQ_INT(ev.u.button.x, 40);
-                    CHECK_EQ_INT(ev.u.button.y, 30);
+                    CHECK_EQ_INT(ev.u.button.x, mx); /* where the pointer went */
+                    CHECK_EQ_INT(ev.u.button.y, my);
                     rdown |= ev.u.button.down == 1;
                     rup |= ev.u.button.down == 0 && rdown;
                 }
@@ -288,7 +307,9 @@ static void xdotool_input_reaches_tempo_events(void)
     }
     tempo_event_set(s.focused); /* never leave the thread waiting */
     tempo_event_set(s.done);
+    tempo_event_set(s.pointer);
     SDL_WaitThread(th, NULL);
+    tempo_event_destroy(s.pointer);
     tempo_event_destroy(s.focused);
     tempo_event_destroy(s.done);
     if (!(key_down && key_up && moved && rdown && rup && wheel) || atomic_load(&s.attempts) > 1)
