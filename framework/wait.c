@@ -34,6 +34,11 @@ const char *tempo_wait_route(void)
     return plat_wait_route();
 }
 
+int tempo_video_prepare(void)
+{
+    return plat_video_prepare();
+}
+
 void tempo_shutdown(void)
 {
     plat_shutdown();

@@ -35,6 +35,10 @@ unsigned plat_capabilities(void);
  * tempo_wait_route()). */
 const char *plat_wait_route(void);
 
+/* Settles what must be settled before SDL's video init; see
+ * tempo_video_prepare(). [loop thread] (platform/common/plat_sdl_video.c) */
+int plat_video_prepare(void);
+
 /* Frees process-wide resources; see tempo_shutdown(). [loop thread] */
 void plat_shutdown(void);
 

@@ -1269,7 +1269,7 @@ static const tt_case cases[] = {
 
 int main(int argc, char **argv)
 {
-    video_ok = SDL_Init(SDL_INIT_VIDEO) == 0;
+    video_ok = tempo_video_prepare() == 0 && SDL_Init(SDL_INIT_VIDEO) == 0;
     printf("# backend %s, video driver %s%s\n", tempo_backend_name(),
            video_ok ? SDL_GetCurrentVideoDriver() : "(none)", video_ok ? "" : SDL_GetError());
     int rc = TT_MAIN(argc, argv, cases);

@@ -150,7 +150,9 @@ static const tt_case cases[] = {
 
 int main(int argc, char **argv)
 {
-    video_ok = SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) == 0;
+    /* tempo_video_prepare first, as a game does (on Wayland it turns off
+     * SDL's libdecor, which crashes once a window is re-created). */
+    video_ok = tempo_video_prepare() == 0 && SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) == 0;
     if (!video_ok)
         SDL_Init(SDL_INIT_TIMER);
     printf("# video driver %s\n", video_ok ? SDL_GetCurrentVideoDriver() : "(none)");

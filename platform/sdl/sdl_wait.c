@@ -16,8 +16,9 @@
  *
  * Message waits (TEMPO_WAIT_MESSAGES) take one of two routes:
  *  - fd route (Linux, eventfd waker): the video driver is x11 (we also poll
- *    the X display connection), or one without an input source of its own
- *    (dummy, offscreen, no video). ppoll() sleeps with nanosecond timeouts;
+ *    the X display connection), wayland (we also poll the wl_display
+ *    connection, see wayland_arm), or one without an input source of its
+ *    own (dummy, offscreen, no video). ppoll() sleeps with nanosecond timeouts;
  *    SDL events pushed by other threads (SDL_PushEvent, SDL timer callbacks)
  *    wake it through the shared SDL event-queue hook (plat_sdl_hook.h), which
  *    signals the waker.
@@ -40,9 +41,29 @@
 #include <string.h>
 
 #include <SDL.h>
+/* SDL_syswm.h includes <X11/Xlib.h> whenever SDL itself was built with its
+ * x11 driver (SDL_VIDEO_DRIVER_X11, from SDL_config.h), whether or not this
+ * build has the X11 headers: include it only for a display route that needs
+ * it, and hide SDL's x11 part when the x11 route is not compiled (the
+ * SDL_SysWMinfo union keeps its size: it is padded to 64 bytes). */
+#if defined(TEMPO_HAVE_X11) && !defined(SDL_VIDEO_DRIVER_X11)
+#undef TEMPO_HAVE_X11 /* an SDL without its x11 driver: nothing to poll */
+#endif
+#if defined(TEMPO_HAVE_WAYLAND) && !defined(SDL_VIDEO_DRIVER_WAYLAND)
+#undef TEMPO_HAVE_WAYLAND
+#endif
+#if defined(TEMPO_HAVE_X11) || defined(TEMPO_HAVE_WAYLAND)
+#if !defined(TEMPO_HAVE_X11)
+#undef SDL_VIDEO_DRIVER_X11
+#endif
 #include <SDL_syswm.h>
+#endif
 #if defined(TEMPO_HAVE_X11)
 #include <X11/Xlib.h>
+#endif
+#if defined(TEMPO_HAVE_WAYLAND)
+#include <errno.h>
+#include <wayland-client-core.h>
 #endif
 
 #include "plat_announce.h"
@@ -395,38 +416,109 @@ static void waiter_end(waiter *w)
 
 /* ---- Message routes ----------------------------------------------------- */
 
-#if defined(TEMPO_HAVE_X11)
-/* The X display connection's descriptor, found through any SDL window (SDL
- * only exposes the Display through a window), or -1. */
-static int x11_display_fd(void)
+/* The display connection a message wait on the fd route also polls. */
+typedef struct display_conn {
+    int fd;   /* -1: none (no window yet, or a driver without one) */
+    void *wl; /* the wl_display (wayland driver), else NULL */
+} display_conn;
+
+#if defined(TEMPO_HAVE_X11) || defined(TEMPO_HAVE_WAYLAND)
+/* [loop thread] The window-system info of any SDL window (SDL only exposes
+ * the display connection through a window); false without a window. */
+static bool any_window_wm_info(SDL_SysWMinfo *info)
 {
     static Uint32 last_id; /* [loop thread] the window found last time */
     SDL_Window *win = last_id != 0 ? SDL_GetWindowFromID(last_id) : NULL;
     for (Uint32 id = 1; win == NULL && id <= last_id + 64; id++)
         win = SDL_GetWindowFromID(id);
     if (win == NULL)
-        return -1;
+        return false;
     last_id = SDL_GetWindowID(win);
+    SDL_VERSION(&info->version);
+    return SDL_GetWindowWMInfo(win, info) == SDL_TRUE;
+}
+#endif
+
+#if defined(TEMPO_HAVE_X11)
+/* The X display connection's descriptor, or -1. */
+static int x11_display_fd(void)
+{
     SDL_SysWMinfo info;
-    SDL_VERSION(&info.version);
-    if (!SDL_GetWindowWMInfo(win, &info) || info.subsystem != SDL_SYSWM_X11)
+    if (!any_window_wm_info(&info) || info.subsystem != SDL_SYSWM_X11)
         return -1;
     return XConnectionNumber(info.info.x11.display);
 }
 #endif
 
+#if defined(TEMPO_HAVE_WAYLAND)
+/* SDL's wl_display, or NULL. */
+static struct wl_display *wayland_display(void)
+{
+    SDL_SysWMinfo info;
+    if (!any_window_wm_info(&info) || info.subsystem != SDL_SYSWM_WAYLAND)
+        return NULL;
+    return info.info.wl.display;
+}
 
-/* [loop thread] Picks the route of a message wait; sets *xfd for ROUTE_FD
+/* [loop thread] Makes the wl_display fd safe to sleep on; true when the
+ * caller must sleep on it and then call wayland_disarm().
+ *
+ * libwayland reads the socket into per-queue lists: an event read earlier
+ * (by SDL's pump, or by Mesa's EGL while it waited for a frame callback on
+ * its own queue) can sit in SDL's default queue with nothing left on the
+ * socket, and poll() would sleep through it. wl_display_prepare_read()
+ * fails (EAGAIN) exactly when the default queue holds such events; then
+ * SDL's pump dispatches them (they become SDL events the verdict sees) and
+ * we try again. Once prepared, any new event makes the fd readable. We
+ * never read the socket ourselves: after the sleep wayland_disarm() cancels
+ * the prepared read and a readable fd makes the wait pump SDL, whose
+ * SDL_PumpEvents reads and dispatches (SDL stays the owner of the queue,
+ * libdecor included). The flush sends what SDL and the renderer queued
+ * (requests sit in libwayland's buffer until flushed), as SDL's own
+ * WaitEventTimeout does before it sleeps.
+ *
+ * While the read is prepared another thread's wl_display_read_events() on
+ * this display waits for us; Tempo renders on the loop thread, so only a
+ * game rendering on another thread could notice (a read stalled until the
+ * loop wakes). */
+static bool wayland_arm(struct wl_display *wl)
+{
+    for (int tries = 0; tries < 4; tries++) {
+        if (wl_display_prepare_read(wl) == 0) {
+            /* EAGAIN: the socket buffer is full and the compositor is slow
+             * to read; the rest goes out at the next pump. Anything else is
+             * a broken connection, which SDL's pump reports (SDL_QUIT). */
+            if (wl_display_flush(wl) < 0 && errno != EAGAIN) {
+                wl_display_cancel_read(wl);
+                SDL_PumpEvents();
+                return false;
+            }
+            return true;
+        }
+        SDL_PumpEvents(); /* dispatches the queued events into SDL (not armed here) */
+    }
+    return false; /* events keep coming: the verdict sees them, no sleep yet */
+}
+
+static void wayland_disarm(struct wl_display *wl)
+{
+    wl_display_cancel_read(wl);
+}
+#endif
+
+
+/* [loop thread] Picks the route of a message wait; sets *conn for ROUTE_FD
  * and *poll_ns to the controller poll interval the fd route must keep (0:
  * none). */
-static enum route choose_route(int *xfd, uint64_t *poll_ns)
+static enum route choose_route(display_conn *conn, uint64_t *poll_ns)
 {
     static int forced = -1; /* [loop thread] TEMPO_SDL_WAIT_ROUTE, read once */
     if (forced < 0) {
         const char *env = SDL_getenv("TEMPO_SDL_WAIT_ROUTE");
         forced = env != NULL && strcmp(env, "sdl") == 0;
     }
-    *xfd = -1;
+    conn->fd = -1;
+    conn->wl = NULL;
     *poll_ns = 0;
     bool events = SDL_WasInit(SDL_INIT_EVENTS) != 0;
     if (!sdl_waker_has_fd)
@@ -444,7 +536,15 @@ static enum route choose_route(int *xfd, uint64_t *poll_ns)
         return ROUTE_FD;
 #if defined(TEMPO_HAVE_X11)
     if (strcmp(drv, "x11") == 0) {
-        *xfd = x11_display_fd();
+        conn->fd = x11_display_fd();
+        return ROUTE_FD;
+    }
+#endif
+#if defined(TEMPO_HAVE_WAYLAND)
+    if (strcmp(drv, "wayland") == 0) {
+        struct wl_display *wl = wayland_display();
+        conn->wl = wl;
+        conn->fd = wl != NULL ? wl_display_get_fd(wl) : -1;
         return ROUTE_FD;
     }
 #endif
@@ -508,9 +608,10 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
         return TEMPO_EPLATFORM;
     const uint64_t deadline = deadline_after(plat_now_ns(), timeout_ns);
     const bool messages = (flags & TEMPO_WAIT_MESSAGES) != 0;
-    int xfd = -1;
+    display_conn conn = {.fd = -1, .wl = NULL};
     uint64_t pad_poll_ns = 0; /* > 0: fd route, controllers open: wake this often */
-    enum route route = messages ? choose_route(&xfd, &pad_poll_ns) : ROUTE_NONE;
+    enum route route = messages ? choose_route(&conn, &pad_poll_ns) : ROUTE_NONE;
+    const int xfd = conn.fd;
 
     SDL_LockMutex(lock);
     if (route == ROUTE_SDL && g_wake_type == 0) {
@@ -543,12 +644,15 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
     }
 
     if (messages) {
-        atomic_store(&g_route, route == ROUTE_SDL                 ? "sdl-events"
-                               : xfd >= 0 && pad_poll_ns > 0      ? "x11-fd+eventfd+pad-poll"
-                               : xfd >= 0                         ? "x11-fd+eventfd"
-                               : route == ROUTE_FD && pad_poll_ns ? "eventfd+pad-poll"
-                               : route == ROUTE_FD                ? "eventfd"
-                                                                  : "cond (no SDL event queue)");
+        const bool wl = conn.wl != NULL;
+        atomic_store(&g_route, route == ROUTE_SDL                      ? "sdl-events"
+                               : wl && pad_poll_ns > 0                 ? "wayland-fd+eventfd+pad-poll"
+                               : wl                                    ? "wayland-fd+eventfd"
+                               : xfd >= 0 && pad_poll_ns > 0           ? "x11-fd+eventfd+pad-poll"
+                               : xfd >= 0                              ? "x11-fd+eventfd"
+                               : route == ROUTE_FD && pad_poll_ns      ? "eventfd+pad-poll"
+                               : route == ROUTE_FD                     ? "eventfd"
+                                                                       : "cond (no SDL event queue)");
     }
     if (route == ROUTE_FD) {
         plat_sdl_hook_begin(wake_waiter, w);
@@ -561,8 +665,25 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
      * events in Xlib's queue while rendering), then only when the X fd was
      * readable, a signal interrupted the sleep, or a controller poll is due:
      * a wake-up for a timer or a handle needs no pump, and a pump costs
-     * several recvmsg() calls on X11. */
+     * several recvmsg() calls on X11. On Wayland wayland_arm() also pumps
+     * when SDL's queue in libwayland holds events. */
     bool pump = true;
+    /* Wayland: a read prepared by wayland_arm stays prepared across wake-ups
+     * that need no pump (a signal, a timer), so the common wake costs no
+     * libwayland call; it is cancelled before any pump (SDL's own
+     * prepare/read in the same thread would wait for it forever) and when
+     * the wait returns. */
+#if defined(TEMPO_HAVE_WAYLAND)
+    bool wl_armed = false;
+#define WL_DISARM()                          \
+    do {                                     \
+        if (wl_armed)                        \
+            wayland_disarm(conn.wl);         \
+        wl_armed = false;                    \
+    } while (0)
+#else
+#define WL_DISARM() ((void)0)
+#endif
     for (;;) {
         unsigned announced = plat_announce_snapshot(ann);
         if (route == ROUTE_SDL) {
@@ -572,15 +693,28 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
             SDL_FlushEvent(g_wake_type);
         } else if (route == ROUTE_FD &&
                    (pump || (pad_poll_ns > 0 && plat_now_ns() >= pumped_at + pad_poll_ns))) {
+            WL_DISARM();
             SDL_PumpEvents(); /* also polls the open joysticks */
             pumped_at = plat_now_ns();
         }
+        int sleep_fd = xfd;
+#if defined(TEMPO_HAVE_WAYLAND)
+        /* Armed before the verdict, so whatever it dispatched is seen. */
+        if (conn.wl != NULL) {
+            if (!wl_armed)
+                wl_armed = wayland_arm(conn.wl);
+            if (!wl_armed)
+                sleep_fd = -1; /* not safe to sleep on: only a short one below */
+        }
+#endif
         SDL_LockMutex(lock);
         r = verdict(handles, n, route != ROUTE_NONE, plat_now_ns(), deadline);
         if (r == n && route == ROUTE_FD)
             plat_announce_landed(ann, announced);
-        if (r != -1)
+        if (r != -1) {
+            WL_DISARM();
             break;
+        }
         uint64_t wake_at = next_wake(handles, n, deadline);
         if (pad_poll_ns > 0 && pumped_at + pad_poll_ns < wake_at)
             wake_at = pumped_at + pad_poll_ns; /* next controller poll */
@@ -591,12 +725,22 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
             SDL_WaitEventTimeout(NULL, sdl_timeout_ms(wake_at));
             continue;
         }
-        r = sdl_waker_block(w->waker, lock, wake_at, xfd, watch_fds, n_watch);
-        if (r < 0)
+        if (conn.wl != NULL && sleep_fd < 0) {
+            /* wayland_arm could not prepare (events kept arriving, or the
+             * flush failed): look again soon rather than sleep blind. */
+            uint64_t soon = plat_now_ns() + 1000000u;
+            if (soon < wake_at)
+                wake_at = soon;
+        }
+        r = sdl_waker_block(w->waker, lock, wake_at, sleep_fd, watch_fds, n_watch);
+        if (r < 0) {
+            WL_DISARM();
             break; /* the OS wait failed: report it rather than spin */
+        }
         pump = (r & (SDL_WAKER_WOKE_FD | SDL_WAKER_WOKE_INTR)) != 0;
         SDL_UnlockMutex(lock);
     }
+#undef WL_DISARM
     if (route == ROUTE_FD)
         plat_sdl_hook_end();
     waiter_end(w);

@@ -42,6 +42,13 @@ int sample_parse(sample_app *app, int argc, char **argv, const char *usage,
 
 static int init_video(sample_app *app)
 {
+    /* Before SDL's video init: Tempo refuses a compositor SDL would crash
+     * on (tempo_video_prepare), and then we run headless instead. */
+    if (!app->headless && tempo_video_prepare() != 0) {
+        fprintf(stderr, "no usable display (%s): running headless with the offscreen driver\n",
+                tempo_get_error());
+        app->headless = true;
+    }
     if (!app->headless && SDL_InitSubSystem(SDL_INIT_VIDEO) == 0)
         return 0;
     if (!app->headless)

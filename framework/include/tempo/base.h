@@ -153,9 +153,30 @@ enum {
 TEMPO_API bool tempo_backend_has(unsigned caps);
 
 /* How the last wait with TEMPO_WAIT_MESSAGES on the calling process blocked,
- * for diagnostics and sample summaries, e.g. "x11-fd+eventfd", "eventfd",
- * "sdl-events", "msgwait". "none" before the first such wait. Thread: any. */
+ * for diagnostics and sample summaries, e.g. "x11-fd+eventfd",
+ * "wayland-fd+eventfd", "eventfd", "sdl-events", "msgwait". "none" before the first such wait. Thread: any. */
 TEMPO_API const char *tempo_wait_route(void);
+
+/* Call before SDL_Init(SDL_INIT_VIDEO) / SDL_InitSubSystem(SDL_INIT_VIDEO):
+ * settles what Tempo knows about SDL 2's video drivers that cannot be
+ * fixed after video init (docs/wayland.md).
+ *  - Sets the SDL hint SDL_VIDEO_WAYLAND_ALLOW_LIBDECOR to "0" unless the
+ *    game set it (as a hint or an environment variable): SDL 2.26's wayland
+ *    driver crashes in its libdecor dispatch once a window was destroyed and
+ *    another created. The cost: on compositors without server-side
+ *    decorations (GNOME, weston) windows have no title bar; a game that
+ *    wants one and never re-creates its window sets the hint to "1" first.
+ *  - When SDL would pick its wayland driver (SDL_VIDEODRIVER names it, or
+ *    there is no DISPLAY for x11), connects to the compositor and returns
+ *    TEMPO_ENOTSUP if it advertises no wl_seat (weston's headless backend):
+ *    SDL 2.26 segfaults in video init there, so this is the last moment to
+ *    choose another driver, e.g. SDL_SetHint(SDL_HINT_VIDEODRIVER,
+ *    "offscreen") for a headless run. The reason is in tempo_get_error()
+ *    (logged at DEBUG only: the caller has the code).
+ * Returns 0 otherwise (also without a compositor: SDL then fails cleanly on
+ * its own). Costs one compositor roundtrip on Wayland, nothing elsewhere.
+ * Thread: the thread that initialises SDL video. */
+TEMPO_API int tempo_video_prepare(void);
 
 /* Releases Tempo's process-wide resources (the handle lock, cached wake
  * primitives). Optional: call it after every Tempo object is destroyed and no
