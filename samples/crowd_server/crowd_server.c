@@ -24,26 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32
-#include <winsock2.h>
-#include <ws2tcpip.h>
-typedef SOCKET sock_t;
-#define BAD_SOCK INVALID_SOCKET
-#define close_sock closesocket
-#define poll WSAPoll
-typedef int addrlen_t;
-#else
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
-typedef int sock_t;
-#define BAD_SOCK (-1)
-#define close_sock close
-typedef socklen_t addrlen_t;
-#endif
+#include "sample_server.h"
 
 #include <tempo/net.h>
 #include <tempo/tempo.h>
@@ -300,26 +281,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "crowd_server: unknown scenario %s\n", s.scenario);
         return 2;
     }
-#ifdef _WIN32
-    WSADATA wsa;
-    WSAStartup(MAKEWORD(2, 2), &wsa);
-#else
-    signal(SIGPIPE, SIG_IGN); /* a client that leaves is a send error, not a signal */
-#endif
-    sock_t l = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK); /* 127.0.0.1 only */
-    a.sin_port = htons((uint16_t)port);
-    addrlen_t alen = sizeof a;
-    if (l == BAD_SOCK || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 1) != 0 ||
-        getsockname(l, (struct sockaddr *)&a, &alen) != 0) {
-        perror("crowd_server: listen on 127.0.0.1");
+    sock_t l = sample_server_listen("crowd_server", port, 1);
+    if (l == BAD_SOCK)
         return 1;
-    }
-    printf("PORT %u\n", ntohs(a.sin_port));
-    fflush(stdout);
 
     s.client = accept(l, NULL, NULL);
     close_sock(l);

@@ -25,26 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32
-#include <winsock2.h>
-#include <ws2tcpip.h>
-typedef SOCKET sock_t;
-#define BAD_SOCK INVALID_SOCKET
-#define close_sock closesocket
-#define poll WSAPoll
-typedef int addrlen_t;
-#else
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
-typedef int sock_t;
-#define BAD_SOCK (-1)
-#define close_sock close
-typedef socklen_t addrlen_t;
-#endif
+#include "sample_server.h"
 
 #include <tempo/net.h>
 #include <tempo/tempo.h>
@@ -160,26 +141,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-#ifdef _WIN32
-    WSADATA wsa;
-    WSAStartup(MAKEWORD(2, 2), &wsa);
-#else
-    signal(SIGPIPE, SIG_IGN); /* a player that leaves is a send error, not a signal */
-#endif
-    sock_t l = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons((uint16_t)port);
-    addrlen_t alen = sizeof a;
-    if (l == BAD_SOCK || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 2) != 0 ||
-        getsockname(l, (struct sockaddr *)&a, &alen) != 0) {
-        perror("duel_server: listen on 127.0.0.1");
+    sock_t l = sample_server_listen("duel_server", port, 2);
+    if (l == BAD_SOCK)
         return 1;
-    }
-    printf("PORT %u\n", ntohs(a.sin_port));
-    fflush(stdout);
 
     for (int i = 0; i < 2; i++) {
         players[i].sock = accept(l, NULL, NULL);
