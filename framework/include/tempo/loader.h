@@ -417,13 +417,18 @@ typedef struct tempo_loader_stats {
     uint32_t running;  /* on a loader thread */
     uint32_t finished; /* waiting for tempo_loader_process (incl. cancelled ones) */
     uint64_t submitted, delivered, failed, cancelled; /* totals since create */
-    uint64_t process_calls;     /* tempo_loader_process calls that delivered something */
+    uint64_t process_calls;     /* tempo_loader_process calls that delivered something or
+                                   uploaded a strip */
     uint64_t process_max_ns;    /* the longest call, on desc.now_ns: at most about the budget
                                    plus one item */
     uint64_t item_max_ns;       /* the longest single finalize + done, on desc.now_ns */
     uint64_t items_over_budget; /* items whose finalize + done alone took longer than the whole
                                    budget: these make long frames; consider smaller assets or
                                    moving work from finalize into work */
+    uint64_t upload_strips;     /* partial texture uploads: strips of a large image's rows
+                                   uploaded by tempo_loader_process_until (or the loop) because
+                                   the whole image did not fit before the deadline; the image
+                                   is delivered when its last rows are up (issue 21) */
 } tempo_loader_stats;
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: any. */
