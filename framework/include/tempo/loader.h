@@ -376,9 +376,15 @@ TEMPO_API int tempo_loader_process(tempo_loader *loader);
  * probably end after the deadline (the estimate is the running average of
  * recent items), and delivers nothing once less than one average item fits.
  * A due frame then waits for one mis-estimated item at most, not for a whole
- * budget. The budget still caps each call. Returns as
- * tempo_loader_process(), 0 included when there was no time. Thread: loop
- * thread.
+ * budget. The budget still caps each call. An image whose texture upload
+ * does not fit goes up in strips of rows instead (SDL_CreateTexture, then
+ * SDL_UpdateTexture per strip, sized by the upload cost per byte the loader
+ * learns from every upload; none smaller than 16 KiB): each call uploads
+ * what fits, and the image is delivered by the call that uploads its last
+ * rows (images SDL must convert itself, i.e. palettes and colour keys, are
+ * uploaded whole). Returns as tempo_loader_process(), 0 included when there
+ * was no time or only a strip went up (stats.upload_strips counts those).
+ * Thread: loop thread.
  *
  * Its estimate only changes when an item is delivered, so called alone it
  * can deliver nothing for good once one slow item made the estimate longer
