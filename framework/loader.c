@@ -854,6 +854,10 @@ static int upload_rows(tempo_loader *l, req *r, int rows)
         SDL_SetTextureBlendMode(r->texture, bm);
         r->rows_done = 0;
     }
+    /* The cost per byte is learnt from the copy alone: a texture's creation
+     * (GPU memory on opengl) in a first small strip would make the next
+     * strips far too small for many uploads. */
+    uint64_t tc = l->now_ns(l->now_user);
     if (rows > s->h - r->rows_done)
         rows = s->h - r->rows_done;
     if (rows > 0) {
@@ -865,8 +869,8 @@ static int upload_rows(tempo_loader *l, req *r, int rows)
     }
     uint64_t t1 = l->now_ns(l->now_user);
     l->upload_ns = t1 - t0;
-    l->upload_ns_per_byte =
-        tempo__upload_learn(l->upload_ns_per_byte, (uint64_t)rows * (uint64_t)s->w * SDL_BYTESPERPIXEL(s->format->format), t1 - t0);
+    l->upload_ns_per_byte = tempo__upload_learn(
+        l->upload_ns_per_byte, (uint64_t)rows * (uint64_t)s->w * SDL_BYTESPERPIXEL(s->format->format), t1 - tc);
     return 0;
 }
 
