@@ -36,6 +36,7 @@
 #include "sources_internal.h"
 #include "tempo/loader.h"
 #include "tempo_internal.h"
+#include "upload_split.h"
 
 #define DEFAULT_BUDGET_NS (2 * TEMPO_NS_PER_MS)
 #define DEFAULT_MAX_PENDING 8192
@@ -70,7 +71,8 @@ typedef struct req {
     int error;
     char *error_text; /* SDL_malloc'd, or NULL for "" */
     SDL_Surface *surface;
-    SDL_Texture *texture;
+    SDL_Texture *texture; /* with `surface` still set: an upload in strips, rows_done rows up */
+    int rows_done;
     Mix_Chunk *chunk;
     Mix_Music *music;
     void *data;
@@ -119,7 +121,10 @@ struct tempo_loader {
 
     /* Loop thread only. */
     bool in_process;      /* inside process() or destroy()'s delivery: done callbacks run */
-    uint64_t item_avg_ns; /* running average cost of one finalize + done (process_until) */
+    uint64_t item_avg_ns; /* running average cost of one finalize + done, texture upload
+                             excluded (process_until) */
+    double upload_ns_per_byte; /* learnt texture upload cost (upload_split.h); 0: none yet */
+    uint64_t upload_ns;   /* time the last upload_rows() call took */
     tempo__loader_tap_fn tap; /* the recorder's view of deliveries (loader_source.c), or NULL */
     void *tap_user;
     tempo_loop *loop;     /* the loop it is a source of (loader_source.c), or NULL */
@@ -768,10 +773,117 @@ static void free_objects(req *r)
     r->custom = NULL;
 }
 
+/* ---- Texture uploads in strips (issue 21) ----------------------------------
+ * SDL_CreateTextureFromSurface uploads a whole image in one call on the loop
+ * thread: a 256x256 software texture took longer than the time left before
+ * a frame, and must_progress then forced it past the deadline every frame.
+ * An image whose surface the loader thread already converted to one of the
+ * renderer's formats is uploaded instead as SDL_CreateTexture + one
+ * SDL_UpdateTexture per strip of rows (the same bytes SDL's own function
+ * copies), each strip sized by the learnt cost per byte to what is left
+ * before the deadline. Other surfaces (palettes, colour keys, RLE) keep
+ * SDL_CreateTextureFromSurface. */
+
+int tempo__upload_rows(double ns_per_byte, uint64_t time_left_ns, uint64_t row_bytes, int rows_left,
+                       bool must_progress)
+{
+    if (rows_left <= 0)
+        return 0;
+    if (row_bytes == 0)
+        return rows_left;
+    if (!(ns_per_byte > 0))
+        ns_per_byte = TEMPO__UPLOAD_PRIOR_NS_PER_BYTE;
+    double row_ns = ns_per_byte * (double)row_bytes;
+    double fit = (double)time_left_ns / row_ns;
+    int min_rows = (int)(TEMPO__UPLOAD_MIN_STRIP_BYTES / row_bytes);
+    if (min_rows < 1)
+        min_rows = 1;
+    if (fit >= (double)rows_left)
+        return rows_left;
+    int rows = (int)fit;
+    if (rows >= min_rows)
+        return rows;
+    if (!must_progress)
+        return 0;
+    return min_rows < rows_left ? min_rows : rows_left;
+}
+
+double tempo__upload_learn(double old, uint64_t bytes, uint64_t took_ns)
+{
+    if (bytes == 0)
+        return old;
+    double sample = (double)took_ns / (double)bytes;
+    if (!(old > 0))
+        return sample;
+    return old + (sample - old) / 4;
+}
+
+/* Whether r's image goes up in strips. [loop thread] */
+static bool streamable(const tempo_loader *l, const req *r)
+{
+    const SDL_Surface *s = r->surface;
+    if (r->type != TEMPO_LOAD_IMAGE || l->renderer == NULL || s == NULL || SDL_MUSTLOCK(s) ||
+        s->format->palette != NULL || SDL_HasColorKey((SDL_Surface *)s))
+        return false;
+    for (int i = 0; i < l->n_tex_formats; i++)
+        if (l->tex_formats[i] == s->format->format)
+            return !SDL_ISPIXELFORMAT_FOURCC(s->format->format);
+    return false;
+}
+
+/* Uploads the next `rows` rows of r's surface (creating the texture first)
+ * and learns the cost per byte. Returns 0 or a failed request's error (the
+ * texture, if any, is freed with the request). [loop thread] */
+static int upload_rows(tempo_loader *l, req *r, int rows)
+{
+    SDL_Surface *s = r->surface;
+    uint64_t t0 = l->now_ns(l->now_user);
+    SDL_ClearError();
+    if (r->texture == NULL) {
+        r->texture = SDL_CreateTexture(l->renderer, s->format->format, SDL_TEXTUREACCESS_STATIC, s->w, s->h);
+        if (r->texture == NULL)
+            return req_fail(r, TEMPO_EPLATFORM, "%s: SDL_CreateTexture: %s", r->path, sdl_text("failed"));
+        /* What SDL_CreateTextureFromSurface carries over (no colour key here). */
+        Uint8 cr, cg, cb, ca;
+        SDL_BlendMode bm;
+        SDL_GetSurfaceColorMod(s, &cr, &cg, &cb);
+        SDL_SetTextureColorMod(r->texture, cr, cg, cb);
+        SDL_GetSurfaceAlphaMod(s, &ca);
+        SDL_SetTextureAlphaMod(r->texture, ca);
+        SDL_GetSurfaceBlendMode(s, &bm);
+        SDL_SetTextureBlendMode(r->texture, bm);
+        r->rows_done = 0;
+    }
+    /* The cost per byte is learnt from the copy alone: a texture's creation
+     * (GPU memory on opengl) in a first small strip would make the next
+     * strips far too small for many uploads. */
+    uint64_t tc = l->now_ns(l->now_user);
+    if (rows > s->h - r->rows_done)
+        rows = s->h - r->rows_done;
+    if (rows > 0) {
+        SDL_Rect rect = {0, r->rows_done, s->w, rows};
+        const Uint8 *px = (const Uint8 *)s->pixels + (size_t)r->rows_done * (size_t)s->pitch;
+        if (SDL_UpdateTexture(r->texture, &rect, px, s->pitch) != 0)
+            return req_fail(r, TEMPO_EPLATFORM, "%s: SDL_UpdateTexture: %s", r->path, sdl_text("failed"));
+        r->rows_done += rows;
+    }
+    uint64_t t1 = l->now_ns(l->now_user);
+    l->upload_ns = t1 - t0;
+    l->upload_ns_per_byte = tempo__upload_learn(
+        l->upload_ns_per_byte, (uint64_t)rows * (uint64_t)s->w * SDL_BYTESPERPIXEL(s->format->format), t1 - tc);
+    return 0;
+}
+
 /* [loop thread] */
 static void finalize(tempo_loader *l, req *r)
 {
-    if (r->type == TEMPO_LOAD_IMAGE && l->renderer != NULL && r->surface != NULL) {
+    if (r->type == TEMPO_LOAD_IMAGE && l->renderer != NULL && r->surface != NULL &&
+        (r->texture != NULL || streamable(l, r))) {
+        /* The rest of the rows (all of them when no strip went up yet). */
+        upload_rows(l, r, r->surface->h);
+        SDL_FreeSurface(r->surface);
+        r->surface = NULL;
+    } else if (r->type == TEMPO_LOAD_IMAGE && l->renderer != NULL && r->surface != NULL) {
         SDL_ClearError();
         r->texture = SDL_CreateTextureFromSurface(l->renderer, r->surface);
         SDL_FreeSurface(r->surface);
@@ -879,9 +991,16 @@ static void deliver(tempo_loader *l, req *r, bool destroying)
         l->group_done(l, group, &batch, l->group_done_user);
 }
 
+/* How process() treats an image upload that does not fit before the deadline. */
+typedef enum process_mode {
+    WHOLE,     /* tempo_loader_process(): every item whole */
+    SPLIT,     /* tempo_loader_process_until(): a strip now, the rest later */
+    SPLIT_MUST /* the source's guaranteed unit: one item or one strip at least */
+} process_mode;
+
 /* The loop-thread half of process() and process_until(). `deadline`:
- * UINT64_MAX for none. [loop thread] */
-static int process(tempo_loader *l, uint64_t deadline)
+ * UINT64_MAX for none. Adds the strips uploaded to *strips. [loop thread] */
+static int process(tempo_loader *l, uint64_t deadline, process_mode mode, uint32_t *strips)
 {
     if (l == NULL)
         return TEMPO_EINVAL;
@@ -889,21 +1008,57 @@ static int process(tempo_loader *l, uint64_t deadline)
         return TEMPO_EBUSY;
     const uint64_t t0 = l->now_ns(l->now_user);
     /* With a deadline, do not start an item that would probably end after
-     * it: the estimate is the running average of recent items. */
-    if (deadline != UINT64_MAX && (t0 >= deadline || deadline - t0 < l->item_avg_ns))
+     * it: the estimate is the running average of recent items (texture
+     * uploads apart: those are sized to the time left below). */
+    if (mode != SPLIT_MUST && deadline != UINT64_MAX && (t0 >= deadline || deadline - t0 < l->item_avg_ns))
         return 0;
     l->in_process = true;
+    /* Where a strip must end: the deadline or the budget, whichever is first. */
+    uint64_t limit = t0 + l->budget_ns < deadline ? t0 + l->budget_ns : deadline;
     uint64_t t = t0, item_max = 0, over = 0;
     int n = 0;
+    uint32_t split = 0;
     for (;;) {
         plat_mutex_lock(l->lock);
-        req *r = list_pop_front(&l->finished);
-        if (l->finished.count == 0)
-            tempo_event_reset(l->done_ev);
+        req *r = l->finished.head;
+        bool stream = r != NULL && mode != WHOLE && !r->cancelled && r->error == 0 &&
+                      (r->texture != NULL || streamable(l, r));
         plat_mutex_unlock(l->lock);
         if (r == NULL)
             break;
+        if (stream) {
+            /* Leave room for the rest of the delivery (the item average). */
+            uint64_t left = limit > t ? limit - t : 0;
+            left = left > l->item_avg_ns ? left - l->item_avg_ns : 0;
+            SDL_Surface *sf = r->surface;
+            int rows_left = sf->h - (r->texture != NULL ? r->rows_done : 0);
+            uint64_t row_bytes = (uint64_t)sf->w * SDL_BYTESPERPIXEL(sf->format->format);
+            bool must = mode == SPLIT_MUST && n == 0 && split == 0;
+            int rows = tempo__upload_rows(l->upload_ns_per_byte, left, row_bytes, rows_left, must);
+            if (rows == 0)
+                break; /* not even a strip fits: the next call */
+            if (rows < rows_left) {
+                uint64_t ti = t;
+                upload_rows(l, r, rows);
+                t = l->now_ns(l->now_user);
+                split++;
+                if (t - ti > item_max)
+                    item_max = t - ti;
+                if (r->error == 0)
+                    break; /* the time is used: the rest next call */
+                /* A failed upload: deliver the error now. */
+            }
+            /* Otherwise the rest fits: delivered whole below. */
+        }
+        plat_mutex_lock(l->lock);
+        req *front = list_pop_front(&l->finished);
+        if (l->finished.count == 0)
+            tempo_event_reset(l->done_ev);
+        plat_mutex_unlock(l->lock);
+        SDL_assert(front == r); /* loader threads only append; cancel does not move finished ones */
+        (void)front;
         uint64_t ti = t;
+        l->upload_ns = 0;
         deliver(l, r, false);
         n++;
         t = l->now_ns(l->now_user);
@@ -913,35 +1068,47 @@ static int process(tempo_loader *l, uint64_t deadline)
         if (took > l->budget_ns)
             over++;
         /* An exponential average over ~8 items follows a change of asset
-         * size quickly without trusting one outlier. */
-        l->item_avg_ns = l->item_avg_ns ? l->item_avg_ns - l->item_avg_ns / 8 + took / 8 : took;
+         * size quickly without trusting one outlier. Uploads are learnt
+         * apart (per byte), so one large image does not make every later
+         * item look too big for the time left. */
+        uint64_t cost = took > l->upload_ns ? took - l->upload_ns : 0;
+        l->item_avg_ns = l->item_avg_ns ? l->item_avg_ns - l->item_avg_ns / 8 + cost / 8 : cost;
         if (t - t0 >= l->budget_ns)
             break; /* the rest waits for the next call; done_ev stays signalled */
         if (deadline != UINT64_MAX && (t >= deadline || deadline - t < l->item_avg_ns))
             break;
     }
     l->in_process = false;
-    if (n > 0) {
+    if (n > 0 || split > 0) {
         plat_mutex_lock(l->lock);
         l->stats.process_calls++;
         l->stats.items_over_budget += over;
+        l->stats.upload_strips += split;
         if (t - t0 > l->stats.process_max_ns)
             l->stats.process_max_ns = t - t0;
         if (item_max > l->stats.item_max_ns)
             l->stats.item_max_ns = item_max;
         plat_mutex_unlock(l->lock);
     }
+    if (strips != NULL)
+        *strips += split;
     return n;
 }
 
 int tempo_loader_process(tempo_loader *l)
 {
-    return process(l, UINT64_MAX);
+    return process(l, UINT64_MAX, WHOLE, NULL);
 }
 
 int tempo_loader_process_until(tempo_loader *l, uint64_t deadline_ns)
 {
-    return process(l, deadline_ns == UINT64_MAX ? UINT64_MAX - 1 : deadline_ns);
+    return process(l, deadline_ns == UINT64_MAX ? UINT64_MAX - 1 : deadline_ns, SPLIT, NULL);
+}
+
+int tempo__loader_process_step(tempo_loader *l, uint64_t deadline_ns, bool must_progress, uint32_t *strips)
+{
+    return process(l, deadline_ns == UINT64_MAX ? UINT64_MAX - 1 : deadline_ns, must_progress ? SPLIT_MUST : SPLIT,
+                   strips);
 }
 
 /* ---- Submit and cancel (any thread) ---------------------------------------- */

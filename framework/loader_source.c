@@ -7,8 +7,11 @@
  * changes when an item is delivered. One slow item (a 60 ms first texture
  * upload) makes the estimate larger than any gap between frames, and from
  * then on nothing is ever delivered. The loop's must_progress breaks that:
- * the first call of each frame delivers one item whatever the estimate says,
- * which also brings the estimate back to reality.
+ * the first call of each frame makes one unit of progress whatever the
+ * estimate says, which also brings the estimate back to reality. A unit is
+ * one item, or one strip of a large image's texture upload (issue 21: a
+ * whole 256x256 software upload per frame was forced past the deadline):
+ * the image is delivered when its last strip is up.
  *
  * Record and replay: every delivery is a LOAD item of the source's channel
  * (id, type, error, group, bytes; not the asset). While the loop replays,
@@ -45,25 +48,29 @@ static int loader_dispatch(void *self, tempo_source_call *call)
     tempo_loader *ld = s->ld;
     if (tempo__replay_active(s->loop))
         return loader_has_results(ld) ? 1 : 0; /* held for their recorded ticks: parked */
-    uint32_t items = 0;
+    uint32_t items = 0, strips = 0;
     /* Idle time first: budget-sized slices up to the deadline (each call
-     * stops before an item that would probably end after it). */
+     * stops before an item that would probably end after it, and uploads a
+     * large image's rows in strips that fit). */
     for (;;) {
-        int r = tempo_loader_process_until(ld, call->deadline_ns);
+        uint32_t before = strips;
+        int r = tempo__loader_process_step(ld, call->deadline_ns, false, &strips);
         if (r < 0)
             return r;
-        if (r == 0)
+        if (r == 0 && strips == before)
             break;
         items += (uint32_t)r;
+        if (r == 0)
+            break; /* a strip used the time left */
     }
-    if (items == 0 && call->must_progress && loader_has_results(ld)) {
-        /* The guaranteed unit: process() delivers at least one item. */
-        int r = tempo_loader_process(ld);
+    if (items == 0 && strips == 0 && call->must_progress && loader_has_results(ld)) {
+        /* The guaranteed unit: one item, or one strip of a large image. */
+        int r = tempo__loader_process_step(ld, call->deadline_ns, true, &strips);
         if (r < 0)
             return r;
         items += (uint32_t)r;
     }
-    call->items = items;
+    call->items = items + strips; /* a strip is a unit of progress too */
     return loader_has_results(ld) ? 1 : 0;
 }
 

@@ -188,7 +188,7 @@ tempo_netq *tempo_netq_create(const tempo_netq_desc *desc)
     if (!d.flush_backlog)
         d.flush_backlog = 300;
     if (!d.target_age_ns)
-        d.target_age_ns = 200 * MS;
+        d.target_age_ns = 33 * MS; /* two 60 Hz frames (netq.h) */
     if (!d.floor_ns)
         d.floor_ns = 4 * MS < d.budget_max_ns ? 4 * MS : d.budget_max_ns;
     if (d.clock.now != NULL) { /* the shared tempo_clock wins over the older fields */

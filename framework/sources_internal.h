@@ -15,6 +15,15 @@
 tempo_loop **tempo__loader_loop(tempo_loader *loader);
 tempo_loop **tempo__audio_loop(tempo_audio *au);
 
+/* The loader source's dispatch step (loader_source.c): tempo_loader_process_until()
+ * that may also upload part of a large image (a strip of rows sized by the
+ * learnt cost per byte, upload_split.h) instead of waiting for a frame with
+ * room for all of it. The image is delivered once all its rows are up.
+ * `must_progress`: at least one item or one strip, whatever the estimates say
+ * (the loop's guaranteed unit). Returns items delivered (or an error) and
+ * adds the strips uploaded to *strips. */
+int tempo__loader_process_step(tempo_loader *loader, uint64_t deadline_ns, bool must_progress, uint32_t *strips);
+
 /* For an object's destroy: leaves the loop if attached. Returns 0, or
  * TEMPO_EBUSY with the detail logged (called from the object's own
  * dispatch: the loop still uses the object; the destroy must not go on).

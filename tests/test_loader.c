@@ -20,10 +20,13 @@
 
 #include "asset_seeds.h"
 #include "harness.h"
+#include "sources_internal.h"
+#include "upload_split.h"
 #include "tempo/loader.h"
 #include "tempo/wait.h"
 
 #define MS TEMPO_NS_PER_MS
+#define US TEMPO_NS_PER_US
 #define FX "tl_fx_" /* fixture file prefix */
 
 static bool audio_ok;
@@ -33,7 +36,7 @@ static bool audio_ok;
 static const char *const fixture_files[] = {
     FX "a.png", FX "b.png", FX "rgb.png", FX "wide.png", FX "wide.bmp", FX "wide.tga", FX "empty.png", FX "huge.png", FX "huge.gif", FX "huge.bmp", FX "huge.jpg", FX "trunc.png", FX "noise.png",
     FX "beep.wav", FX "nochan.wav", FX "norate.wav", FX "badtag.wav", FX "beep.aiff", FX "nochan.aiff", FX "framelie.aiff", FX "fmtpast.wav", FX "datalie.wav", FX "empty.wav",
-    FX "text.txt", FX "empty.bin", FX "k1.bin", FX "k2.bin", FX "k3.bin",
+    FX "big.png", FX "text.txt", FX "empty.bin", FX "k1.bin", FX "k2.bin", FX "k3.bin",
 };
 
 static void write_file(const char *name, const void *data, size_t len)
@@ -154,6 +157,21 @@ static void make_fixtures(void)
     make_png(FX "a.png", 16, 8);
     make_png(FX "b.png", 32, 32);
     make_png(FX "wide.png", 300, 40);
+    {
+        /* 512x512, every pixel different in its row and column (a strip
+         * uploaded at the wrong row shows). */
+        SDL_Surface *big = SDL_CreateRGBSurfaceWithFormat(0, 512, 512, 32, SDL_PIXELFORMAT_RGBA32);
+        for (int y = 0; y < 512; y++) {
+            Uint32 *row = (Uint32 *)((Uint8 *)big->pixels + y * big->pitch);
+            for (int x = 0; x < 512; x++)
+                row[x] = SDL_MapRGBA(big->format, (Uint8)x, (Uint8)y, (Uint8)((x >> 8) | ((y >> 8) << 1) | ((x * 7 + y * 13) << 2)), 255);
+        }
+        if (IMG_SavePNG(big, FX "big.png") != 0) {
+            printf("IMG_SavePNG big.png: %s\n", SDL_GetError());
+            exit(2);
+        }
+        SDL_FreeSurface(big);
+    }
     SDL_Surface *rgb = SDL_CreateRGBSurfaceWithFormat(0, 32, 32, 24, SDL_PIXELFORMAT_RGB24);
     SDL_FillRect(rgb, NULL, SDL_MapRGB(rgb->format, 10, 200, 30));
     IMG_SavePNG(rgb, FX "rgb.png");
@@ -885,6 +903,172 @@ static void images_with_a_renderer_are_textures(void)
         CHECK_EQ_INT(e->format, sdl_pick);
     }
     tempo_loader_destroy(l);
+    SDL_DestroyRenderer(ren);
+    SDL_FreeSurface(target);
+}
+
+/* ---- Cases: texture uploads in strips (issue 21) -------------------------------------- */
+
+static void upload_rows_all_when_they_fit(void)
+{
+    /* 256x256 RGBA at 1 ns/byte: 262 144 ns for the whole image. */
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 262144, 1024, 256, false), 256);
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 10 * MS, 1024, 256, true), 256);
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 262144, 1024, 10, false), 10); /* fewer left than fit */
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 0, 1024, 0, true), 0);          /* nothing left */
+}
+
+static void upload_rows_a_strip_of_what_fits(void)
+{
+    /* 100 us at 1 ns/byte and 1 KiB rows: 97 rows (97.6 fit). */
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 100 * US, 1024, 256, false), 97);
+    /* Twice the cost per byte: half the rows. */
+    CHECK_EQ_INT(tempo__upload_rows(2.0, 100 * US, 1024, 256, false), 48);
+    /* No measurement yet: the prior (1 ns/byte). */
+    CHECK_EQ_INT(tempo__upload_rows(0.0, 100 * US, 1024, 256, false), 97);
+}
+
+static void upload_rows_waits_below_one_minimum_strip(void)
+{
+    /* 1 KiB rows: a minimum strip is 16 rows. 10 rows fit: wait... */
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 10 * 1024, 1024, 256, false), 0);
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 0, 1024, 256, false), 0);
+    /* ...unless the caller must progress: one minimum strip. */
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 10 * 1024, 1024, 256, true), 16);
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 0, 1024, 256, true), 16);
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 0, 1024, 5, true), 5); /* the last rows */
+    /* Rows wider than a minimum strip: one row is the minimum. */
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 0, 65536, 100, true), 1);
+    CHECK_EQ_INT(tempo__upload_rows(1.0, 70000, 65536, 100, false), 1);
+}
+
+static void upload_learns_the_cost_per_byte(void)
+{
+    double c = tempo__upload_learn(0.0, 1000, 2000); /* first sample: 2 ns/byte */
+    CHECK(c > 1.999 && c < 2.001);
+    c = tempo__upload_learn(c, 1000, 6000); /* 6 ns/byte: a quarter of the way */
+    CHECK(c > 2.999 && c < 3.001);
+    c = tempo__upload_learn(c, 0, 6000); /* no bytes: nothing learnt */
+    CHECK(c > 2.999 && c < 3.001);
+    tt_note("learnt %.3f ns/byte", c);
+}
+
+static SDL_Texture *split_texture;
+
+static void keep_texture(tempo_loader *l, const tempo_load_result *r, void *user)
+{
+    (void)l;
+    (void)user;
+    CHECK_EQ_INT(r->error, 0);
+    split_texture = r->texture;
+    nrecs++;
+}
+
+/* A 512x512 image (1 MiB) with 200 us per call at the prior 1 ns/byte goes
+ * up in strips over several calls, is delivered once, whole, and its pixels
+ * are the decoded file's. The fake clock stands still, so the learnt cost
+ * stays at "none" and every strip is sized by the prior. */
+static void large_image_arrives_whole_after_a_split_upload(void)
+{
+    fake_now = 1000 * MS;
+    SDL_Surface *target = SDL_CreateRGBSurfaceWithFormat(0, 512, 512, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *ren = SDL_CreateSoftwareRenderer(target);
+    CHECK(ren != NULL);
+    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.renderer = ren, .now_ns = fake_clock});
+    reset_recs();
+    split_texture = NULL;
+    tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_IMAGE, .path = FX "big.png", .done = keep_texture});
+    CHECK_EQ_INT(tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S), 0);
+    /* The deadline already passed: nothing, not even a strip. */
+    CHECK_EQ_INT(tempo_loader_process_until(l, fake_now), 0);
+    tempo_loader_stats st;
+    tempo_loader_stats_get(l, &st);
+    CHECK_EQ_U64(st.upload_strips, 0);
+    /* The guaranteed unit past the deadline: one minimum strip (8 rows of 2 KiB). */
+    uint32_t strips = 0;
+    CHECK_EQ_INT(tempo__loader_process_step(l, fake_now, true, &strips), 0);
+    CHECK_EQ_INT(strips, 1);
+    int calls = 0;
+    while (nrecs == 0 && calls < 100) {
+        int n = tempo_loader_process_until(l, fake_now + 200 * US);
+        CHECK(n == 0 || n == 1);
+        calls++;
+        tempo_loader_stats_get(l, &st);
+        CHECK_EQ_U64(st.finished, (uint64_t)(nrecs == 0)); /* held until its last rows are up */
+        if (tt_failed())
+            break;
+    }
+    tempo_loader_stats_get(l, &st);
+    /* 504 rows left, 97 per call: 5 strips, then the last 19 rows fit whole. */
+    tt_note("delivered after %d calls, %llu strips", calls, (unsigned long long)st.upload_strips);
+    CHECK_EQ_INT(nrecs, 1);
+    CHECK_EQ_INT(calls, 6);
+    CHECK_EQ_U64(st.upload_strips, 1 + 5);
+    CHECK_EQ_U64(st.delivered, 1);
+    CHECK(split_texture != NULL);
+    if (split_texture != NULL) {
+        int w = 0, h = 0;
+        SDL_QueryTexture(split_texture, NULL, NULL, &w, &h);
+        CHECK_EQ_INT(w, 512);
+        CHECK_EQ_INT(h, 512);
+        SDL_SetTextureBlendMode(split_texture, SDL_BLENDMODE_NONE);
+        SDL_RenderCopy(ren, split_texture, NULL, NULL);
+        SDL_RenderPresent(ren);
+        SDL_Surface *want = IMG_Load(FX "big.png");
+        SDL_Surface *wc = SDL_ConvertSurfaceFormat(want, SDL_PIXELFORMAT_ARGB8888, 0);
+        int bad = 0, first_x = -1, first_y = -1;
+        Uint32 got_px = 0, want_px = 0;
+        for (int y = 0; y < 512; y++) {
+            const Uint32 *g = (const Uint32 *)((const Uint8 *)target->pixels + y * target->pitch);
+            const Uint32 *e = (const Uint32 *)((const Uint8 *)wc->pixels + y * wc->pitch);
+            for (int x = 0; x < 512; x++)
+                if (g[x] != e[x] && bad++ == 0) {
+                    first_x = x;
+                    first_y = y;
+                    got_px = g[x];
+                    want_px = e[x];
+                }
+        }
+        if (bad)
+            tt_note("first difference at (%d, %d): got %08x, want %08x", first_x, first_y, (unsigned)got_px,
+                    (unsigned)want_px);
+        CHECK_EQ_INT(bad, 0);
+        SDL_FreeSurface(wc);
+        SDL_FreeSurface(want);
+        SDL_DestroyTexture(split_texture);
+    }
+    tempo_loader_destroy(l);
+    SDL_DestroyRenderer(ren);
+    SDL_FreeSurface(target);
+}
+
+/* A split upload still pending when the loader is destroyed, or cancelled,
+ * is delivered as cancelled and its half-made texture freed (LSan/ASan). */
+static void split_upload_cancelled_or_destroyed_midway(void)
+{
+    fake_now = 1000 * MS;
+    SDL_Surface *target = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *ren = SDL_CreateSoftwareRenderer(target);
+    for (int destroy = 0; destroy < 2; destroy++) {
+        tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.renderer = ren, .now_ns = fake_clock});
+        reset_recs();
+        uint64_t id = tempo_loader_submit(
+            l, &(tempo_load_request){.type = TEMPO_LOAD_IMAGE, .path = FX "big.png", .done = on_done});
+        CHECK_EQ_INT(tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S), 0);
+        CHECK_EQ_INT(tempo_loader_process_until(l, fake_now + 200 * US), 0);
+        tempo_loader_stats st;
+        tempo_loader_stats_get(l, &st);
+        CHECK_EQ_U64(st.upload_strips, 1);
+        if (!destroy) {
+            CHECK_EQ_INT(tempo_loader_cancel(l, id), 0);
+            CHECK_EQ_INT(tempo_loader_process_until(l, fake_now + 200 * US), 1);
+            CHECK_EQ_INT(nrecs, 1);
+        }
+        tempo_loader_destroy(l);
+        CHECK_EQ_INT(nrecs, 1);
+        CHECK_EQ_INT(recs[0].error, TEMPO_ECANCELED);
+        CHECK(!recs[0].had_object);
+    }
     SDL_DestroyRenderer(ren);
     SDL_FreeSurface(target);
 }
@@ -1758,6 +1942,12 @@ static const tt_case cases[] = {
     TT_CASE(custom_budget_from_desc),
     TT_CASE(images_without_a_renderer_are_surfaces),
     TT_CASE(images_with_a_renderer_are_textures),
+    TT_CASE(upload_rows_all_when_they_fit),
+    TT_CASE(upload_rows_a_strip_of_what_fits),
+    TT_CASE(upload_rows_waits_below_one_minimum_strip),
+    TT_CASE(upload_learns_the_cost_per_byte),
+    TT_CASE(large_image_arrives_whole_after_a_split_upload),
+    TT_CASE(split_upload_cancelled_or_destroyed_midway),
     TT_CASE(sounds_and_music),
     TT_CASE(sounds_need_open_audio),
     TT_CASE(bad_image_input),

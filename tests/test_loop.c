@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <SDL.h>
+#include <SDL_image.h>
 
 #include "harness.h"
 #include "loop_internal.h"
@@ -2048,6 +2049,63 @@ static void loader_with_slow_items_never_livelocks(void)
     tempo_loop_destroy(loop);
 }
 
+/* Issue 21: a texture upload larger than the loader's 2 ms budget (a
+ * 1024x1024 image, 4 MiB at the 1 ns/byte prior: ~4.2 ms) goes up in strips
+ * across dispatches instead of one forced whole upload, and is delivered
+ * once, after its last strip. Each strip is a unit of the source's progress. */
+static int strip_delivered;
+static int strip_w, strip_h;
+
+static void strip_done(tempo_loader *ld, const tempo_load_result *r, void *user)
+{
+    (void)ld;
+    (void)user;
+    CHECK_EQ_INT(r->error, 0);
+    if (r->texture) {
+        SDL_QueryTexture(r->texture, NULL, NULL, &strip_w, &strip_h);
+        SDL_DestroyTexture(r->texture);
+    }
+    strip_delivered++;
+}
+
+static void loader_uploads_a_large_image_in_strips(void)
+{
+    static const char *path = "tloop_big.png"; /* in the build directory (workdir) */
+    SDL_Surface *img = SDL_CreateRGBSurfaceWithFormat(0, 1024, 1024, 32, SDL_PIXELFORMAT_RGBA32);
+    CHECK(img != NULL && IMG_SavePNG(img, path) == 0);
+    SDL_FreeSurface(img);
+    SDL_Surface *target = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *ren = SDL_CreateSoftwareRenderer(target);
+    fake_clock clk;
+    fake_init(&clk);
+    strip_delivered = 0;
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    tempo_loader *ld =
+        tempo_loader_create(&(tempo_loader_desc){.renderer = ren, .now_ns = fake_now, .now_user = &clk});
+    CHECK_EQ_INT(tempo_loader_attach(ld, loop), 0);
+    CHECK(tempo_loader_submit(ld, &(tempo_load_request){.type = TEMPO_LOAD_IMAGE, .path = path, .done = strip_done}) > 0);
+    CHECK_EQ_INT(tempo_loader_wait_idle(ld, TEMPO_INFINITE), 0);
+    for (int f = 0; f < 100 && strip_delivered == 0; f++)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_loader_stats ls;
+    tempo_loader_stats_get(ld, &ls);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    tt_note("delivered %d, %llu strips, loop items %llu", strip_delivered, (unsigned long long)ls.upload_strips,
+            (unsigned long long)st->sources[0].total.items);
+    CHECK_EQ_INT(strip_delivered, 1);
+    CHECK_EQ_INT(strip_w, 1024);
+    CHECK_EQ_INT(strip_h, 1024);
+    CHECK_GE_U64(ls.upload_strips, 2);
+    CHECK_EQ_U64(st->sources[0].total.items, 1 + ls.upload_strips); /* a strip is a unit */
+    tempo_loader_destroy(ld);
+    tempo_loop_destroy(loop);
+    SDL_DestroyRenderer(ren);
+    SDL_FreeSurface(target);
+    remove(path);
+}
+
 /* Issue 11 problem 2: a source parked in the frame before a pause used to
  * stay parked for the whole pause. A queue of 300 messages of 1 ms each,
  * 5 ms per frame (FIXED_BUDGET): the loop pauses right after the first
@@ -2484,6 +2542,7 @@ static const tt_case cases[] = {
     TT_CASE(source_with_work_is_parked_until_the_next_frame),
     TT_CASE(overlay_shows_each_source),
     TT_CASE(loader_with_slow_items_never_livelocks),
+    TT_CASE(loader_uploads_a_large_image_in_strips),
     TT_CASE(parked_source_keeps_working_while_paused),
     TT_CASE(objects_destroyed_before_the_loop_leave_it),
     TT_CASE(loop_destroyed_before_the_objects),

@@ -376,9 +376,15 @@ TEMPO_API int tempo_loader_process(tempo_loader *loader);
  * probably end after the deadline (the estimate is the running average of
  * recent items), and delivers nothing once less than one average item fits.
  * A due frame then waits for one mis-estimated item at most, not for a whole
- * budget. The budget still caps each call. Returns as
- * tempo_loader_process(), 0 included when there was no time. Thread: loop
- * thread.
+ * budget. The budget still caps each call. An image whose texture upload
+ * does not fit goes up in strips of rows instead (SDL_CreateTexture, then
+ * SDL_UpdateTexture per strip, sized by the upload cost per byte the loader
+ * learns from every upload; none smaller than 16 KiB): each call uploads
+ * what fits, and the image is delivered by the call that uploads its last
+ * rows (images SDL must convert itself, i.e. palettes and colour keys, are
+ * uploaded whole). Returns as tempo_loader_process(), 0 included when there
+ * was no time or only a strip went up (stats.upload_strips counts those).
+ * Thread: loop thread.
  *
  * Its estimate only changes when an item is delivered, so called alone it
  * can deliver nothing for good once one slow item made the estimate longer
@@ -417,13 +423,18 @@ typedef struct tempo_loader_stats {
     uint32_t running;  /* on a loader thread */
     uint32_t finished; /* waiting for tempo_loader_process (incl. cancelled ones) */
     uint64_t submitted, delivered, failed, cancelled; /* totals since create */
-    uint64_t process_calls;     /* tempo_loader_process calls that delivered something */
+    uint64_t process_calls;     /* tempo_loader_process calls that delivered something or
+                                   uploaded a strip */
     uint64_t process_max_ns;    /* the longest call, on desc.now_ns: at most about the budget
                                    plus one item */
     uint64_t item_max_ns;       /* the longest single finalize + done, on desc.now_ns */
     uint64_t items_over_budget; /* items whose finalize + done alone took longer than the whole
                                    budget: these make long frames; consider smaller assets or
                                    moving work from finalize into work */
+    uint64_t upload_strips;     /* partial texture uploads: strips of a large image's rows
+                                   uploaded by tempo_loader_process_until (or the loop) because
+                                   the whole image did not fit before the deadline; the image
+                                   is delivered when its last rows are up (issue 21) */
 } tempo_loader_stats;
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: any. */

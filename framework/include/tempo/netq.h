@@ -109,7 +109,18 @@ typedef struct tempo_netq_desc {
     uint32_t grow_backlog;     /* 0 => 100: CLASSIC grows the budget above it */
     uint32_t flush_backlog;    /* 0 => 300: CLASSIC flushes above it;
                                   UINT32_MAX never flushes */
-    uint64_t target_age_ns;    /* 0 => 200 ms: DEADLINE's age target */
+    uint64_t target_age_ns;    /* 0 => 33 ms: DEADLINE's age target. Two frames
+                                  at 60 Hz: a message pushed during one frame
+                                  is handled by the end of the next, which is
+                                  what a game wants from input and state
+                                  updates. A fixed time, not "2 frames at the
+                                  loop's rate": the queue works without a loop
+                                  and the age is what the player notices. A
+                                  burst too big for two frames at budget_max_ns
+                                  waits longer (the cap wins over the age, see
+                                  above). Before issue 21 the default was 200
+                                  ms, which let messages wait 33-51 ms with
+                                  frame time to spare; set 200 ms for that */
     uint64_t floor_ns;         /* 0 => 4 ms (at most max): DEADLINE always allows
                                   this much, so light traffic is handled at once */
     tempo_clock clock;         /* zero => tempo_now_ns. The same tempo_clock as the

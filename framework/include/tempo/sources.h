@@ -55,7 +55,13 @@ typedef struct tempo_net tempo_net;   /* tempo/net.h */
 /* The loader's finished results: each frame the loop finalizes and delivers
  * them (each request's `done`) in the idle time before the next update or
  * render, and at least one per frame, however long one takes (the loader's
- * running cost estimate can no longer starve delivery). While paused it
+ * running cost estimate can no longer starve delivery). An image whose
+ * texture upload does not fit before the deadline goes up in strips of rows
+ * sized by the learnt upload cost, one strip batch per dispatch, and is
+ * delivered when its last rows are up: a strip counts as one unit (of the
+ * per-frame guarantee and of the "loader" items in the statistics, which
+ * are deliveries plus strips; tempo_loader_stats.upload_strips has the
+ * strips). While paused it
  * keeps delivering, a step at a time. The loader's desc.now_ns must be the
  * loop's clock (both default to tempo_now_ns()). Named "loader" in the
  * statistics (without item ages: each result's latency_ns has it).
