@@ -259,7 +259,14 @@ plat_handle *sdl__fd_handle_create(int fd)
 
 int sdl__fd_handle_fd(const plat_handle *h)
 {
-    return h->kind == PLAT_HANDLE_FILEWATCH && h->magic == HANDLE_MAGIC ? h->fd : -1;
+    /* Under the lock: magic changes on destroy, and the fields beside it
+     * (signaled) are written by setters on other threads (TSan saw the
+     * compiler read them as one word). */
+    SDL_mutex *lock = get_lock();
+    SDL_LockMutex(lock);
+    int fd = h->kind == PLAT_HANDLE_FILEWATCH && h->magic == HANDLE_MAGIC ? h->fd : -1;
+    SDL_UnlockMutex(lock);
+    return fd;
 }
 
 plat_handle *plat_timer_create(bool manual_reset)
