@@ -11,7 +11,7 @@
  *            wide is 16 KiB),
  * the median of --reps N (default 15) after one warm-up, and ns per byte.
  * Each upload is followed by SDL_RenderFlush, so a renderer that batches
- * pays for it inside the measurement. Options: --reps N. Prints a Markdown
+ * pays for it inside the measurement. Options: --reps N, --quick (3). Prints a Markdown
  * table. The numbers are the machine's: run it where the game runs. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,12 +107,14 @@ static void measure(const char *driver)
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            reps = 3; /* ./dev bench --quick: the smoke run CI does */
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = atoi(argv[++i]);
             if (reps < 1)
                 reps = 1;
         } else {
-            printf("usage: bench_upload [--reps N]\n");
+            printf("usage: bench_upload [--reps N] [--quick]\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
     }
