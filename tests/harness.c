@@ -12,6 +12,12 @@
 #if defined(__linux__)
 #include <sys/resource.h>
 #endif
+#if defined(_WIN32)
+#include <direct.h>
+#include <windows.h>
+#else
+#include <unistd.h>
+#endif
 
 static int failures_in_case;
 static jmp_buf skip_jump;
@@ -115,4 +121,24 @@ int tt_main(int argc, char **argv, const tt_case *cases, size_t n)
     else
         fprintf(stdout, "%d passed, %d failed\n", (int)passed, (int)failed);
     return failed > 0 ? 1 : 0;
+}
+
+bool tt_make_temp_dir(const char *prefix, char *out, size_t size)
+{
+#if defined(_WIN32)
+    char tmp[MAX_PATH];
+    DWORD n = GetTempPathA(sizeof tmp, tmp);
+    if (n == 0 || n >= sizeof tmp)
+        return false;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(out, size, "%s%s-%lu-%d", tmp, prefix, (unsigned long)GetCurrentProcessId(), i);
+        if (_mkdir(out) == 0)
+            return true;
+    }
+    return false;
+#else
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out, size, "%s/%s-XXXXXX", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp", prefix);
+    return mkdtemp(out) != NULL;
+#endif
 }

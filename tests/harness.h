@@ -92,4 +92,10 @@ bool tt_env_flag(const char *name);
  * the process's (e.g. ThreadSanitizer's own thread wakes ~10/s). */
 bool tt_thread_switches(uint64_t *out);
 
+/* Makes a new, empty directory under the temporary directory (TMPDIR or
+ * /tmp; GetTempPath on Windows) named PREFIX plus a unique suffix, and puts
+ * its path in out. False when none could be made. Tests write their files
+ * there, never into the source tree. */
+bool tt_make_temp_dir(const char *prefix, char *out, size_t size);
+
 #endif /* TEMPO_TEST_HARNESS_H */

@@ -1102,22 +1102,7 @@ static char fw_dir[512];
 
 static bool fw_make_dir(void)
 {
-#if defined(_WIN32)
-    char tmp[MAX_PATH];
-    DWORD n = GetTempPathA(sizeof tmp, tmp);
-    if (n == 0 || n >= sizeof tmp)
-        return false;
-    for (int i = 0; i < 1000; i++) {
-        snprintf(fw_dir, sizeof fw_dir, "%stempo-fw-%lu-%d", tmp, (unsigned long)GetCurrentProcessId(), i);
-        if (_mkdir(fw_dir) == 0)
-            return true;
-    }
-    return false;
-#else
-    const char *tmp = getenv("TMPDIR");
-    snprintf(fw_dir, sizeof fw_dir, "%s/tempo-fw-XXXXXX", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-    return mkdtemp(fw_dir) != NULL;
-#endif
+    return tt_make_temp_dir("tempo-fw", fw_dir, sizeof fw_dir);
 }
 
 static void fw_remove(const char *name)

@@ -36,22 +36,7 @@ static void path_of(char *out, size_t cap, const char *name)
 
 static bool make_dir(void)
 {
-#if defined(_WIN32)
-    char tmp[MAX_PATH];
-    DWORD n = GetTempPathA(sizeof tmp, tmp);
-    if (n == 0 || n >= sizeof tmp)
-        return false;
-    for (int i = 0; i < 1000; i++) {
-        snprintf(dir, sizeof dir, "%stempo-hotreload-%lu-%d", tmp, (unsigned long)GetCurrentProcessId(), i);
-        if (_mkdir(dir) == 0)
-            return true;
-    }
-    return false;
-#else
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/tempo-hotreload-XXXXXX", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-    return mkdtemp(dir) != NULL;
-#endif
+    return tt_make_temp_dir("tempo-hotreload", dir, sizeof dir);
 }
 
 static void remove_dir(void)
