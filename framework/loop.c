@@ -25,6 +25,7 @@
 
 #include "handle_pool.h"
 #include "loop_internal.h"
+#include "loop_schedule.h"
 #include "replay_internal.h"
 #include "sources_internal.h"
 #include "tempo_internal.h"
@@ -101,11 +102,12 @@ static uint32_t detect_display_hz(SDL_Window *window)
 
 /* The rate of the render slot schedule: the cap, else (without vsync) the
  * display's refresh rate; 0 when the vblanks alone pace (vsync, no cap). */
+static tempo__sched sched_of(const tempo_loop *L);
+
 static uint32_t pace_hz(const tempo_loop *L)
 {
-    if (L->render_hz != 0)
-        return L->render_hz;
-    return L->pacing == TEMPO_LOOP_PACING_TIMER ? L->display_hz : 0;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_pace_hz(&s);
 }
 
 /* Forget the vblank phase (resume, vsync toggle, another display): the
@@ -363,9 +365,8 @@ uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
 /* First render slot after the last render on the current epoch. */
 static void realign_render_slot(tempo_loop *L)
 {
-    uint32_t hz = pace_hz(L);
-    L->slot = hz && L->last_render_ns >= L->epoch_ns ? tempo__sched_count(L->epoch_ns, hz, L->last_render_ns)
-                                                     : 0;
+    tempo__sched s = sched_of(L);
+    L->slot = tempo__sched_realigned_slot(&s);
 }
 
 /* Restarts the schedule with an update due at `now` (first frame, stall,
@@ -929,181 +930,92 @@ static void wait_fake(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t dead
     fw->wake = fw->slept ? TEMPO_LOOP_WAKE_TIMER : TEMPO_LOOP_WAKE_DUE;
 }
 
-/* ---- Deciding what is due --------------------------------------------------------- */
+/* ---- Deciding what is due ---------------------------------------------------------
+ * The decisions themselves are pure functions in loop_schedule.c, over a
+ * snapshot of the schedule state taken here. */
+
+static tempo__sched sched_of(const tempo_loop *L)
+{
+    return (tempo__sched){
+        .policy = L->policy,
+        .update_hz = L->update_hz,
+        .render_hz = L->render_hz,
+        .display_hz = L->display_hz,
+        .max_frameskip = L->max_frameskip,
+        .max_gap_ns = L->max_gap_ns,
+        .on_demand = L->on_demand,
+        .pacing = L->pacing,
+        .vsync = L->vsync,
+        .nominal_period_ns = L->pacer.nominal_period_ns,
+        .pace_wake_ns = L->pace_wake_ns,
+        .withheld_probe_ns = L->withheld_probe_ns,
+        .probe_n = L->probe.n,
+        .probe_period_ns = L->probe.period_ns,
+        .epoch_ns = L->epoch_ns,
+        .tick = L->tick,
+        .slot = L->slot,
+        .last_update_ns = L->last_update_ns,
+        .last_render_ns = L->last_render_ns,
+        .updates_since_render = L->updates_since_render,
+        .dirty = L->dirty,
+        .event_dirty = L->event_dirty,
+        .game_paused = L->game_paused,
+    };
+}
 
 static uint64_t next_tick_ns(const tempo_loop *L)
 {
-    return tempo__sched_at(L->epoch_ns, L->update_hz, L->tick);
+    tempo__sched s = sched_of(L);
+    return tempo__sched_next_tick_ns(&s);
 }
 
-/* Whether render slots follow a schedule (pace_hz) rather than the ticks:
- * LOCKSTEP's renders follow its ticks and ignore the pace, except in the
- * game's pause, where no tick runs. */
 static bool render_scheduled(const tempo_loop *L)
 {
-    return L->policy != TEMPO_LOOP_LOCKSTEP || L->game_paused;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_render_scheduled(&s);
 }
 
-/* When the next render may happen: the next slot of the pace (cap or
- * display rate), and with vsync not before the pacer's wake. */
 static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
 {
-    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
-        return L->withheld_probe_ns; /* renders only as the probe */
-    /* LOCKSTEP renders after its ticks: its probe renders alternate
-     * between the tick and a quarter period after it, and wait for the
-     * probe's instant after the previous return as well (a present that
-     * blocks past the next tick would otherwise put every call right
-     * after a return, a quarter period apart from nothing). */
-    if (L->pacing == TEMPO_LOOP_PACING_PROBING && !render_scheduled(L)) {
-        uint64_t at = L->last_update_ns + (L->probe.n % 2 ? L->probe.period_ns / 4 : 0);
-        if (L->pace_wake_ns > at)
-            at = L->pace_wake_ns; /* and never right after the previous return */
-        return at > now ? at : now;
-    }
-    if (!render_scheduled(L))
-        return now;
-    uint32_t hz = pace_hz(L);
-    uint64_t slot = hz != 0 ? tempo__sched_at(L->epoch_ns, hz, L->slot) : now;
-    if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
-        /* The probe's call times (tempo__probe_wake_ns); never before the
-         * previous present returned, so a probe does not spin. */
-        if (L->pace_wake_ns > slot)
-            slot = L->pace_wake_ns;
-    } else if (L->vsync) {
-        if (L->pace_wake_ns > slot)
-            slot = L->pace_wake_ns;
-        /* A present that does not block (vsync refused by the driver or
-         * compositor, SDL's offscreen software renderer, whatever the
-         * renderer flags say) must not make the loop spin, locked or not:
-         * with jittery render costs its returns look like a faster display
-         * and the pacer would follow them. So never more than one render per
-         * nominal refresh period (the display mode's, or desc.display_hz),
-         * less 1/16 for a display slightly faster than its integer mode
-         * (59.94 vs 60) and for wake-up jitter. A blocking present paces
-         * the loop anyway; a display faster than its mode says gets the
-         * mode's rate unless the game sets desc.display_hz. */
-        uint64_t nominal = L->pacer.nominal_period_ns;
-        uint64_t floor = L->last_render_ns + nominal - nominal / 16;
-        if (L->last_render_ns != 0 && floor > slot)
-            slot = floor;
-    }
-    return slot;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_render_slot_ns(&s, now);
 }
 
-/* Whether the policy wants a render now that events and updates ran. */
 static bool render_wanted(const tempo_loop *L, bool variable_ran)
 {
-    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
-        return true; /* the probe: the only way to learn that presents come back */
-    if (L->game_paused)
-        return true; /* the pause menu animates at the render pace */
-    switch (L->policy) {
-    case TEMPO_LOOP_INTERPOLATED:
-        return !L->on_demand || L->dirty || L->event_dirty;
-    case TEMPO_LOOP_VARIABLE:
-        return variable_ran || L->dirty;
-    default: /* LOCKSTEP and CONSTANT_SPEED_MAX_FPS: after updates, or when asked */
-        return L->dirty;
-    }
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
-}
-
-/* The most updates that may run between two renders: max_frameskip, or,
- * when a render cap is below update_hz / max_frameskip, the updates one
- * render interval holds (so a low cap does not slow the game down).
- * LOCKSTEP renders after each of its ticks. */
-static uint64_t updates_per_render_limit(const tempo_loop *L)
-{
-    if (L->policy == TEMPO_LOOP_LOCKSTEP)
-        return 1;
-    uint64_t limit = L->max_frameskip;
-    /* The render rate: the cap, the display rate, or the vblanks (the
-     * display rate is their nominal rate). */
-    uint32_t hz = pace_hz(L) != 0 ? pace_hz(L) : L->display_hz;
-    uint64_t per = (L->update_hz + hz - 1) / hz;
-    if (per > limit)
-        limit = per;
-    return limit;
-}
-
-/* Updates may not run until a render has: the catch-up limit is used up. */
-static bool updates_blocked(const tempo_loop *L)
-{
-    /* Withheld presents: no render to wait for; updates keep the clock. */
-    return L->policy != TEMPO_LOOP_VARIABLE && L->pacing != TEMPO_LOOP_PACING_WITHHELD &&
-           L->updates_since_render >= updates_per_render_limit(L);
+    tempo__sched s = sched_of(L);
+    return tempo__sched_render_wanted(&s, variable_ran);
 }
 
 /* The next instant something is due, for the wait. */
 static uint64_t next_deadline(const tempo_loop *L, uint64_t now)
 {
-    uint64_t slot = render_slot_ns(L, now);
-    if (L->game_paused)
-        return slot; /* no ticks while the game is paused */
-    uint64_t tick = next_tick_ns(L);
-    switch (L->policy) {
-    case TEMPO_LOOP_VARIABLE:
-        return slot; /* a frame (update + render) per render slot */
-    case TEMPO_LOOP_INTERPOLATED:
-        if (!render_wanted(L, false))
-            return tick;
-        break;
-    default:
-        if (!L->dirty)
-            return tick;
-        break;
-    }
-    /* A render is owed: when the catch-up limit is used up, only the render
-     * slot counts (the overdue ticks wait for it). */
-    return updates_blocked(L) ? slot : min_u64(tick, slot);
+    tempo__sched s = sched_of(L);
+    return tempo__sched_next_deadline(&s, now);
 }
 
 /* ---- Updates and render ------------------------------------------------------------- */
 
-/* Runs the updates due at `t` under a fixed policy. */
+/* Runs the updates due at `t` under a fixed policy: the plan
+ * (tempo__sched_plan_fixed) says how many and which clamp applies first. */
 static void run_fixed_updates(tempo_loop *L, uint64_t t)
 {
-    uint64_t due = next_tick_ns(L);
-    if (t < due)
+    tempo__sched s = sched_of(L);
+    tempo__sched_plan plan = tempo__sched_plan_fixed(&s, t, L->absent_ns);
+    if (!plan.run)
         return;
-    /* The catch-up cap bounds the updates between two renders, not per
-     * frame: a frame that cannot render yet (render cap) must not be
-     * followed by another batch. The overdue ticks wait for the render. */
-    uint64_t per_render = updates_per_render_limit(L);
-    if (updates_blocked(L))
-        return;
-    uint64_t limit = L->pacing == TEMPO_LOOP_PACING_WITHHELD ? UINT64_MAX : per_render - L->updates_since_render;
     tempo_loop_counts *c = &L->st.win;
-    uint64_t pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
-    tempo__stats_lateness(&L->st, t - due);
-    if (t - due > L->max_gap_ns) {
-        if (L->absent_ns > L->max_gap_ns) {
-            /* A stall: the loop did not run at all for longer than the
-             * clamp (a suspended process, a debugger, a clock jump). Drop
-             * what is owed and restart at the present. */
-            c->stalls++;
-            c->dropped_updates += pending - 1;
-            rebase(L, t);
-            pending = 1;
-        } else {
-            /* A slow machine: the loop ran all along (renders or updates
-             * slower than the schedule). Keep the debt at max_gap instead
-             * of throwing it away, so up to max_frameskip updates still run
-             * per render and the game slows down only as far as it must
-             * (deWiTTERS' loop); what is given up is game time behind the
-             * wall clock (slowdown_ns). */
-            uint64_t new_due = t - L->max_gap_ns;
-            c->slowdown_ns += new_due - due;
-            L->epoch_ns = new_due;
-            L->tick = 0;
-            realign_render_slot(L);
-            pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
-        }
+    uint64_t pending = plan.pending, limit = plan.limit;
+    tempo__stats_lateness(&L->st, plan.late_ns);
+    if (plan.clamp == TEMPO__SCHED_STALL) {
+        c->stalls++;
+        c->dropped_updates += plan.dropped;
+        rebase(L, t);
+    } else if (plan.clamp == TEMPO__SCHED_DEBT_CAP) {
+        c->slowdown_ns += plan.slowdown_ns;
+        L->epoch_ns = plan.new_epoch_ns;
+        L->tick = 0;
+        realign_render_slot(L);
     }
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
