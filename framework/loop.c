@@ -79,9 +79,17 @@ static uint64_t step_of(uint32_t hz)
     return (NS_PER_S + hz / 2) / hz;
 }
 
+/* The loop's clock: tempo_now_ns(), or desc.clock's (L->clock.now is set
+ * either way, at create). */
 static uint64_t loop_now(const tempo_loop *L)
 {
-    return L->fake ? L->clock.now(L->clock.user) : tempo_now_ns();
+    return L->clock.now(L->clock.user);
+}
+
+static uint64_t real_now(void *user)
+{
+    (void)user;
+    return tempo_now_ns();
 }
 
 /* ---- Display pacing -------------------------------------------------------------- */
@@ -152,6 +160,10 @@ static bool input_listener(const tempo_input_event *ev, void *user)
     return consumed;
 }
 
+typedef struct tempo__frame_wait frame_wait;
+static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
+static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
+
 /* ---- Creation ----------------------------------------------------------------- */
 
 tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
@@ -192,8 +204,11 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->event = desc->event;
     L->user = desc->user;
     L->window = desc->window;
-    L->clock = desc->clock;
+    /* The clock and the wait, chosen once: the real ones, or desc.clock's
+     * adapter (wait_clock). Nothing else in the loop tells them apart. */
     L->fake = desc->clock.now != NULL;
+    L->clock = L->fake ? desc->clock : (tempo_clock){real_now, NULL, NULL};
+    L->wait = L->fake ? wait_clock : wait_real;
     L->input = desc->input;
     L->thread = SDL_ThreadID();
     L->dispatching = -1;
@@ -836,14 +851,14 @@ static void sync_native_input(tempo_loop *L)
 
 /* ---- The wait ----------------------------------------------------------------- */
 
-typedef struct frame_wait {
+struct tempo__frame_wait {
     tempo__watch snap[TEMPO_LOOP_MAX_WATCHES]; /* the watches when the frame began */
     bool fired[TEMPO_LOOP_MAX_WATCHES];
     int nsnap;
     tempo_loop_wake wake;
     bool messages; /* the wait reported window messages: pump them */
     bool slept;
-} frame_wait;
+};
 
 /* Polls the snapshot's handles that have not fired yet, without waiting.
  * Each zero-timeout wait reports the lowest signalled one, which is then
@@ -898,7 +913,7 @@ static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadl
     fw->slept = timeout != 0;
     if (r == TEMPO_ETIMEDOUT) {
         fw->wake = TEMPO_LOOP_WAKE_DUE;
-        return 0;
+        return poll_watches(fw);
     }
     if (r < 0)
         return r;
@@ -916,18 +931,32 @@ static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadl
     }
     if (!fw->slept)
         fw->wake = TEMPO_LOOP_WAKE_DUE;
-    return 0;
+    return poll_watches(fw); /* the wait returned one: the others too */
 }
 
-/* The fake clock's "wait": hand the deadline to the clock, then look at
- * what arrived meanwhile without blocking. */
-static void wait_fake(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
+/* desc.clock's wait, the same contract as wait_real: hand the deadline to
+ * the clock (which moves its time there, or as far as it likes), then look
+ * at what arrived meanwhile without blocking. A wake is reported as the
+ * real wait would: the first fired watch or source, else pending SDL
+ * events, else the timer. */
+static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
 {
     fw->slept = deadline > now;
     if (fw->slept && L->clock.wait_until != NULL)
         L->clock.wait_until(L->clock.user, deadline);
     fw->messages = SDL_WasInit(SDL_INIT_EVENTS) != 0; /* pump: nobody else did */
     fw->wake = fw->slept ? TEMPO_LOOP_WAKE_TIMER : TEMPO_LOOP_WAKE_DUE;
+    int rc = poll_watches(fw);
+    if (rc < 0 || fw->wake != TEMPO_LOOP_WAKE_TIMER)
+        return rc;
+    for (int j = 0; j < fw->nsnap; j++)
+        if (fw->fired[j]) { /* the first, as the real wait reports the lowest */
+            fw->wake = fw->snap[j].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
+            return 0;
+        }
+    if (fw->messages && SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
+        fw->wake = TEMPO_LOOP_WAKE_MESSAGES;
+    return 0;
 }
 
 /* ---- Deciding what is due ---------------------------------------------------------
@@ -1340,11 +1369,7 @@ int tempo_loop_frame(tempo_loop *L)
         deadline = L->withheld_probe_ns; /* paused for withheld presents: keep probing */
     if (any_ready(L))
         deadline = t0; /* work remains and may go on now: do not sleep */
-    int rc = 0;
-    if (L->fake)
-        wait_fake(L, &fw, t0, deadline);
-    else
-        rc = wait_real(L, &fw, t0, deadline);
+    int rc = L->wait(L, &fw, t0, deadline); /* fills fw: the wake and every fired watch */
     uint64_t t1 = loop_now(L);
     uint64_t wait_ns = fw.slept ? t1 - t0 : 0;
     /* Time nothing of the loop ran: since the previous frame ended, and
@@ -1355,26 +1380,14 @@ int tempo_loop_frame(tempo_loop *L)
         L->absent_ns += t1 > from ? t1 - from : 0;
     }
     L->st.sleep_since_render_ns += wait_ns; /* before this frame's render */
-    if (rc == 0 && fw.nsnap > 0)
-        rc = poll_watches(&fw);
     if (rc < 0) {
         L->in_frame = false;
         return rc;
     }
     if (atomic_exchange(&L->render_requested, false))
         L->dirty = true;
-    if (L->fake && fw.wake == TEMPO_LOOP_WAKE_TIMER) {
-        for (int j = 0; j < fw.nsnap; j++)
-            if (fw.fired[j]) { /* the first, as the real wait reports the lowest */
-                fw.wake = fw.snap[j].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
-                break;
-            }
-    }
     if (atomic_load(&L->quit) && fw.wake != TEMPO_LOOP_WAKE_DUE)
         fw.wake = TEMPO_LOOP_WAKE_SIGNAL;
-    else if (L->fake && fw.wake == TEMPO_LOOP_WAKE_TIMER && SDL_WasInit(SDL_INIT_EVENTS) &&
-             SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
-        fw.wake = TEMPO_LOOP_WAKE_MESSAGES;
 
     /* Events first (they may pause, resume or quit), then the watches and
      * sources in the order they were added. */
