@@ -136,11 +136,97 @@ static void a_loop_runs_on_virtual_time_without_desc_clock(void)
     tempo_loop_destroy(loop);
 }
 
+/* desc.clock for the same story: time moves to the deadline, or stops at
+ * the scripted instant and sets the event there (as input would). */
+typedef struct script_clock {
+    uint64_t now, set_at;
+    tempo_handle *event;
+} script_clock;
+
+static uint64_t sc_now(void *user)
+{
+    return ((script_clock *)user)->now;
+}
+
+static void sc_wait_until(void *user, uint64_t deadline)
+{
+    script_clock *c = user;
+    if (c->set_at != 0 && c->set_at <= deadline) {
+        c->now = c->set_at;
+        c->set_at = 0;
+        tempo_event_set(c->event);
+        return;
+    }
+    c->now = deadline;
+}
+
+static void on_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)loop;
+    (void)h;
+    ++*(int *)user;
+}
+
+/* Three frames: the first update (due at once), a watched event set 25 ms
+ * into the wait for the next tick, then the tick. */
+static void run_story(tempo_loop *loop, tempo_handle *e, int *calls, uint64_t wakes[TEMPO_LOOP_WAKE_COUNT],
+                      uint64_t times[3])
+{
+    CHECK_EQ_INT(tempo_loop_watch(loop, e, on_watch, calls), 0);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        times[i] = tempo_loop_next_due_ns(loop);
+    }
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    for (int w = 0; w < TEMPO_LOOP_WAKE_COUNT; w++)
+        wakes[w] = st->total.wakes[w];
+}
+
+static void desc_clock_and_the_backend_report_the_same_wakes(void)
+{
+    /* The loop's two waits -- the platform's (here virtual) and desc.clock's
+     * adapter -- must tell the frame the same story. */
+    tempo_loop_desc d = {.update_hz = 10, .render_on_demand = true};
+    uint64_t wakes_a[TEMPO_LOOP_WAKE_COUNT], wakes_b[TEMPO_LOOP_WAKE_COUNT], due_a[3], due_b[3];
+    int calls_a = 0, calls_b = 0;
+
+    tempo_handle *e = tempo_event_create(false, false);
+    tempo_loop *a = tempo_loop_create(&d);
+    uint64_t t0 = tempo_now_ns();
+    CHECK_EQ_INT(plat_fake_script_set(obj_of(e), t0 + 25 * MS), 0);
+    run_story(a, e, &calls_a, wakes_a, due_a);
+    CHECK_EQ_U64(tempo_now_ns() - t0, 100 * MS);
+    tempo_loop_destroy(a);
+
+    script_clock c = {.now = t0, .set_at = t0 + 25 * MS, .event = e};
+    d.clock = (tempo_clock){sc_now, sc_wait_until, &c};
+    tempo_loop *b = tempo_loop_create(&d);
+    run_story(b, e, &calls_b, wakes_b, due_b);
+    CHECK_EQ_U64(c.now - t0, 100 * MS);
+    tempo_loop_destroy(b);
+    tempo_event_destroy(e);
+
+    CHECK_EQ_INT(calls_a, 1);
+    CHECK_EQ_INT(calls_b, 1);
+    for (int w = 0; w < TEMPO_LOOP_WAKE_COUNT; w++) {
+        if (wakes_a[w] != wakes_b[w])
+            tt_fail(__FILE__, __LINE__, "wake \"%s\": %llu on the backend's wait, %llu on desc.clock's",
+                    tempo_loop_wake_name((tempo_loop_wake)w), (unsigned long long)wakes_a[w],
+                    (unsigned long long)wakes_b[w]);
+    }
+    CHECK_EQ_U64(wakes_a[TEMPO_LOOP_WAKE_DUE], 1);
+    CHECK_EQ_U64(wakes_a[TEMPO_LOOP_WAKE_WATCH], 1);
+    CHECK_EQ_U64(wakes_a[TEMPO_LOOP_WAKE_TIMER], 1);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_U64(due_a[i] - t0, due_b[i] - t0);
+}
+
 static const tt_case cases[] = {
     TT_CASE(a_timeout_is_a_jump_not_a_sleep),
     TT_CASE(timers_fire_at_their_exact_virtual_time),
     TT_CASE(a_scripted_signal_lands_at_its_time),
     TT_CASE(a_loop_runs_on_virtual_time_without_desc_clock),
+    TT_CASE(desc_clock_and_the_backend_report_the_same_wakes),
 };
 
 int main(int argc, char **argv)
