@@ -34,9 +34,6 @@
 #define DEFAULT_HZ 60u
 #define DEFAULT_FRAMESKIP 5u
 #define DEFAULT_MAX_GAP_NS (250 * TEMPO_NS_PER_MS)
-/* The largest float below 1: alpha must stay in [0,1) even when the float
- * conversion of a value just below 1 rounds up. */
-#define ALPHA_MAX 0x1.fffffep-1f
 /* Most SDL events one frame dispatches. An event callback that pushes an
  * event for every event it gets would otherwise keep the frame forever; the
  * rest stay queued and make the next wait return at once. */
@@ -972,6 +969,7 @@ static tempo__sched sched_of(const tempo_loop *L)
         .display_hz = L->display_hz,
         .max_frameskip = L->max_frameskip,
         .max_gap_ns = L->max_gap_ns,
+        .step_ns = L->step_ns,
         .on_demand = L->on_demand,
         .pacing = L->pacing,
         .vsync = L->vsync,
@@ -1082,11 +1080,10 @@ static bool run_variable_update(tempo_loop *L, uint64_t t)
         return false;
     if (pace_hz(L) != 0)
         tempo__stats_lateness(&L->st, t - slot);
-    uint64_t dt = t >= L->last_update_ns ? t - L->last_update_ns : 0;
-    if (dt > L->max_gap_ns) {
-        L->st.win.stalls++;
-        dt = L->step_ns; /* drop the gap: advance one nominal step */
-    }
+    tempo__sched s = sched_of(L);
+    bool stall;
+    uint64_t dt = tempo__sched_variable_dt(&s, t, &stall);
+    L->st.win.stalls += stall;
     L->last_update_ns = t;
     L->st.win.updates++;
     call_update(L, dt);
@@ -1097,15 +1094,8 @@ static float alpha_at(const tempo_loop *L, uint64_t t)
 {
     if (L->game_paused)
         return L->frozen_alpha;
-    if (L->policy != TEMPO_LOOP_INTERPOLATED || L->tick == 0)
-        return 0.0f;
-    uint64_t prev = L->last_update_ns, next = next_tick_ns(L);
-    if (t <= prev || next <= prev)
-        return 0.0f;
-    if (t >= next)
-        return ALPHA_MAX; /* behind schedule: the most extrapolation allowed */
-    float a = (float)((double)(t - prev) / (double)(next - prev));
-    return a < ALPHA_MAX ? a : ALPHA_MAX;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_alpha(&s, t);
 }
 
 /* Presents the frame rendered at `t`. The time blocked in the present is

@@ -4,6 +4,10 @@
 
 #include "loop_internal.h" /* tempo__sched_at, tempo__sched_count */
 
+/* The largest float below 1: alpha must stay in [0,1) even when the float
+ * conversion of a value just below 1 rounds up. */
+#define ALPHA_MAX 0x1.fffffep-1f
+
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
@@ -142,6 +146,26 @@ uint64_t tempo__sched_realigned_slot(const tempo__sched *s)
 {
     uint32_t hz = tempo__sched_pace_hz(s);
     return hz && s->last_render_ns >= s->epoch_ns ? tempo__sched_count(s->epoch_ns, hz, s->last_render_ns) : 0;
+}
+
+float tempo__sched_alpha(const tempo__sched *s, uint64_t t)
+{
+    if (s->policy != TEMPO_LOOP_INTERPOLATED || s->tick == 0)
+        return 0.0f;
+    uint64_t prev = s->last_update_ns, next = tempo__sched_next_tick_ns(s);
+    if (t <= prev || next <= prev)
+        return 0.0f;
+    if (t >= next)
+        return ALPHA_MAX; /* behind schedule: the most extrapolation allowed */
+    float a = (float)((double)(t - prev) / (double)(next - prev));
+    return a < ALPHA_MAX ? a : ALPHA_MAX;
+}
+
+uint64_t tempo__sched_variable_dt(const tempo__sched *s, uint64_t t, bool *stall)
+{
+    uint64_t dt = t >= s->last_update_ns ? t - s->last_update_ns : 0;
+    *stall = dt > s->max_gap_ns;
+    return *stall ? s->step_ns : dt; /* a stall drops the gap: one nominal step */
 }
 
 tempo__sched_plan tempo__sched_plan_fixed(const tempo__sched *s, uint64_t t, uint64_t absent_ns)

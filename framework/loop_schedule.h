@@ -24,6 +24,7 @@ typedef struct tempo__sched {
     uint32_t render_hz;     /* the render cap; 0: none */
     uint32_t display_hz;    /* the pace without vsync and cap */
     uint32_t max_frameskip; /* updates between two renders (at least) */
+    uint64_t step_ns;       /* round(1e9 / update_hz): the fixed policies' dt */
     uint64_t max_gap_ns;    /* the stall clamp and the debt cap */
     bool on_demand;         /* render on demand (INTERPOLATED) */
 
@@ -80,6 +81,17 @@ uint64_t tempo__sched_next_deadline(const tempo__sched *s, uint64_t now);
 /* The render slot index to continue from after the epoch moved: the first
  * slot after the last render, 0 without a pace or a render on this epoch. */
 uint64_t tempo__sched_realigned_slot(const tempo__sched *s);
+
+/* The interpolation alpha for a render at `t`, in [0, 1): how far t lies
+ * between the last update and the next tick (INTERPOLATED only; 0 before
+ * the first update and for the other policies; just below 1 when behind
+ * schedule). The game's pause freezes it: the caller keeps that value. */
+float tempo__sched_alpha(const tempo__sched *s, uint64_t t);
+
+/* VARIABLE: the dt of an update at `t`, measured from the last one; a gap
+ * longer than max_gap counts as a stall (*stall set) and advances one
+ * nominal step instead. */
+uint64_t tempo__sched_variable_dt(const tempo__sched *s, uint64_t t, bool *stall);
 
 /* What a late fixed-policy frame does with the update debt. */
 typedef enum tempo__sched_clamp {

@@ -20,6 +20,7 @@ static tempo__sched base(void)
         .display_hz = 60,
         .max_frameskip = 5,
         .max_gap_ns = 250 * MS,
+        .step_ns = 16666667,
         .pacing = TEMPO_LOOP_PACING_TIMER,
         .nominal_period_ns = 16666667,
         .epoch_ns = T0,
@@ -305,6 +306,43 @@ static void deadline_per_policy(void)
     CHECK_EQ_U64(tempo__sched_next_deadline(&s, now), tick);
 }
 
+static void alpha_is_the_place_between_two_ticks(void)
+{
+    tempo__sched s = base();
+    CHECK_EQ_DBL(tempo__sched_alpha(&s, T0 + 5 * MS), 0.0); /* no update yet */
+    /* Tick 3 ran (due T0 + 50 ms); tick 4 is due at T0 + 66.67 ms. */
+    s.tick = 4;
+    s.last_update_ns = T0 + 50 * MS;
+    CHECK_EQ_DBL(tempo__sched_alpha(&s, T0 + 50 * MS), 0.0);
+    float half = tempo__sched_alpha(&s, T0 + 50 * MS + 8333333);
+    CHECK_LE_DBL(0.4999, half);
+    CHECK_LE_DBL(half, 0.5001);
+    /* Behind schedule: just below 1, never 1. */
+    float late = tempo__sched_alpha(&s, T0 + 80 * MS);
+    CHECK_LT_DBL(late, 1.0);
+    CHECK_LE_DBL(0.9999, late);
+    CHECK_LT_DBL(tempo__sched_alpha(&s, T0 + 66666666 - 1), 1.0); /* rounds below 1 */
+    /* Only INTERPOLATED interpolates. */
+    s.policy = TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS;
+    CHECK_EQ_DBL(tempo__sched_alpha(&s, T0 + 60 * MS), 0.0);
+}
+
+static void variable_dt_is_measured_and_a_gap_is_a_stall(void)
+{
+    tempo__sched s = base();
+    s.policy = TEMPO_LOOP_VARIABLE;
+    s.last_update_ns = T0;
+    bool stall = true;
+    CHECK_EQ_U64(tempo__sched_variable_dt(&s, T0 + 7 * MS, &stall), 7 * MS);
+    CHECK(!stall);
+    CHECK_EQ_U64(tempo__sched_variable_dt(&s, T0 + 250 * MS, &stall), 250 * MS); /* the clamp is "more than" */
+    CHECK(!stall);
+    CHECK_EQ_U64(tempo__sched_variable_dt(&s, T0 + 251 * MS, &stall), 16666667); /* one nominal step */
+    CHECK(stall);
+    CHECK_EQ_U64(tempo__sched_variable_dt(&s, T0 - 1, &stall), 0); /* never negative */
+    CHECK(!stall);
+}
+
 static const tt_case cases[] = {
     TT_CASE(ticks_follow_the_absolute_schedule),
     TT_CASE(pace_is_the_cap_else_the_display_on_timer_pacing),
@@ -320,6 +358,8 @@ static const tt_case cases[] = {
     TT_CASE(stall_clamp_only_when_the_loop_did_not_run),
     TT_CASE(debt_is_capped_at_max_gap_on_a_slow_machine),
     TT_CASE(deadline_per_policy),
+    TT_CASE(alpha_is_the_place_between_two_ticks),
+    TT_CASE(variable_dt_is_measured_and_a_gap_is_a_stall),
 };
 
 int main(int argc, char **argv)
