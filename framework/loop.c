@@ -18,7 +18,12 @@
  * instant and cost one wake-up, not two. The epoch moves only when the
  * schedule must restart: the first frame, a stall, a resume, a change of
  * policy to or from VARIABLE, or a change of rate (which keeps the phase of
- * the last update). */
+ * the last update).
+ *
+ * What is due and when is decided by pure functions (loop_schedule.c, over
+ * a snapshot of the schedule taken by sched_of); this file applies the
+ * decisions, waits and dispatches. The wait is one path: a clock and a wait
+ * chosen at create (the platform's, or desc.clock's adapter wait_clock). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
