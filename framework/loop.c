@@ -18,13 +18,19 @@
  * instant and cost one wake-up, not two. The epoch moves only when the
  * schedule must restart: the first frame, a stall, a resume, a change of
  * policy to or from VARIABLE, or a change of rate (which keeps the phase of
- * the last update). */
+ * the last update).
+ *
+ * What is due and when is decided by pure functions (loop_schedule.c, over
+ * a snapshot of the schedule taken by sched_of); this file applies the
+ * decisions, waits and dispatches. The wait is one path: a clock and a wait
+ * chosen at create (the platform's, or desc.clock's adapter wait_clock). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "handle_pool.h"
 #include "loop_internal.h"
+#include "loop_schedule.h"
 #include "replay_internal.h"
 #include "sources_internal.h"
 #include "tempo_internal.h"
@@ -33,9 +39,6 @@
 #define DEFAULT_HZ 60u
 #define DEFAULT_FRAMESKIP 5u
 #define DEFAULT_MAX_GAP_NS (250 * TEMPO_NS_PER_MS)
-/* The largest float below 1: alpha must stay in [0,1) even when the float
- * conversion of a value just below 1 rounds up. */
-#define ALPHA_MAX 0x1.fffffep-1f
 /* Most SDL events one frame dispatches. An event callback that pushes an
  * event for every event it gets would otherwise keep the frame forever; the
  * rest stay queued and make the next wait return at once. */
@@ -78,9 +81,17 @@ static uint64_t step_of(uint32_t hz)
     return (NS_PER_S + hz / 2) / hz;
 }
 
+/* The loop's clock: tempo_now_ns(), or desc.clock's (L->clock.now is set
+ * either way, at create). */
 static uint64_t loop_now(const tempo_loop *L)
 {
-    return L->fake ? L->clock.now(L->clock.user) : tempo_now_ns();
+    return L->clock.now(L->clock.user);
+}
+
+static uint64_t real_now(void *user)
+{
+    (void)user;
+    return tempo_now_ns();
 }
 
 /* ---- Display pacing -------------------------------------------------------------- */
@@ -101,11 +112,12 @@ static uint32_t detect_display_hz(SDL_Window *window)
 
 /* The rate of the render slot schedule: the cap, else (without vsync) the
  * display's refresh rate; 0 when the vblanks alone pace (vsync, no cap). */
+static tempo__sched sched_of(const tempo_loop *L);
+
 static uint32_t pace_hz(const tempo_loop *L)
 {
-    if (L->render_hz != 0)
-        return L->render_hz;
-    return L->pacing == TEMPO_LOOP_PACING_TIMER ? L->display_hz : 0;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_pace_hz(&s);
 }
 
 /* Forget the vblank phase (resume, vsync toggle, another display): the
@@ -150,6 +162,10 @@ static bool input_listener(const tempo_input_event *ev, void *user)
     return consumed;
 }
 
+typedef struct tempo__frame_wait frame_wait;
+static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
+static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
+
 /* ---- Creation ----------------------------------------------------------------- */
 
 tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
@@ -190,8 +206,11 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->event = desc->event;
     L->user = desc->user;
     L->window = desc->window;
-    L->clock = desc->clock;
+    /* The clock and the wait, chosen once: the real ones, or desc.clock's
+     * adapter (wait_clock). Nothing else in the loop tells them apart. */
     L->fake = desc->clock.now != NULL;
+    L->clock = L->fake ? desc->clock : (tempo_clock){real_now, NULL, NULL};
+    L->wait = L->fake ? wait_clock : wait_real;
     L->input = desc->input;
     L->thread = SDL_ThreadID();
     L->dispatching = -1;
@@ -363,9 +382,8 @@ uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
 /* First render slot after the last render on the current epoch. */
 static void realign_render_slot(tempo_loop *L)
 {
-    uint32_t hz = pace_hz(L);
-    L->slot = hz && L->last_render_ns >= L->epoch_ns ? tempo__sched_count(L->epoch_ns, hz, L->last_render_ns)
-                                                     : 0;
+    tempo__sched s = sched_of(L);
+    L->slot = tempo__sched_realigned_slot(&s);
 }
 
 /* Restarts the schedule with an update due at `now` (first frame, stall,
@@ -835,14 +853,14 @@ static void sync_native_input(tempo_loop *L)
 
 /* ---- The wait ----------------------------------------------------------------- */
 
-typedef struct frame_wait {
+struct tempo__frame_wait {
     tempo__watch snap[TEMPO_LOOP_MAX_WATCHES]; /* the watches when the frame began */
     bool fired[TEMPO_LOOP_MAX_WATCHES];
     int nsnap;
     tempo_loop_wake wake;
     bool messages; /* the wait reported window messages: pump them */
     bool slept;
-} frame_wait;
+};
 
 /* Polls the snapshot's handles that have not fired yet, without waiting.
  * Each zero-timeout wait reports the lowest signalled one, which is then
@@ -897,7 +915,7 @@ static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadl
     fw->slept = timeout != 0;
     if (r == TEMPO_ETIMEDOUT) {
         fw->wake = TEMPO_LOOP_WAKE_DUE;
-        return 0;
+        return poll_watches(fw);
     }
     if (r < 0)
         return r;
@@ -915,195 +933,121 @@ static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadl
     }
     if (!fw->slept)
         fw->wake = TEMPO_LOOP_WAKE_DUE;
-    return 0;
+    return poll_watches(fw); /* the wait returned one: the others too */
 }
 
-/* The fake clock's "wait": hand the deadline to the clock, then look at
- * what arrived meanwhile without blocking. */
-static void wait_fake(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
+/* desc.clock's wait, the same contract as wait_real: hand the deadline to
+ * the clock (which moves its time there, or as far as it likes), then look
+ * at what arrived meanwhile without blocking. A wake is reported as the
+ * real wait would: the first fired watch or source, else pending SDL
+ * events, else the timer. */
+static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
 {
     fw->slept = deadline > now;
     if (fw->slept && L->clock.wait_until != NULL)
         L->clock.wait_until(L->clock.user, deadline);
     fw->messages = SDL_WasInit(SDL_INIT_EVENTS) != 0; /* pump: nobody else did */
     fw->wake = fw->slept ? TEMPO_LOOP_WAKE_TIMER : TEMPO_LOOP_WAKE_DUE;
+    int rc = poll_watches(fw);
+    if (rc < 0 || fw->wake != TEMPO_LOOP_WAKE_TIMER)
+        return rc;
+    for (int j = 0; j < fw->nsnap; j++)
+        if (fw->fired[j]) { /* the first, as the real wait reports the lowest */
+            fw->wake = fw->snap[j].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
+            return 0;
+        }
+    if (fw->messages && SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
+        fw->wake = TEMPO_LOOP_WAKE_MESSAGES;
+    return 0;
 }
 
-/* ---- Deciding what is due --------------------------------------------------------- */
+/* ---- Deciding what is due ---------------------------------------------------------
+ * The decisions themselves are pure functions in loop_schedule.c, over a
+ * snapshot of the schedule state taken here. */
+
+static tempo__sched sched_of(const tempo_loop *L)
+{
+    return (tempo__sched){
+        .policy = L->policy,
+        .update_hz = L->update_hz,
+        .render_hz = L->render_hz,
+        .display_hz = L->display_hz,
+        .max_frameskip = L->max_frameskip,
+        .max_gap_ns = L->max_gap_ns,
+        .step_ns = L->step_ns,
+        .on_demand = L->on_demand,
+        .pacing = L->pacing,
+        .vsync = L->vsync,
+        .nominal_period_ns = L->pacer.nominal_period_ns,
+        .pace_wake_ns = L->pace_wake_ns,
+        .withheld_probe_ns = L->withheld_probe_ns,
+        .probe_n = L->probe.n,
+        .probe_period_ns = L->probe.period_ns,
+        .epoch_ns = L->epoch_ns,
+        .tick = L->tick,
+        .slot = L->slot,
+        .last_update_ns = L->last_update_ns,
+        .last_render_ns = L->last_render_ns,
+        .updates_since_render = L->updates_since_render,
+        .dirty = L->dirty,
+        .event_dirty = L->event_dirty,
+        .game_paused = L->game_paused,
+    };
+}
 
 static uint64_t next_tick_ns(const tempo_loop *L)
 {
-    return tempo__sched_at(L->epoch_ns, L->update_hz, L->tick);
+    tempo__sched s = sched_of(L);
+    return tempo__sched_next_tick_ns(&s);
 }
 
-/* Whether render slots follow a schedule (pace_hz) rather than the ticks:
- * LOCKSTEP's renders follow its ticks and ignore the pace, except in the
- * game's pause, where no tick runs. */
 static bool render_scheduled(const tempo_loop *L)
 {
-    return L->policy != TEMPO_LOOP_LOCKSTEP || L->game_paused;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_render_scheduled(&s);
 }
 
-/* When the next render may happen: the next slot of the pace (cap or
- * display rate), and with vsync not before the pacer's wake. */
 static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
 {
-    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
-        return L->withheld_probe_ns; /* renders only as the probe */
-    /* LOCKSTEP renders after its ticks: its probe renders alternate
-     * between the tick and a quarter period after it, and wait for the
-     * probe's instant after the previous return as well (a present that
-     * blocks past the next tick would otherwise put every call right
-     * after a return, a quarter period apart from nothing). */
-    if (L->pacing == TEMPO_LOOP_PACING_PROBING && !render_scheduled(L)) {
-        uint64_t at = L->last_update_ns + (L->probe.n % 2 ? L->probe.period_ns / 4 : 0);
-        if (L->pace_wake_ns > at)
-            at = L->pace_wake_ns; /* and never right after the previous return */
-        return at > now ? at : now;
-    }
-    if (!render_scheduled(L))
-        return now;
-    uint32_t hz = pace_hz(L);
-    uint64_t slot = hz != 0 ? tempo__sched_at(L->epoch_ns, hz, L->slot) : now;
-    if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
-        /* The probe's call times (tempo__probe_wake_ns); never before the
-         * previous present returned, so a probe does not spin. */
-        if (L->pace_wake_ns > slot)
-            slot = L->pace_wake_ns;
-    } else if (L->vsync) {
-        if (L->pace_wake_ns > slot)
-            slot = L->pace_wake_ns;
-        /* A present that does not block (vsync refused by the driver or
-         * compositor, SDL's offscreen software renderer, whatever the
-         * renderer flags say) must not make the loop spin, locked or not:
-         * with jittery render costs its returns look like a faster display
-         * and the pacer would follow them. So never more than one render per
-         * nominal refresh period (the display mode's, or desc.display_hz),
-         * less 1/16 for a display slightly faster than its integer mode
-         * (59.94 vs 60) and for wake-up jitter. A blocking present paces
-         * the loop anyway; a display faster than its mode says gets the
-         * mode's rate unless the game sets desc.display_hz. */
-        uint64_t nominal = L->pacer.nominal_period_ns;
-        uint64_t floor = L->last_render_ns + nominal - nominal / 16;
-        if (L->last_render_ns != 0 && floor > slot)
-            slot = floor;
-    }
-    return slot;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_render_slot_ns(&s, now);
 }
 
-/* Whether the policy wants a render now that events and updates ran. */
 static bool render_wanted(const tempo_loop *L, bool variable_ran)
 {
-    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
-        return true; /* the probe: the only way to learn that presents come back */
-    if (L->game_paused)
-        return true; /* the pause menu animates at the render pace */
-    switch (L->policy) {
-    case TEMPO_LOOP_INTERPOLATED:
-        return !L->on_demand || L->dirty || L->event_dirty;
-    case TEMPO_LOOP_VARIABLE:
-        return variable_ran || L->dirty;
-    default: /* LOCKSTEP and CONSTANT_SPEED_MAX_FPS: after updates, or when asked */
-        return L->dirty;
-    }
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
-}
-
-/* The most updates that may run between two renders: max_frameskip, or,
- * when a render cap is below update_hz / max_frameskip, the updates one
- * render interval holds (so a low cap does not slow the game down).
- * LOCKSTEP renders after each of its ticks. */
-static uint64_t updates_per_render_limit(const tempo_loop *L)
-{
-    if (L->policy == TEMPO_LOOP_LOCKSTEP)
-        return 1;
-    uint64_t limit = L->max_frameskip;
-    /* The render rate: the cap, the display rate, or the vblanks (the
-     * display rate is their nominal rate). */
-    uint32_t hz = pace_hz(L) != 0 ? pace_hz(L) : L->display_hz;
-    uint64_t per = (L->update_hz + hz - 1) / hz;
-    if (per > limit)
-        limit = per;
-    return limit;
-}
-
-/* Updates may not run until a render has: the catch-up limit is used up. */
-static bool updates_blocked(const tempo_loop *L)
-{
-    /* Withheld presents: no render to wait for; updates keep the clock. */
-    return L->policy != TEMPO_LOOP_VARIABLE && L->pacing != TEMPO_LOOP_PACING_WITHHELD &&
-           L->updates_since_render >= updates_per_render_limit(L);
+    tempo__sched s = sched_of(L);
+    return tempo__sched_render_wanted(&s, variable_ran);
 }
 
 /* The next instant something is due, for the wait. */
 static uint64_t next_deadline(const tempo_loop *L, uint64_t now)
 {
-    uint64_t slot = render_slot_ns(L, now);
-    if (L->game_paused)
-        return slot; /* no ticks while the game is paused */
-    uint64_t tick = next_tick_ns(L);
-    switch (L->policy) {
-    case TEMPO_LOOP_VARIABLE:
-        return slot; /* a frame (update + render) per render slot */
-    case TEMPO_LOOP_INTERPOLATED:
-        if (!render_wanted(L, false))
-            return tick;
-        break;
-    default:
-        if (!L->dirty)
-            return tick;
-        break;
-    }
-    /* A render is owed: when the catch-up limit is used up, only the render
-     * slot counts (the overdue ticks wait for it). */
-    return updates_blocked(L) ? slot : min_u64(tick, slot);
+    tempo__sched s = sched_of(L);
+    return tempo__sched_next_deadline(&s, now);
 }
 
 /* ---- Updates and render ------------------------------------------------------------- */
 
-/* Runs the updates due at `t` under a fixed policy. */
+/* Runs the updates due at `t` under a fixed policy: the plan
+ * (tempo__sched_plan_fixed) says how many and which clamp applies first. */
 static void run_fixed_updates(tempo_loop *L, uint64_t t)
 {
-    uint64_t due = next_tick_ns(L);
-    if (t < due)
+    tempo__sched s = sched_of(L);
+    tempo__sched_plan plan = tempo__sched_plan_fixed(&s, t, L->absent_ns);
+    if (!plan.run)
         return;
-    /* The catch-up cap bounds the updates between two renders, not per
-     * frame: a frame that cannot render yet (render cap) must not be
-     * followed by another batch. The overdue ticks wait for the render. */
-    uint64_t per_render = updates_per_render_limit(L);
-    if (updates_blocked(L))
-        return;
-    uint64_t limit = L->pacing == TEMPO_LOOP_PACING_WITHHELD ? UINT64_MAX : per_render - L->updates_since_render;
     tempo_loop_counts *c = &L->st.win;
-    uint64_t pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
-    tempo__stats_lateness(&L->st, t - due);
-    if (t - due > L->max_gap_ns) {
-        if (L->absent_ns > L->max_gap_ns) {
-            /* A stall: the loop did not run at all for longer than the
-             * clamp (a suspended process, a debugger, a clock jump). Drop
-             * what is owed and restart at the present. */
-            c->stalls++;
-            c->dropped_updates += pending - 1;
-            rebase(L, t);
-            pending = 1;
-        } else {
-            /* A slow machine: the loop ran all along (renders or updates
-             * slower than the schedule). Keep the debt at max_gap instead
-             * of throwing it away, so up to max_frameskip updates still run
-             * per render and the game slows down only as far as it must
-             * (deWiTTERS' loop); what is given up is game time behind the
-             * wall clock (slowdown_ns). */
-            uint64_t new_due = t - L->max_gap_ns;
-            c->slowdown_ns += new_due - due;
-            L->epoch_ns = new_due;
-            L->tick = 0;
-            realign_render_slot(L);
-            pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
-        }
+    uint64_t pending = plan.pending, limit = plan.limit;
+    tempo__stats_lateness(&L->st, plan.late_ns);
+    if (plan.clamp == TEMPO__SCHED_STALL) {
+        c->stalls++;
+        c->dropped_updates += plan.dropped;
+        rebase(L, t);
+    } else if (plan.clamp == TEMPO__SCHED_DEBT_CAP) {
+        c->slowdown_ns += plan.slowdown_ns;
+        L->epoch_ns = plan.new_epoch_ns;
+        L->tick = 0;
+        realign_render_slot(L);
     }
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
@@ -1141,11 +1085,10 @@ static bool run_variable_update(tempo_loop *L, uint64_t t)
         return false;
     if (pace_hz(L) != 0)
         tempo__stats_lateness(&L->st, t - slot);
-    uint64_t dt = t >= L->last_update_ns ? t - L->last_update_ns : 0;
-    if (dt > L->max_gap_ns) {
-        L->st.win.stalls++;
-        dt = L->step_ns; /* drop the gap: advance one nominal step */
-    }
+    tempo__sched s = sched_of(L);
+    bool stall;
+    uint64_t dt = tempo__sched_variable_dt(&s, t, &stall);
+    L->st.win.stalls += stall;
     L->last_update_ns = t;
     L->st.win.updates++;
     call_update(L, dt);
@@ -1156,15 +1099,8 @@ static float alpha_at(const tempo_loop *L, uint64_t t)
 {
     if (L->game_paused)
         return L->frozen_alpha;
-    if (L->policy != TEMPO_LOOP_INTERPOLATED || L->tick == 0)
-        return 0.0f;
-    uint64_t prev = L->last_update_ns, next = next_tick_ns(L);
-    if (t <= prev || next <= prev)
-        return 0.0f;
-    if (t >= next)
-        return ALPHA_MAX; /* behind schedule: the most extrapolation allowed */
-    float a = (float)((double)(t - prev) / (double)(next - prev));
-    return a < ALPHA_MAX ? a : ALPHA_MAX;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_alpha(&s, t);
 }
 
 /* Presents the frame rendered at `t`. The time blocked in the present is
@@ -1428,11 +1364,7 @@ int tempo_loop_frame(tempo_loop *L)
         deadline = L->withheld_probe_ns; /* paused for withheld presents: keep probing */
     if (any_ready(L))
         deadline = t0; /* work remains and may go on now: do not sleep */
-    int rc = 0;
-    if (L->fake)
-        wait_fake(L, &fw, t0, deadline);
-    else
-        rc = wait_real(L, &fw, t0, deadline);
+    int rc = L->wait(L, &fw, t0, deadline); /* fills fw: the wake and every fired watch */
     uint64_t t1 = loop_now(L);
     uint64_t wait_ns = fw.slept ? t1 - t0 : 0;
     /* Time nothing of the loop ran: since the previous frame ended, and
@@ -1443,26 +1375,14 @@ int tempo_loop_frame(tempo_loop *L)
         L->absent_ns += t1 > from ? t1 - from : 0;
     }
     L->st.sleep_since_render_ns += wait_ns; /* before this frame's render */
-    if (rc == 0 && fw.nsnap > 0)
-        rc = poll_watches(&fw);
     if (rc < 0) {
         L->in_frame = false;
         return rc;
     }
     if (atomic_exchange(&L->render_requested, false))
         L->dirty = true;
-    if (L->fake && fw.wake == TEMPO_LOOP_WAKE_TIMER) {
-        for (int j = 0; j < fw.nsnap; j++)
-            if (fw.fired[j]) { /* the first, as the real wait reports the lowest */
-                fw.wake = fw.snap[j].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
-                break;
-            }
-    }
     if (atomic_load(&L->quit) && fw.wake != TEMPO_LOOP_WAKE_DUE)
         fw.wake = TEMPO_LOOP_WAKE_SIGNAL;
-    else if (L->fake && fw.wake == TEMPO_LOOP_WAKE_TIMER && SDL_WasInit(SDL_INIT_EVENTS) &&
-             SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
-        fw.wake = TEMPO_LOOP_WAKE_MESSAGES;
 
     /* Events first (they may pause, resume or quit), then the watches and
      * sources in the order they were added. */

@@ -113,6 +113,9 @@ typedef struct tempo__watch {
     int source;  /* index in sources[] for a source, -1 for a plain watch */
 } tempo__watch;
 
+/* What one frame's wait saw (loop.c). */
+struct tempo__frame_wait;
+
 struct tempo_loop {
     /* settings (defaults applied) */
     tempo_loop_policy policy;
@@ -129,8 +132,11 @@ struct tempo_loop {
     tempo_loop_event_fn event;
     void *user;
     SDL_Window *window;
-    tempo_loop_clock clock;
-    bool fake; /* clock.now is set */
+    /* The clock and the wait, chosen once at create: tempo_now_ns() and the
+     * real wait, or desc.clock and its adapter (loop.c, wait_clock). */
+    tempo_loop_clock clock; /* .now always set */
+    int (*wait)(struct tempo_loop *L, struct tempo__frame_wait *fw, uint64_t now, uint64_t deadline);
+    bool fake; /* desc.clock was given (replay.c reads it; the loop never branches on it) */
     tempo_input *input; /* not owned; NULL: events go to the callback only */
     tempo_handle *input_watch; /* input's native handle while the loop has it as a source */
     uint64_t wake_ns;          /* when this frame's wait returned (stamps native input) */

@@ -1,8 +1,11 @@
 /* The platform contract: everything a Tempo backend provides.
  *
- * Exactly one backend (platform/sdl/ or platform/win32/) is compiled in. The
- * framework calls only what is declared here, after validating arguments, so
- * both backends see the same, already-checked input and give the same errors.
+ * Exactly one backend (platform/sdl/ or platform/win32/) is compiled into
+ * the library. Tests also build the framework against platform/fake/ (a
+ * virtual clock and scripted handles, fake_platform.h), which runs the same
+ * conformance suite; it is never installed. The framework calls only what
+ * is declared here, after validating arguments, so every backend sees the
+ * same, already-checked input and gives the same errors.
  * A backend's files mirror each other: <backend>_clock.c, <backend>_wait.c,
  * <backend>_thread.c, <backend>_filewatch.c, <backend>_input.c (win32:
  * win32_dinput.c). What both
