@@ -530,6 +530,22 @@ int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
     /* A new source owes no progress in a frame it has not seen. */
     src->progress_frame = UINT64_MAX;
     L->watches[L->nwatch++] = (tempo__watch){desc->handle, NULL, NULL, id, 0};
+    /* What it delivers is recorded and replayed through its channel. */
+    if (desc->deliver != NULL)
+        src->channel = tempo__replay_source_added(L, src->name, desc->deliver, desc->self);
+    return 0;
+}
+
+int tempo__loop_source_lookup(tempo_loop *L, tempo_handle *handle, tempo_source_deliver_fn *deliver, void **self,
+                              uint32_t *channel)
+{
+    int i = handle != NULL ? find_watch(L, handle) : -1;
+    int k = i >= 0 && L->watches[i].source >= 0 ? find_source_by_id(L, L->watches[i].id) : -1;
+    if (k < 0 || L->sources[k].desc.deliver == NULL)
+        return TEMPO_EINVAL;
+    *deliver = L->sources[k].desc.deliver;
+    *self = L->sources[k].desc.self;
+    *channel = L->sources[k].channel;
     return 0;
 }
 
@@ -546,6 +562,7 @@ static void drop_source(tempo_loop *L, int k)
     L->nsource--;
     if (L->dispatching > k)
         L->dispatching--;
+    tempo__replay_source_removed(L, gone.channel);
     if (gone.desc.detach != NULL)
         gone.desc.detach(gone.desc.self);
 }
@@ -638,6 +655,7 @@ static int dispatch_source(tempo_loop *L, int k)
         .deadline_ns = source_deadline(L, now),
         .must_progress = src->progress_frame != L->frame_seq,
         .frame = L->frame_seq,
+        .replaying = tempo__replay_active(L),
     };
     if (call.must_progress)
         src->progress_frame = L->frame_seq;

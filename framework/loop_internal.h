@@ -103,6 +103,7 @@ typedef struct tempo__source {
     uint64_t oldest_age_ns;
     tempo_loop_source_counts win, last, total; /* window, last complete window, total */
     tempo__source_pause_fn pause_hook; /* NULL: none (tempo__loop_source_pause_hook) */
+    uint32_t channel;    /* its record/replay channel (desc.deliver; replay.c); 0: none */
 } tempo__source;
 
 typedef struct tempo__watch {
