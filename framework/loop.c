@@ -192,7 +192,6 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->window = desc->window;
     L->clock = desc->clock;
     L->fake = desc->clock.now != NULL;
-    L->input = desc->input;
     L->thread = SDL_ThreadID();
     L->dispatching = -1;
     L->renderer = desc->renderer;
@@ -219,8 +218,13 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
         free(L);
         return NULL; /* detail set by the handle's creation */
     }
-    if (L->input != NULL && L->input_event != NULL)
-        tempo_input_set_listener(L->input, input_listener, L);
+    if (desc->input != NULL && tempo_input_attach(desc->input, L) < 0) {
+        tempo_event_destroy(L->wake);
+        tempo_timer_destroy(L->timer);
+        free(L);
+        tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY, "tempo_loop_create: desc.input is attached to another loop");
+        return NULL;
+    }
     if (L->window != NULL && !L->run_hidden) {
         Uint32 flags = SDL_GetWindowFlags(L->window);
         if (flags & SDL_WINDOW_MINIMIZED)
@@ -244,10 +248,8 @@ int tempo_loop_destroy(tempo_loop *L)
                                              "(a loop callback); quit, and destroy after the loop returns");
     }
     detach_all_sources(L);
-    if (L->input != NULL && L->input_event != NULL)
-        tempo_input_set_listener(L->input, NULL, NULL);
-    if (L->input != NULL && L->notified_paused)
-        tempo_input_suspend_polling(L->input, false); /* the input outlives the loop */
+    if (L->input != NULL)
+        tempo_input_detach(L->input); /* the input outlives the loop */
     if (L->replay != NULL)
         tempo__replay_loop_destroy(L); /* after the sources: their detach may still deliver */
     tempo_event_destroy(L->wake);
@@ -824,6 +826,50 @@ static int native_input_dispatch(void *self, tempo_source_call *call)
      * (tempo_get_error): it must not end the game's loop. */
     int n = tempo_input_read_native(L->input, L->wake_ns);
     call->items = n > 0 ? (uint32_t)n : 0;
+    return 0;
+}
+
+/* ---- The input (desc.input, tempo_input_attach) ------------------------------------ */
+
+int tempo_input_attach(tempo_input *in, tempo_loop *L)
+{
+    if (in == NULL || L == NULL)
+        return TEMPO_EINVAL;
+    tempo_loop **at = tempo__input_loop(in);
+    if (*at == L && L->input == in)
+        return 0;
+    if (*at != NULL || L->input != NULL)
+        return TEMPO_EBUSY;
+    *at = L;
+    L->input = in;
+    if (L->input_event != NULL)
+        tempo_input_set_listener(in, input_listener, L);
+    if (L->notified_paused)
+        tempo_input_suspend_polling(in, true); /* as the loop did when it paused */
+    if (L->replay != NULL)
+        tempo__replay_input_attached(L);
+    /* Its native handle joins the sources at the next frame (sync_native_input). */
+    return 0;
+}
+
+int tempo_input_detach(tempo_input *in)
+{
+    tempo_loop *L = in != NULL ? *tempo__input_loop(in) : NULL;
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    /* Its native handle is the input's: it leaves the wait set now, or,
+     * from inside its own dispatch (the listener), at the start of the next
+     * frame (sync_native_input), before the loop waits again. */
+    if (L->input_watch != NULL && tempo_loop_remove_source(L, L->input_watch) != TEMPO_EBUSY)
+        L->input_watch = NULL;
+    if (L->input_event != NULL)
+        tempo_input_set_listener(in, NULL, NULL);
+    if (L->notified_paused)
+        tempo_input_suspend_polling(in, false);
+    if (L->replay != NULL)
+        tempo__replay_input_detached(L, in);
+    L->input = NULL;
+    *tempo__input_loop(in) = NULL;
     return 0;
 }
 

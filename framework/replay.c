@@ -809,6 +809,24 @@ void tempo__replay_after_update(tempo_loop *L)
         rec_after(s->rec, L);
 }
 
+void tempo__replay_input_attached(tempo_loop *L)
+{
+    tempo__replay_state *s = L->replay;
+    if (s->rec != NULL)
+        tempo__input_set_tap(L->input, record_tap, s->rec);
+    if (s->rp != NULL) {
+        tempo__input_clear(L->input); /* from here the ring gets the recorded input only */
+        tempo__input_set_hold(L->input, true);
+    }
+}
+
+void tempo__replay_input_detached(tempo_loop *L, tempo_input *in)
+{
+    (void)L;
+    tempo__input_set_tap(in, NULL, NULL);
+    tempo__input_set_hold(in, false);
+}
+
 void tempo__replay_loop_destroy(tempo_loop *L)
 {
     tempo__replay_state *s = L->replay;

@@ -63,6 +63,11 @@ uint64_t tempo__replay_before_update(tempo_loop *loop, uint64_t dt_ns);
 /* Right after update(). */
 void tempo__replay_after_update(tempo_loop *loop);
 
+/* The loop's input changed (tempo_input_attach / _detach, loop.c): the
+ * recorder's tap and the replay's hold move with it. */
+void tempo__replay_input_attached(tempo_loop *loop);
+void tempo__replay_input_detached(tempo_loop *loop, tempo_input *in);
+
 /* From tempo_loop_destroy(): stops a recording, detaches a replay, frees
  * the channels. */
 void tempo__replay_loop_destroy(tempo_loop *loop);

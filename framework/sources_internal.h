@@ -14,6 +14,7 @@
 /* The loop the loader / audio is a source of, or NULL: the field itself. */
 tempo_loop **tempo__loader_loop(tempo_loader *loader);
 tempo_loop **tempo__audio_loop(tempo_audio *au);
+tempo_loop **tempo__input_loop(tempo_input *in);
 
 /* The loader source's dispatch step (loader_source.c): tempo_loader_process_until()
  * that may also upload part of a large image (a strip of rows sized by the

@@ -316,9 +316,13 @@ typedef struct tempo_loop_desc {
      * timestamps, in order. While the loop is paused no update reads the
      * ring and events keep queueing (past its capacity they are counted as
      * dropped); empty it on resume if stale input must not count.
-     * Not owned: create it before the loop and destroy it after
-     * tempo_loop_destroy(). Like the loop, a tempo_input belongs to the
-     * loop thread. NULL => no buffering (the event callback alone).
+     * Not owned; the short form of tempo_input_attach(input, loop)
+     * (tempo/sources.h), which a game may also call later (and
+     * tempo_input_detach). Destroy the two in any order: the input leaves
+     * the loop when destroyed, the loop lets go of it when destroyed. Like
+     * the loop, a tempo_input belongs to the loop thread. NULL => no
+     * buffering (the event callback alone); an input attached to another
+     * loop makes tempo_loop_create fail (TEMPO_EBUSY).
      * Native input: if tempo_input_attach_window(input, ...) succeeded
      * (win32 backend: DirectInput8), the loop watches
      * tempo_input_native_handle(input) itself, through one entry of its
@@ -337,7 +341,8 @@ typedef struct tempo_loop_desc {
  * desc: read during the call only; NULL means all defaults.
  * Returns the loop, owned by the caller, or NULL with the detail in
  * tempo_get_error(): an out-of-range field (policy, update_hz,
- * max_render_hz) or no memory / handles. Thread: loop thread. */
+ * max_render_hz), desc.input attached to another loop, or no memory /
+ * handles. Thread: loop thread. */
 TEMPO_API tempo_loop *tempo_loop_create(const tempo_loop_desc *desc);
 
 /* Destroys the loop and its own handles, and detaches every source (their
