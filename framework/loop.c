@@ -222,7 +222,8 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
         tempo_event_destroy(L->wake);
         tempo_timer_destroy(L->timer);
         free(L);
-        tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY, "tempo_loop_create: desc.input is attached to another loop");
+        tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY,
+                            "tempo_loop_create: desc.input is attached to another loop");
         return NULL;
     }
     if (L->window != NULL && !L->run_hidden) {

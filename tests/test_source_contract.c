@@ -243,7 +243,8 @@ static void a_new_source_records_and_replays_without_replay_code(void)
 
     game *rp_game = calloc(1, sizeof *rp_game);
     rp_game->offset = 500000; /* the replay's live producer pushes other numbers */
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = rec_path, .hash = log_hash, .hash_user = rp_game});
+    tempo_replay *rp =
+        tempo_replay_open(&(tempo_replay_desc){.path = rec_path, .hash = log_hash, .hash_user = rp_game});
     CHECK(rp != NULL);
     if (rp == NULL) {
         free(rec);
