@@ -481,7 +481,12 @@ TEMPO_API const char *tempo_loop_policy_name(tempo_loop_policy policy);
 
 /* ---- Watched handles ---------------------------------------------------- */
 
-/* The most handles a loop watches: a wait takes TEMPO_WAIT_MAX_HANDLES, and
+/* Watches and sources are entries of one registry in the loop, served in
+ * the order added: a watch is the simplest entry (a callback when its
+ * handle is signalled; counted as a "watch" wake), a source the paced one
+ * (counted as a "source" wake). A handle is in it once, either way.
+ *
+ * The most handles a loop watches: a wait takes TEMPO_WAIT_MAX_HANDLES, and
  * the loop keeps two for itself (its wake event and its timer). Sources
  * count too: each takes one of these slots. */
 #define TEMPO_LOOP_MAX_WATCHES (TEMPO_WAIT_MAX_HANDLES - 2)
@@ -499,8 +504,9 @@ typedef void (*tempo_loop_watch_fn)(tempo_loop *loop, tempo_handle *handle, void
  * A watch added from a callback takes effect from the next frame.
  * handle: not owned; must stay alive until unwatched (destroying a watched
  * handle makes tempo_loop_frame() fail with TEMPO_EINVAL).
- * Returns 0, TEMPO_EINVAL (NULL argument, destroyed handle), TEMPO_EBUSY (already watched) or
- * TEMPO_ETOOMANY (TEMPO_LOOP_MAX_WATCHES are watched). */
+ * Returns 0, TEMPO_EINVAL (NULL argument, destroyed handle), TEMPO_EBUSY
+ * (already watched, or added as a source) or TEMPO_ETOOMANY
+ * (TEMPO_LOOP_MAX_WATCHES watches and sources). */
 TEMPO_API int tempo_loop_watch(tempo_loop *loop, tempo_handle *handle, tempo_loop_watch_fn fn,
                                void *user);
 
