@@ -243,7 +243,43 @@ static void a_recording_follows_attach_and_destroy(void)
     remove("test_input_lifetime.trec");
 }
 
+/* With native input (the win32 backend's DirectInput), the input's handle
+ * is one of the loop's sources: destroying the input takes it out of the
+ * wait set at once (the loop waited on the freed handle before). The sdl
+ * backend has no native input: skipped there. */
+static void a_destroyed_input_takes_its_native_handle_out_of_the_wait(void)
+{
+    if (!video_ok)
+        TT_SKIP("no SDL video");
+    drain_sdl();
+    SDL_Window *win = SDL_CreateWindow("tempo input-lifetime", 0, 0, 160, 120, SDL_WINDOW_SHOWN);
+    if (win == NULL)
+        TT_SKIP("no window");
+    tempo_input *in = new_input();
+    int r = tempo_input_attach_window(in, win, 0);
+    if (r == TEMPO_ENOTSUP) {
+        tempo_input_destroy(in);
+        SDL_DestroyWindow(win);
+        TT_SKIP("no native input on this backend");
+    }
+    CHECK_EQ_INT(r, 0);
+    game g;
+    tempo_loop *loop = new_loop(&g, in);
+    frames(loop, 3);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    CHECK_EQ_INT(st->source_count, 1); /* the native input */
+    if (st->source_count == 1)
+        CHECK_STR_EQ(st->sources[0].name, "input");
+    tempo_input_destroy(in);
+    st = tempo_loop_get_stats(loop);
+    CHECK_EQ_INT(st->source_count, 0);
+    frames(loop, 3); /* TEMPO_EINVAL from the wait if the freed handle were still in it */
+    CHECK_EQ_INT(tempo_loop_destroy(loop), 0);
+    SDL_DestroyWindow(win);
+}
+
 static const tt_case cases[] = {
+    TT_CASE(a_destroyed_input_takes_its_native_handle_out_of_the_wait),
     TT_CASE(attach_and_detach_at_any_time),
     TT_CASE(a_recording_follows_attach_and_destroy),
     TT_CASE(an_input_destroyed_before_its_loop_leaves_it),
