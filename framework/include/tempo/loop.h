@@ -546,10 +546,12 @@ TEMPO_API int tempo_loop_unwatch(tempo_loop *loop, tempo_handle *handle);
  * if its handle is not signalled (an auto-reset handle's signal is consumed
  * by the wait), so both kinds of handle work.
  * Framework sources attach with one call: tempo_netq_attach() (tempo/netq.h),
- * tempo_loader_attach(), tempo_audio_attach() and tempo_net_attach()
- * (tempo/sources.h), tempo_hotreload_attach() (tempo/hotreload.h: written
- * only against this contract); desc.input's native devices are a source of
- * the loop itself. Per-source statistics are in tempo_loop_stats.sources. */
+ * tempo_loader_attach(), tempo_audio_attach(), tempo_net_attach() and
+ * tempo_input_attach() (tempo/sources.h), tempo_hotreload_attach()
+ * (tempo/hotreload.h: written only against this contract); desc.input's
+ * native devices are a source of the loop itself. Each declares what it
+ * delivers (below), so the loop records and replays all of them the same
+ * way. Per-source statistics are in tempo_loop_stats.sources. */
 
 /* One dispatch call: the loop fills the inputs, the source the outputs. */
 typedef struct tempo_source_call {
