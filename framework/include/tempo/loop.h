@@ -549,9 +549,11 @@ TEMPO_API int tempo_loop_unwatch(tempo_loop *loop, tempo_handle *handle);
  * tempo_loader_attach(), tempo_audio_attach(), tempo_net_attach() and
  * tempo_input_attach() (tempo/sources.h), tempo_hotreload_attach()
  * (tempo/hotreload.h: written only against this contract); desc.input's
- * native devices are a source of the loop itself. Each declares what it
- * delivers (below), so the loop records and replays all of them the same
- * way. Per-source statistics are in tempo_loop_stats.sources. */
+ * native devices are a source of the loop itself. Those that hand the game
+ * items (messages, loader completions, audio notices, reloads) declare what
+ * they deliver (below), so the loop records and replays all of them the
+ * same way; input is recorded from desc.input's ring. Per-source statistics
+ * are in tempo_loop_stats.sources. */
 
 /* One dispatch call: the loop fills the inputs, the source the outputs. */
 typedef struct tempo_source_call {
