@@ -4,7 +4,8 @@
  * tempo_loop_source_deliver(). It has no record or replay code, yet a
  * recording and its replay hand the game the same items at the same ticks
  * (the replay's own live items, different on purpose, never reach the
- * game). Also: the errors of tempo_loop_source_deliver(). Headless, on a
+ * game). Also: the errors of tempo_loop_source_deliver(), and watches and
+ * sources as one registry (order, capacity, wake reasons). Headless, on a
  * fake clock; the recording goes into the working directory (the build
  * directory). */
 #include <stdio.h>
@@ -345,7 +346,130 @@ static void deliver_refuses_what_is_not_a_delivering_source(void)
     free(g);
 }
 
+/* ---- One registry for watches and sources ------------------------------------ */
+
+typedef struct order_log {
+    char seq[64];
+    int n;
+} order_log;
+
+static order_log *g_order;
+
+static void note_order(char c)
+{
+    if (g_order->n < (int)sizeof g_order->seq - 1)
+        g_order->seq[g_order->n++] = c;
+}
+
+static void watch_a(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)loop;
+    (void)user;
+    tempo_event_reset(h);
+    note_order('a');
+}
+
+static void watch_c(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)loop;
+    (void)user;
+    tempo_event_reset(h);
+    note_order('c');
+}
+
+static int source_b(void *self, tempo_source_call *call)
+{
+    tempo_event_reset(self);
+    note_order('b');
+    call->items = 1;
+    return 0;
+}
+
+/* Watches and sources are one table: served in the order added, one
+ * handle once either way, one capacity; a frame woken by a watch counts
+ * as "watch", by a source as "source". */
+static void watches_and_sources_share_one_registry(void)
+{
+    game *g = calloc(1, sizeof *g);
+    g->now = 7 * S;
+    order_log log = {0};
+    g_order = &log;
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 10, .update = on_update,
+                                                            .render = on_render, .user = g,
+                                                            .clock = {fc_now, fc_wait, g}});
+    tempo_handle *a = tempo_event_create(true, false), *b = tempo_event_create(true, false),
+                 *c = tempo_event_create(true, false);
+    CHECK_EQ_INT(tempo_loop_watch(loop, a, watch_a, NULL), 0);
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.name = "b", .handle = b, .dispatch = source_b,
+                                                                  .self = b}),
+                 0);
+    CHECK_EQ_INT(tempo_loop_watch(loop, c, watch_c, NULL), 0);
+    /* One handle, one entry. */
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.handle = a, .dispatch = source_b, .self = a}),
+                 TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_loop_watch(loop, b, watch_a, NULL), TEMPO_EBUSY);
+    CHECK_EQ_INT(tempo_loop_unwatch(loop, b), TEMPO_EINVAL);      /* a source leaves with remove_source */
+    CHECK_EQ_INT(tempo_loop_remove_source(loop, a), TEMPO_EINVAL); /* a watch leaves with unwatch */
+
+    /* Order: as added, whatever the signal order. */
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0); /* the first frame: one update */
+    tempo_event_set(c);
+    tempo_event_set(b);
+    tempo_event_set(a);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_STR_EQ(log.seq, "abc");
+
+    /* Wake reasons: a frame woken by the watch alone, then by the source alone. */
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    uint64_t w0 = st->total.wakes[TEMPO_LOOP_WAKE_WATCH], s0 = st->total.wakes[TEMPO_LOOP_WAKE_SOURCE];
+    tempo_event_set(c);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    st = tempo_loop_get_stats(loop);
+    CHECK_EQ_U64(st->total.wakes[TEMPO_LOOP_WAKE_WATCH], w0 + 1);
+    CHECK_EQ_U64(st->total.wakes[TEMPO_LOOP_WAKE_SOURCE], s0);
+    tempo_event_set(b);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    st = tempo_loop_get_stats(loop);
+    CHECK_EQ_U64(st->total.wakes[TEMPO_LOOP_WAKE_WATCH], w0 + 1);
+    CHECK_EQ_U64(st->total.wakes[TEMPO_LOOP_WAKE_SOURCE], s0 + 1);
+    CHECK_STR_EQ(log.seq, "abccb");
+    /* The statistics list the sources only. */
+    CHECK_EQ_INT(st->source_count, 1);
+    CHECK_STR_EQ(st->sources[0].name, "b");
+    CHECK_EQ_U64(st->sources[0].total.calls, 2);
+
+    /* One capacity for both: TEMPO_LOOP_MAX_WATCHES entries in all. */
+    tempo_handle *more[TEMPO_LOOP_MAX_WATCHES];
+    int added = 3, n = 0;
+    while (added < TEMPO_LOOP_MAX_WATCHES) {
+        more[n] = tempo_event_create(true, false);
+        int r = n % 2 ? tempo_loop_watch(loop, more[n], watch_a, NULL)
+                      : tempo_loop_add_source(loop, &(tempo_source_desc){.handle = more[n], .dispatch = source_b,
+                                                                         .self = more[n]});
+        if (r == TEMPO_ETOOMANY && n % 2 == 0) /* TEMPO_LOOP_MAX_SOURCES reached: watches fill the rest */
+            r = tempo_loop_watch(loop, more[n], watch_a, NULL);
+        CHECK_EQ_INT(r, 0);
+        n++;
+        added++;
+    }
+    more[n] = tempo_event_create(true, false);
+    CHECK_EQ_INT(tempo_loop_watch(loop, more[n], watch_a, NULL), TEMPO_ETOOMANY);
+    CHECK_EQ_INT(tempo_loop_add_source(loop, &(tempo_source_desc){.handle = more[n], .dispatch = source_b,
+                                                                  .self = more[n]}),
+                 TEMPO_ETOOMANY);
+    CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, TEMPO_LOOP_MAX_SOURCES);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    tempo_loop_destroy(loop);
+    for (int i = 0; i <= n; i++)
+        tempo_event_destroy(more[i]);
+    tempo_event_destroy(a);
+    tempo_event_destroy(b);
+    tempo_event_destroy(c);
+    free(g);
+}
+
 static const tt_case cases[] = {
+    TT_CASE(watches_and_sources_share_one_registry),
     TT_CASE(a_new_source_records_and_replays_without_replay_code),
     TT_CASE(deliver_is_live_without_record_or_replay),
     TT_CASE(deliver_refuses_what_is_not_a_delivering_source),
