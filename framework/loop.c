@@ -249,7 +249,7 @@ int tempo_loop_destroy(tempo_loop *L)
     }
     detach_all_sources(L);
     if (L->input != NULL)
-        tempo_input_detach(L->input); /* the input outlives the loop */
+        tempo_input_detach(L->input); /* it may outlive the loop: it lets go of it */
     if (L->replay != NULL)
         tempo__replay_loop_destroy(L); /* after the sources: their detach may still deliver */
     tempo_event_destroy(L->wake);
