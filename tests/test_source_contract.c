@@ -7,7 +7,7 @@
  * game). Also: the errors of tempo_loop_source_deliver(), and watches and
  * sources as one registry (order, capacity, wake reasons). Headless, on a
  * fake clock; the recording goes into the working directory (the build
- * directory). */
+ * directory) and is removed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +288,7 @@ static void a_new_source_records_and_replays_without_replay_code(void)
     ticker_destroy(&rp_game->t);
     free(rec);
     free(rp_game);
+    remove(rec_path);
 }
 
 /* Without a recording or replay the contract is a plain call. */
