@@ -171,7 +171,6 @@ uint32_t tempo__replay_source_added(tempo_loop *L, const char *name, tempo_sourc
     /* Attach order per class: the same game attaches the same way when it
      * records and when it replays, so the ids match across runs. */
     uint32_t id = TEMPO__REPLAY_SOURCE_CHANNELS | cls << 16 | (s->next_source[cls]++ & 0xFFFF);
-    channel *c = NULL;
     if (s->nch == s->capch) {
         int cap = s->capch ? 2 * s->capch : 8;
         channel *n = realloc(s->ch, sizeof *n * (size_t)cap);
@@ -180,8 +179,7 @@ uint32_t tempo__replay_source_added(tempo_loop *L, const char *name, tempo_sourc
         s->ch = n;
         s->capch = cap;
     }
-    c = &s->ch[s->nch++];
-    *c = (channel){.id = id, .deliver = deliver, .self = self};
+    s->ch[s->nch++] = (channel){.id = id, .deliver = deliver, .self = self};
     return id;
 }
 
