@@ -14,6 +14,7 @@
 
 #include "platform.h"
 #include "replay_internal.h"
+#include "sources_internal.h"
 #include "tempo/input.h"
 #include "tempo_internal.h"
 
@@ -64,6 +65,7 @@ struct tempo_input {
     tempo__input_tap_fn tap; /* the recorder's view of pushed events (replay.c), or NULL */
     void *tap_user;
     bool hold; /* a replay owns the ring: pushes from elsewhere are ignored */
+    tempo_loop *loop; /* the loop it feeds (tempo_input_attach, loop.c), or NULL */
 };
 
 /* Process-wide, like the backend's poll interval. [loop thread] */
@@ -250,10 +252,17 @@ tempo_input *tempo_input_create(const tempo_input_desc *desc)
     return in;
 }
 
+tempo_loop **tempo__input_loop(tempo_input *in)
+{
+    return &in->loop;
+}
+
 void tempo_input_destroy(tempo_input *in)
 {
     if (in == NULL)
         return;
+    if (in->loop != NULL)
+        tempo_input_detach(in); /* it leaves its loop: no destroy order */
     plat_input_close(in->native);
     for (uint32_t i = 0; i < in->npads; i++)
         SDL_GameControllerClose(in->pads[i].gc);

@@ -32,7 +32,6 @@
 
 #include "asset_check.h"
 #include "platform.h"
-#include "replay_internal.h"
 #include "sources_internal.h"
 #include "tempo/loader.h"
 #include "tempo_internal.h"
@@ -1471,7 +1470,7 @@ tempo_loop **tempo__loader_loop(tempo_loader *l)
     return &l->loop;
 }
 
-/* ---- Record and replay (replay_internal.h) ---------------------------------- */
+/* ---- The loader source's hooks (sources_internal.h) ------------------------------ */
 
 void tempo__loader_set_tap(tempo_loader *l, tempo__loader_tap_fn tap, void *user)
 {

@@ -208,12 +208,10 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->window = desc->window;
     /* The clock and the wait, chosen once: the real ones, or desc.clock's
      * adapter (wait_clock). Nothing else in the loop tells them apart. */
-    L->fake = desc->clock.now != NULL;
-    L->clock = L->fake ? desc->clock : (tempo_clock){real_now, NULL, NULL};
-    L->wait = L->fake ? wait_clock : wait_real;
-    L->input = desc->input;
+    const bool fake = desc->clock.now != NULL;
+    L->clock = fake ? desc->clock : (tempo_clock){real_now, NULL, NULL};
+    L->wait = fake ? wait_clock : wait_real;
     L->thread = SDL_ThreadID();
-    L->dispatching = -1;
     L->renderer = desc->renderer;
     L->present = desc->present;
     L->owns_present = desc->renderer != NULL || desc->present != NULL;
@@ -238,8 +236,14 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
         free(L);
         return NULL; /* detail set by the handle's creation */
     }
-    if (L->input != NULL && L->input_event != NULL)
-        tempo_input_set_listener(L->input, input_listener, L);
+    if (desc->input != NULL && tempo_input_attach(desc->input, L) < 0) {
+        tempo_event_destroy(L->wake);
+        tempo_timer_destroy(L->timer);
+        free(L);
+        tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY,
+                            "tempo_loop_create: desc.input is attached to another loop");
+        return NULL;
+    }
     if (L->window != NULL && !L->run_hidden) {
         Uint32 flags = SDL_GetWindowFlags(L->window);
         if (flags & SDL_WINDOW_MINIMIZED)
@@ -263,10 +267,8 @@ int tempo_loop_destroy(tempo_loop *L)
                                              "(a loop callback); quit, and destroy after the loop returns");
     }
     detach_all_sources(L);
-    if (L->input != NULL && L->input_event != NULL)
-        tempo_input_set_listener(L->input, NULL, NULL);
-    if (L->input != NULL && L->notified_paused)
-        tempo_input_suspend_polling(L->input, false); /* the input outlives the loop */
+    if (L->input != NULL)
+        tempo_input_detach(L->input); /* it may outlive the loop: it lets go of it */
     if (L->replay != NULL)
         tempo__replay_loop_destroy(L); /* after the sources: their detach may still deliver */
     tempo_event_destroy(L->wake);
@@ -480,7 +482,7 @@ uint64_t tempo_loop_get_step_ns(const tempo_loop *L)
     return L ? L->step_ns : 0;
 }
 
-/* ---- Watches ---------------------------------------------------------------------- */
+/* ---- The registry: watches and sources ---------------------------------------------- */
 
 static int find_watch(const tempo_loop *L, const tempo_handle *h)
 {
@@ -490,15 +492,45 @@ static int find_watch(const tempo_loop *L, const tempo_handle *h)
     return -1;
 }
 
+static int find_watch_by_id(const tempo_loop *L, uint64_t id)
+{
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].id == id)
+            return i;
+    return -1;
+}
+
+/* The source added with `h`, or NULL. */
+static tempo__source *find_source(tempo_loop *L, const tempo_handle *h)
+{
+    int i = h != NULL ? find_watch(L, h) : -1;
+    return i >= 0 && L->watches[i].source >= 0 ? &L->watches[i].src : NULL;
+}
+
+/* A new entry at the end of the table, or NULL when it is full. */
+static tempo__watch *add_entry(tempo_loop *L, tempo_handle *handle)
+{
+    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
+        return NULL;
+    tempo__watch *w = &L->watches[L->nwatch++];
+    memset(w, 0, sizeof *w);
+    w->handle = handle;
+    w->id = ++L->next_watch_id;
+    w->source = -1;
+    return w;
+}
+
 int tempo_loop_watch(tempo_loop *L, tempo_handle *handle, tempo_loop_watch_fn fn, void *user)
 {
     if (L == NULL || fn == NULL || tempo__handle_kind(handle) == 0) /* NULL or destroyed */
         return TEMPO_EINVAL;
     if (find_watch(L, handle) >= 0)
         return TEMPO_EBUSY;
-    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
+    tempo__watch *w = add_entry(L, handle);
+    if (w == NULL)
         return TEMPO_ETOOMANY;
-    L->watches[L->nwatch++] = (tempo__watch){handle, fn, user, ++L->next_watch_id, -1};
+    w->fn = fn;
+    w->user = user;
     return 0;
 }
 
@@ -521,49 +553,49 @@ int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
     return 0;
 }
 
-/* ---- Sources ------------------------------------------------------------------------ */
-
-static int find_source_by_id(const tempo_loop *L, uint64_t id)
-{
-    for (int k = 0; k < L->nsource; k++)
-        if (L->sources[k].id == id)
-            return k;
-    return -1;
-}
-
 int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
 {
     if (L == NULL || desc == NULL || desc->handle == NULL || desc->dispatch == NULL)
         return TEMPO_EINVAL;
     if (find_watch(L, desc->handle) >= 0)
         return TEMPO_EBUSY;
-    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES || L->nsource == TEMPO_LOOP_MAX_SOURCES)
+    if (L->nsource == TEMPO_LOOP_MAX_SOURCES)
         return TEMPO_ETOOMANY;
-    uint64_t id = ++L->next_watch_id;
-    tempo__source *src = &L->sources[L->nsource++];
-    memset(src, 0, sizeof *src);
+    tempo__watch *w = add_entry(L, desc->handle);
+    if (w == NULL)
+        return TEMPO_ETOOMANY;
+    w->source = 0;
+    L->nsource++;
+    tempo__source *src = &w->src;
     src->desc = *desc;
     snprintf(src->name, sizeof src->name, "%s", desc->name ? desc->name : "source");
-    src->id = id;
     /* A new source owes no progress in a frame it has not seen. */
     src->progress_frame = UINT64_MAX;
-    L->watches[L->nwatch++] = (tempo__watch){desc->handle, NULL, NULL, id, 0};
+    /* What it delivers is recorded and replayed through its channel. */
+    if (desc->deliver != NULL)
+        src->channel = tempo__replay_source_added(L, src->name, desc->deliver, desc->self);
     return 0;
 }
 
-/* Removes source k (and its watch entry), then runs its detach. */
-static void drop_source(tempo_loop *L, int k)
+int tempo__loop_source_lookup(tempo_loop *L, tempo_handle *handle, tempo_source_deliver_fn *deliver, void **self,
+                              uint32_t *channel)
 {
-    tempo__source gone = L->sources[k];
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].id == gone.id) {
-            drop_watch(L, i);
-            break;
-        }
-    memmove(&L->sources[k], &L->sources[k + 1], sizeof L->sources[0] * (size_t)(L->nsource - k - 1));
+    const tempo__source *src = find_source(L, handle);
+    if (src == NULL || src->desc.deliver == NULL)
+        return TEMPO_EINVAL;
+    *deliver = src->desc.deliver;
+    *self = src->desc.self;
+    *channel = src->channel;
+    return 0;
+}
+
+/* Removes the source entry i, then runs its detach. */
+static void drop_source(tempo_loop *L, int i)
+{
+    tempo__source gone = L->watches[i].src;
+    drop_watch(L, i);
     L->nsource--;
-    if (L->dispatching > k)
-        L->dispatching--;
+    tempo__replay_source_removed(L, gone.channel);
     if (gone.desc.detach != NULL)
         gone.desc.detach(gone.desc.self);
 }
@@ -575,12 +607,9 @@ int tempo_loop_remove_source(tempo_loop *L, tempo_handle *handle)
     int i = find_watch(L, handle);
     if (i < 0 || L->watches[i].source < 0)
         return TEMPO_EINVAL;
-    int k = find_source_by_id(L, L->watches[i].id);
-    if (k < 0)
-        return TEMPO_EINVAL;
-    if (k == L->dispatching)
+    if (L->watches[i].id == L->dispatching)
         return TEMPO_EBUSY; /* its dispatch is still running: detach would free it */
-    drop_source(L, k);
+    drop_source(L, i);
     return 0;
 }
 
@@ -595,10 +624,16 @@ int tempo__leave_loop(tempo_loop *L, tempo_handle *handle, const char *what)
     return 0;
 }
 
+/* Last added first. A detach may remove other sources (a hot-reload has
+ * two): start again from the end each time. */
 static void detach_all_sources(tempo_loop *L)
 {
-    while (L->nsource > 0)
-        drop_source(L, L->nsource - 1);
+    while (L->nsource > 0) {
+        int i = L->nwatch - 1;
+        while (L->watches[i].source < 0)
+            i--;
+        drop_source(L, i);
+    }
 }
 
 /* A new frame for the sources: an update or render ran, the loop paused or
@@ -608,14 +643,14 @@ static void new_source_frame(tempo_loop *L, uint64_t now)
 {
     L->frame_seq++;
     L->frame_seq_ns = now;
-    for (int k = 0; k < L->nsource; k++)
-        L->sources[k].parked = false;
+    for (int i = 0; i < L->nwatch; i++)
+        L->watches[i].src.parked = false; /* false for every watch too */
 }
 
 static bool any_parked(const tempo_loop *L)
 {
-    for (int k = 0; k < L->nsource; k++)
-        if (L->sources[k].parked)
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].src.parked)
             return true;
     return false;
 }
@@ -624,8 +659,8 @@ static bool any_parked(const tempo_loop *L)
  * without waiting (its handle may be an auto-reset one already consumed). */
 static bool any_ready(const tempo_loop *L)
 {
-    for (int k = 0; k < L->nsource; k++)
-        if (L->sources[k].more && !L->sources[k].parked)
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].src.more && !L->watches[i].src.parked)
             return true;
     return false;
 }
@@ -644,29 +679,31 @@ static void add_source_counts(tempo_loop_source_counts *c, uint64_t busy, uint32
 
 static uint64_t source_deadline(const tempo_loop *L, uint64_t now);
 
-/* Dispatches source k once. Returns 0 or the dispatch's error (the source
- * is then removed). */
-static int dispatch_source(tempo_loop *L, int k)
+/* Dispatches the source of entry i once. Returns 0 or the dispatch's error
+ * (the source is then removed). */
+static int dispatch_source(tempo_loop *L, int i)
 {
-    tempo__source *src = &L->sources[k];
-    uint64_t id = src->id;
+    tempo__source *src = &L->watches[i].src;
+    uint64_t id = L->watches[i].id;
     uint64_t now = loop_now(L);
     tempo_source_call call = {
         .now_ns = now,
         .deadline_ns = source_deadline(L, now),
         .must_progress = src->progress_frame != L->frame_seq,
         .frame = L->frame_seq,
+        .replaying = tempo__replay_active(L),
     };
     if (call.must_progress)
         src->progress_frame = L->frame_seq;
-    L->dispatching = k;
+    L->dispatching = id;
     int r = src->desc.dispatch(src->desc.self, &call);
-    L->dispatching = -1;
+    L->dispatching = 0;
     uint64_t t = loop_now(L);
     L->frame_game_ns += t - now;
-    /* The dispatch may have removed other sources (not itself): find it again. */
-    k = find_source_by_id(L, id);
-    src = &L->sources[k];
+    /* The dispatch may have added or removed other entries (not itself):
+     * find it again. */
+    i = find_watch_by_id(L, id);
+    src = &L->watches[i].src;
     bool overrun = t > call.deadline_ns;
     bool forced = now >= call.deadline_ns && call.items > 0;
     add_source_counts(&src->win, t - now, call.items, overrun, forced, call.oldest_age_ns);
@@ -674,7 +711,7 @@ static int dispatch_source(tempo_loop *L, int k)
     src->oldest_age_ns = call.oldest_age_ns;
     if (r < 0) {
         tempo__set_error(r, "loop: source \"%s\" failed (%s): removed", src->name, tempo_strerror(r));
-        drop_source(L, k);
+        drop_source(L, i);
         return r;
     }
     src->more = r > 0;
@@ -824,6 +861,50 @@ static int native_input_dispatch(void *self, tempo_source_call *call)
      * (tempo_get_error): it must not end the game's loop. */
     int n = tempo_input_read_native(L->input, L->wake_ns);
     call->items = n > 0 ? (uint32_t)n : 0;
+    return 0;
+}
+
+/* ---- The input (desc.input, tempo_input_attach) ------------------------------------ */
+
+int tempo_input_attach(tempo_input *in, tempo_loop *L)
+{
+    if (in == NULL || L == NULL)
+        return TEMPO_EINVAL;
+    tempo_loop **at = tempo__input_loop(in);
+    if (*at == L && L->input == in)
+        return 0;
+    if (*at != NULL || L->input != NULL)
+        return TEMPO_EBUSY;
+    *at = L;
+    L->input = in;
+    if (L->input_event != NULL)
+        tempo_input_set_listener(in, input_listener, L);
+    if (L->notified_paused)
+        tempo_input_suspend_polling(in, true); /* as the loop did when it paused */
+    if (L->replay != NULL)
+        tempo__replay_input_attached(L);
+    /* Its native handle joins the sources at the next frame (sync_native_input). */
+    return 0;
+}
+
+int tempo_input_detach(tempo_input *in)
+{
+    tempo_loop *L = in != NULL ? *tempo__input_loop(in) : NULL;
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    /* Its native handle is the input's: it leaves the wait set now, or,
+     * from inside its own dispatch (the listener), at the start of the next
+     * frame (sync_native_input), before the loop waits again. */
+    if (L->input_watch != NULL && tempo_loop_remove_source(L, L->input_watch) != TEMPO_EBUSY)
+        L->input_watch = NULL;
+    if (L->input_event != NULL)
+        tempo_input_set_listener(in, NULL, NULL);
+    if (L->notified_paused)
+        tempo_input_suspend_polling(in, false);
+    if (L->replay != NULL)
+        tempo__replay_input_detached(L, in);
+    L->input = NULL;
+    *tempo__input_loop(in) = NULL;
     return 0;
 }
 
@@ -1221,8 +1302,8 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
  * second), forgets the vblank phase on resume, and tells the game. */
 static void tell_sources_pause(tempo_loop *L)
 {
-    for (int k = 0; k < L->nsource; k++) {
-        tempo__source *src = &L->sources[k];
+    for (int i = 0; i < L->nwatch; i++) {
+        tempo__source *src = &L->watches[i].src;
         if (src->pause_hook != NULL)
             src->pause_hook(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
     }
@@ -1239,16 +1320,13 @@ static void note_quit(tempo_loop *L)
 
 int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn)
 {
-    for (int k = 0; L != NULL && k < L->nsource; k++) {
-        tempo__source *src = &L->sources[k];
-        if (src->desc.handle == handle) {
-            src->pause_hook = fn;
-            if (fn != NULL)
-                fn(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
-            return 0;
-        }
-    }
-    return TEMPO_EINVAL;
+    tempo__source *src = L != NULL ? find_source(L, handle) : NULL;
+    if (src == NULL)
+        return TEMPO_EINVAL;
+    src->pause_hook = fn;
+    if (fn != NULL)
+        fn(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
+    return 0;
 }
 
 static void note_pause(tempo_loop *L)
@@ -1347,11 +1425,8 @@ int tempo_loop_frame(tempo_loop *L)
     fw.nsnap = 0;
     for (int i = 0; i < L->nwatch; i++) {
         const tempo__watch *w = &L->watches[i];
-        if (w->source >= 0) {
-            int k = find_source_by_id(L, w->id);
-            if (k >= 0 && L->sources[k].parked)
-                continue; /* out of the wait until the next frame */
-        }
+        if (w->src.parked)
+            continue; /* a source out of the wait until the next frame */
         fw.snap[fw.nsnap++] = *w;
     }
     memset(fw.fired, 0, sizeof fw.fired[0] * (size_t)fw.nsnap);
@@ -1395,20 +1470,23 @@ int tempo_loop_frame(tempo_loop *L)
         int i = find_watch(L, fw.snap[j].handle);
         if (i < 0 || L->watches[i].id != fw.snap[j].id)
             continue; /* unwatched (or re-watched) by an earlier callback */
-        tempo__watch w = L->watches[i];
-        if (w.source >= 0) {
-            int k = find_source_by_id(L, w.id);
-            if (k < 0 || L->sources[k].parked || !(fw.fired[j] || L->sources[k].more))
+        const tempo__watch *w = &L->watches[i];
+        if (w->source >= 0) {
+            if (w->src.parked || !(fw.fired[j] || w->src.more))
                 continue;
-            int r = dispatch_source(L, k);
+            int r = dispatch_source(L, i);
             if (r < 0 && src_err == 0)
                 src_err = r;
             continue;
         }
         if (!fw.fired[j])
             continue;
+        /* A watch: its callback (which may change the table). */
+        tempo_loop_watch_fn fn = w->fn;
+        tempo_handle *handle = w->handle;
+        void *user = w->user;
         uint64_t a = loop_now(L);
-        w.fn(L, w.handle, w.user);
+        fn(L, handle, user);
         L->frame_game_ns += loop_now(L) - a;
     }
 
@@ -1470,9 +1548,10 @@ int tempo_loop_frame(tempo_loop *L)
     tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns + L->frame_present_ns, L->frame_game_ns,
                        paused_before && fw.slept);
     if (L->st.win_start_ns != win_start) {
-        for (int k = 0; k < L->nsource; k++) {
-            L->sources[k].last = L->sources[k].win;
-            memset(&L->sources[k].win, 0, sizeof L->sources[k].win);
+        for (int i = 0; i < L->nwatch; i++) {
+            tempo__source *src = &L->watches[i].src;
+            src->last = src->win;
+            memset(&src->win, 0, sizeof src->win);
         }
     }
     L->in_frame = false;
@@ -1506,10 +1585,12 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
     if (L->started)
         tempo__stats_refresh(&L->st, loop_now(L));
     L->st.pub.paused = L->pause_mask != 0;
-    L->st.pub.source_count = L->nsource;
-    for (int k = 0; k < L->nsource; k++) {
-        const tempo__source *src = &L->sources[k];
-        tempo_loop_source_stats *o = &L->st.pub.sources[k];
+    L->st.pub.source_count = 0;
+    for (int i = 0; i < L->nwatch; i++) {
+        if (L->watches[i].source < 0)
+            continue;
+        const tempo__source *src = &L->watches[i].src;
+        tempo_loop_source_stats *o = &L->st.pub.sources[L->st.pub.source_count++];
         memcpy(o->name, src->name, sizeof o->name);
         o->pending = src->more;
         o->parked = src->parked;
