@@ -55,7 +55,6 @@
 
 #include "plat_announce.h"
 #include "plat_sdl_hook.h"
-#include "handle_pool.h"
 #include "plat_sched.h"
 #include "platform.h"
 #include "tempo_internal.h"
@@ -187,14 +186,9 @@ void plat_event_set(plat_handle *event)
         win32__error(TEMPO_EPLATFORM, "SetEvent");
 }
 
-HANDLE win32__handle_os(tempo_handle *event)
+HANDLE win32__event_os(plat_handle *event)
 {
-    plat_handle *h = tempo__handle_get(event, PLAT_HANDLE_EVENT);
-    if (h == NULL)
-        return NULL;
-    HANDLE os = h->os; /* open until the handle is destroyed */
-    plat_handles_release(&h, 1);
-    return os;
+    return event->os; /* open until the event is freed */
 }
 
 void plat_event_reset(plat_handle *event)
