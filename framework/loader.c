@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "loader_internal.h"
-#include "sources_internal.h"
 
 #define DEFAULT_BUDGET_NS (2 * TEMPO_NS_PER_MS)
 #define DEFAULT_MAX_PENDING 8192

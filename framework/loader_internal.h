@@ -43,6 +43,7 @@
 
 #include "platform.h"
 #include "replay_internal.h"
+#include "sources_internal.h"
 #include "tempo/loader.h"
 #include "tempo_internal.h"
 

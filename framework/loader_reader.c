@@ -46,6 +46,7 @@ static int errno_code(int e)
         return TEMPO_EIO;
     }
 }
+
 /* Opens r->path for reading and measures it. Only regular files are
  * opened (plat_file_open_read): a FIFO would block open() forever, and a
  * directory's "size" can be anything. [loader thread] */
@@ -60,28 +61,15 @@ int tempo__loader_open(tempo_loader *l, load_req *r, SDL_RWops **out, uint64_t *
         return tempo__loader_fail(r, TEMPO_EIO, "%s is not a regular file (a directory, FIFO, device or socket)",
                                   r->path);
     if (rw == NULL) {
-        /* SDL says "Couldn't open X" without the reason. On POSIX errno has
-         * it; elsewhere (Win32 CreateFile) ask the C library the same
-         * question. */
-        char sdl_msg[1100];
+        /* errno has the OS reason on every OS (Windows' errors are mapped
+         * by the ground floor, platform/os/). */
         int e = errno;
-        snprintf(sdl_msg, sizeof sdl_msg, "cannot open %s", r->path);
-        if (e == 0) {
-            const char *t = SDL_GetError();
-            if (t && t[0])
-                snprintf(sdl_msg, sizeof sdl_msg, "%s", t);
-            FILE *f = fopen(r->path, "rb");
-            if (f)
-                fclose(f);
-            else
-                e = errno;
-        }
         const char *why = errno_text(e);
         if (why)
-            return tempo__loader_fail(r, errno_code(e), "%s: %s", sdl_msg, why);
+            return tempo__loader_fail(r, errno_code(e), "cannot open %s: %s", r->path, why);
         if (e)
-            return tempo__loader_fail(r, errno_code(e), "%s: errno %d", sdl_msg, e);
-        return tempo__loader_fail(r, TEMPO_EIO, "%s", sdl_msg);
+            return tempo__loader_fail(r, errno_code(e), "cannot open %s: errno %d", r->path, e);
+        return tempo__loader_fail(r, TEMPO_EIO, "cannot open %s", r->path);
     }
     Sint64 n = SDL_RWsize(rw);
     if (n < 0) {

@@ -138,10 +138,12 @@ struct SDL_RWops;
  * without ever blocking: a FIFO without a writer would block open() (and a
  * pipe or device a read) forever. The type is judged on the opened file,
  * not the path, so it cannot be swapped in between. Returns an SDL_RWops
- * owned by the caller, or NULL: then *not_regular is true if the path
- * exists but is not a regular file (directory, FIFO, device, socket, pipe),
- * else errno holds the OS reason (0 if unknown; SDL_GetError() may say
- * more). */
+ * owned by the caller (read-only, seekable, with a small read-ahead), or
+ * NULL: then *not_regular is true if the path exists but is not a regular
+ * file (directory, FIFO, device, socket, pipe), else errno holds the OS
+ * reason (Windows errors mapped to errno values; 0 if none maps). One
+ * implementation for both backends: platform/common/plat_file.c over
+ * platform/os/os.h. */
 struct SDL_RWops *plat_file_open_read(const char *path, bool *not_regular);
 
 /* ---- File-change watches ----------------------------------------------
