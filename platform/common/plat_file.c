@@ -9,7 +9,7 @@
 
 #include <SDL.h>
 
-#include "../os/os.h"
+#include "os/os.h"
 #include "platform.h"
 
 /* As much as stdio's and SDL's own file readers buffer. */
