@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handle_pool.h"
 #include "platform.h"
 #include "replay_internal.h"
 #include "sources_internal.h"
@@ -52,6 +53,7 @@ struct tempo_input {
     pad *pads;
     uint32_t npads, pads_cap;
     plat_input *native;    /* attached native devices, or NULL */
+    tempo_handle *native_id; /* the public id lent to native's event (handle_pool.h) */
     unsigned native_devs;  /* TEMPO_INPUT_NATIVE_* bits covered by `native` */
 
     /* state left by the pushed events */
@@ -668,7 +670,16 @@ int tempo_input_attach_window(tempo_input *in, SDL_Window *window, unsigned devi
         int code = tempo__error_code();
         return code < 0 ? code : TEMPO_EPLATFORM;
     }
+    /* The backend's event stays the backend's: the game and the loop get a
+     * public id lent to it, taken back before the backend destroys it. */
+    tempo_handle *id = tempo__handle_lend(plat_input_handle(p), PLAT_HANDLE_EVENT);
+    if (id == NULL) {
+        int code = tempo__error_code();
+        plat_input_close(p);
+        return code < 0 ? code : TEMPO_EPLATFORM;
+    }
     in->native = p;
+    in->native_id = id;
     in->native_devs = devices;
     if (devices & TEMPO_INPUT_NATIVE_PADS) {
         /* The native side opens (and reports) every controller itself:
@@ -686,6 +697,8 @@ void tempo_input_detach_window(tempo_input *in)
     if (in == NULL || in->native == NULL)
         return;
     bool pads = (in->native_devs & TEMPO_INPUT_NATIVE_PADS) != 0;
+    tempo__handle_unlend(in->native_id);
+    in->native_id = NULL;
     plat_input_close(in->native);
     in->native = NULL;
     in->native_devs = 0;
@@ -701,7 +714,7 @@ void tempo_input_detach_window(tempo_input *in)
 
 tempo_handle *tempo_input_native_handle(const tempo_input *in)
 {
-    return in != NULL && in->native != NULL ? plat_input_handle(in->native) : NULL;
+    return in != NULL ? in->native_id : NULL;
 }
 
 static void push_native(const tempo_input_event *ev, void *user)

@@ -10,6 +10,7 @@
  * Only SDL, Tempo and the platform contract (platform.h: the per-thread CPU
  * clock and the fault-injection hook) are used, so the file builds for every
  * platform. */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 #endif
 
+#include "handle_pool.h"
 #include "harness.h"
 #include "xdo.h"
 #include "platform.h"
@@ -530,6 +532,34 @@ static void concurrent_setters_are_all_counted(void)
     tempo_event_destroy(go);
 }
 
+/* ---- Lent ids (handle_pool.h) ----------------------------------------------
+ * A backend object that the backend owns (plat_input_handle's event) gets a
+ * public id from the framework: the platform never creates public handles.
+ * The id works like any event's while lent; unlent, it is dead, and the
+ * object is still its owner's to use and destroy. */
+static void a_lent_id_names_the_owners_object_until_unlent(void)
+{
+    plat_handle *obj = plat_event_create(false, false);
+    CHECK(obj != NULL);
+    if (obj == NULL)
+        return;
+    tempo_handle *id = tempo__handle_lend(obj, PLAT_HANDLE_EVENT);
+    CHECK(id != NULL);
+    CHECK_EQ_INT(tempo_event_set(id), 0); /* through the id... */
+    CHECK_EQ_INT(plat_wait(&obj, 1, 0, 0), 0); /* ...signals the owner's object */
+    plat_event_set(obj);
+    CHECK_EQ_INT(tempo_wait(&id, 1, 0, 0), 0);
+    tempo__handle_unlend(id);
+    CHECK_EQ_INT(tempo_event_set(id), TEMPO_EINVAL); /* dead */
+    CHECK_EQ_INT(tempo_wait(&id, 1, 0, 0), TEMPO_EINVAL);
+    plat_event_set(obj); /* the owner's object lives on */
+    CHECK_EQ_INT(plat_wait(&obj, 1, 0, 0), 0);
+    tempo__handle_unlend(id); /* twice: a no-op */
+    tempo__handle_unlend(NULL);
+    CHECK(tempo__handle_lend(NULL, PLAT_HANDLE_EVENT) == NULL);
+    plat_handle_destroy(obj);
+}
+
 /* ---- Stale handles (issue 10) --------------------------------------------- */
 
 /* Calls every entry point with `stale` (a destroyed handle): each must say
@@ -708,9 +738,14 @@ static void set_overtaken_by_destroy_never_spins_a_wait(void)
     dead_waiter d = {{tempo_event_create(true, false), tempo_event_create(false, false)}, 99, 0, 0, 0};
     SDL_Thread *w = SDL_CreateThread(wait_for_the_second, "dead-waiter", &d);
     SDL_Delay(20); /* blocked (or about to be) */
-    plat_fault_set_signal_delay_ns(100 * MS);
+    plat_fault_set_signal_delay_ns(300 * MS); /* long: the destroy must land inside it */
+    uint64_t pauses = plat_fault_signal_pauses();
     SDL_Thread *s = SDL_CreateThread(set_first, "late-setter", d.set[0]);
-    SDL_Delay(30); /* the setter is inside its delay, holding the object */
+    /* Until the setter is inside its delay, holding the object (however
+     * late a loaded machine starts it; a sleep here once lost that race). */
+    for (int i = 0; i < 5000 && plat_fault_signal_pauses() == pauses; i++)
+        SDL_Delay(1);
+    CHECK(plat_fault_signal_pauses() > pauses);
     tempo_event_destroy(d.set[0]);
     int rc = 1;
     SDL_WaitThread(s, &rc);
@@ -1239,8 +1274,84 @@ static void file_watch_of_a_missing_directory_is_enoent(void)
         plat_handle_destroy(fw);
 }
 
+/* ---- The file reader (plat_file_open_read) ---------------------------------
+ * One reader for both backends (platform/common/plat_file.c over the ground
+ * floor's os_file): reads of every size across its read-ahead buffer, seeks
+ * from each origin, and the refusals the loader reports. */
+static void the_file_reader_reads_seeks_and_refuses_what_is_not_a_file(void)
+{
+    char dir[512], path[600], missing[600];
+    if (!tt_make_temp_dir("tempo-file", dir, sizeof dir))
+        TT_SKIP("cannot make a temporary directory");
+    snprintf(path, sizeof path, "%s/data.bin", dir);
+    snprintf(missing, sizeof missing, "%s/missing.bin", dir);
+    enum { N = 10000 };
+    static unsigned char want[N], buf[N];
+    for (int i = 0; i < N; i++)
+        want[i] = (unsigned char)(i * 7 + i / 251);
+    SDL_RWops *w = SDL_RWFromFile(path, "wb");
+    CHECK(w != NULL);
+    if (w == NULL)
+        return;
+    CHECK_EQ_INT(SDL_RWwrite(w, want, 1, N), N);
+    SDL_RWclose(w);
+
+    bool not_regular = true;
+    SDL_RWops *rw = plat_file_open_read(path, &not_regular);
+    CHECK(rw != NULL);
+    CHECK(!not_regular);
+    if (rw != NULL) {
+        CHECK_EQ_INT(SDL_RWsize(rw), N);
+        CHECK_EQ_INT(SDL_RWread(rw, buf, 1, 1), 1);
+        CHECK_EQ_INT(buf[0], want[0]);
+        CHECK_EQ_INT(SDL_RWread(rw, buf, 1, 3), 3);
+        CHECK(memcmp(buf, want + 1, 3) == 0);
+        CHECK_EQ_INT(SDL_RWtell(rw), 4); /* the logical position, not the read-ahead's */
+        CHECK_EQ_INT(SDL_RWseek(rw, -2, RW_SEEK_CUR), 2);
+        CHECK_EQ_INT(SDL_RWread(rw, buf, 1, 3), 3);
+        CHECK(memcmp(buf, want + 2, 3) == 0);
+        CHECK_EQ_INT(SDL_RWseek(rw, 4000, RW_SEEK_SET), 4000);
+        CHECK_EQ_INT(SDL_RWread(rw, buf, 1, 4500), 4500); /* across the read-ahead's end */
+        CHECK(memcmp(buf, want + 4000, 4500) == 0);
+        CHECK_EQ_INT(SDL_RWsize(rw), N);
+        CHECK_EQ_INT(SDL_RWtell(rw), 8500); /* measuring did not move it */
+        CHECK_EQ_INT(SDL_RWread(rw, buf, 1, 10), 10);
+        CHECK(memcmp(buf, want + 8500, 10) == 0);
+        CHECK_EQ_INT(SDL_RWseek(rw, -5, RW_SEEK_END), N - 5);
+        CHECK_EQ_INT(SDL_RWread(rw, buf, 1, 10), 5); /* short at the end */
+        CHECK(memcmp(buf, want + N - 5, 5) == 0);
+        CHECK_EQ_INT(SDL_RWread(rw, buf, 1, 10), 0);
+        CHECK_EQ_INT(SDL_RWseek(rw, 0, RW_SEEK_SET), 0);
+        CHECK_EQ_INT(SDL_RWread(rw, buf, 4, 3), 3); /* objects, not bytes */
+        CHECK(memcmp(buf, want, 12) == 0);
+        CHECK_EQ_INT(SDL_RWseek(rw, 0, RW_SEEK_SET), 0);
+        CHECK_EQ_INT(SDL_RWread(rw, buf, 1, N), N); /* whole, as the loader reads */
+        CHECK(memcmp(buf, want, N) == 0);
+        CHECK_EQ_INT(SDL_RWwrite(rw, "x", 1, 1), 0); /* read-only */
+        SDL_RWclose(rw);
+    }
+    /* A directory is not a regular file on either OS (CreateFileW refuses
+     * one with "access denied": that is not the reason to report). */
+    not_regular = false;
+    CHECK(plat_file_open_read(dir, &not_regular) == NULL);
+    CHECK(not_regular);
+    errno = 0;
+    not_regular = true;
+    CHECK(plat_file_open_read(missing, &not_regular) == NULL);
+    CHECK(!not_regular);
+    CHECK_EQ_INT(errno, ENOENT);
+    remove(path);
+#if defined(_WIN32)
+    _rmdir(dir);
+#else
+    rmdir(dir);
+#endif
+}
+
 static const tt_case cases[] = {
     TT_CASE(auto_reset_event_is_consumed_by_one_wait),
+    TT_CASE(a_lent_id_names_the_owners_object_until_unlent),
+    TT_CASE(the_file_reader_reads_seeks_and_refuses_what_is_not_a_file),
     TT_CASE(manual_reset_event_stays_signaled_until_reset),
     TT_CASE(initially_signaled_events),
     TT_CASE(lowest_signaled_index_wins),

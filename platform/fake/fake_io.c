@@ -1,21 +1,12 @@
-/* The fake backend's files, file watches and native input: the least that
- * keeps the contract. Files open through SDL (no FIFO check: tests on this
- * backend read their own regular files); there are no file watches and no
- * native input, reported as TEMPO_ENOTSUP like the sdl backend off Linux. */
-#include <errno.h>
+/* The fake backend's file watches and native input: the least that keeps
+ * the contract. Files are read by the shared reader (common/plat_file.c);
+ * there are no file watches and no native input, reported as TEMPO_ENOTSUP
+ * like the sdl backend off Linux. */
 #include <stddef.h>
 
-#include <SDL.h>
 
 #include "platform.h"
 #include "tempo_internal.h"
-
-struct SDL_RWops *plat_file_open_read(const char *path, bool *not_regular)
-{
-    *not_regular = false;
-    errno = 0;
-    return SDL_RWFromFile(path, "rb");
-}
 
 plat_handle *plat_filewatch_create(const char *dir)
 {
@@ -45,7 +36,7 @@ void plat_input_close(plat_input *in)
     (void)in;
 }
 
-tempo_handle *plat_input_handle(plat_input *in)
+plat_handle *plat_input_handle(plat_input *in)
 {
     (void)in;
     return NULL;

@@ -59,11 +59,20 @@ void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
 }
 
 /* A signal preempted between its lookup and its effect (the fault hook). */
+static _Atomic(uint64_t) g_fault_pauses;
+
+uint64_t plat_fault_signal_pauses(void)
+{
+    return atomic_load(&g_fault_pauses);
+}
+
 static void fault_pause(void)
 {
     uint64_t d = atomic_load(&g_fault_delay_ns);
-    if (d > 0)
+    if (d > 0) {
+        atomic_fetch_add(&g_fault_pauses, 1);
         plat_sleep_until_ns(plat_now_ns() + d);
+    }
 }
 
 /* ---- Handles ------------------------------------------------------------ */

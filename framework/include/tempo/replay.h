@@ -257,8 +257,11 @@ typedef struct tempo_replay_result {
  * EFORMAT are the caller's to handle and are logged at DEBUG only. */
 TEMPO_API tempo_replay *tempo_replay_open(const tempo_replay_desc *desc);
 
-/* Frees the replay. It must not be attached to a live loop (destroy the
- * loop first). NULL is a no-op. */
+/* Frees the replay. A loop replaying it stops replaying (in any order, as
+ * every attached object: tempo_loop_is_replaying() turns false). A loop
+ * created with this replay's clock (tempo_replay_clock) reads it every
+ * frame, as a loop reads any desc.clock: destroy that loop first. NULL is
+ * a no-op. */
 TEMPO_API void tempo_replay_close(tempo_replay *rp);
 
 /* The file's header and extent. Valid until tempo_replay_close. NULL for NULL. */
