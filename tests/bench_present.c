@@ -13,7 +13,7 @@
  *                    blocked in presents, the presents that blocked > 4
  *                    refresh periods before the loop named the state, and how
  *                    long until it did (the span ends with a frame that
- *                    did not present: the updates due are run). --run-while-hidden sets
+ *                    did not present, or paused: the updates due are run). --run-while-hidden sets
  *                    desc.run_while_hidden (default: the hidden-pause).
  *
  * Prints "RESULT key=value ..." lines (and "PACING" lines for the first
@@ -148,7 +148,7 @@ static int minimize_case(SDL_Window *win, run *r, tempo_loop *loop, double secon
     /* A probe present may have blocked across the end of the span, with the
      * updates due meanwhile not run yet: the loop's next frame runs them
      * (at most a few frames, the next probe is 500 ms away). */
-    for (int i = 0, p = r->presents; i < 8; i++, p = r->presents) {
+    for (int i = 0, p = r->presents; i < 8 && !tempo_loop_get_stats(loop)->paused; i++, p = r->presents) {
         tempo_loop_frame(loop);
         if (r->presents == p)
             break;
