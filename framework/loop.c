@@ -1238,8 +1238,13 @@ static void do_present(tempo_loop *L, uint64_t t)
     if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
         /* The first present of a measurement only anchors the next one. */
         int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
+        /* Undecided: ON paces by the presents (the game asked for vsync);
+         * AUTO too when they lasted a quarter period or more (they wait,
+         * for frame callbacks too irregular for the quarter-period test:
+         * a compositor repainting slower than its mode), else by the timer. */
         if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
-            verdict = L->vsync_mode == TEMPO_LOOP_VSYNC_ON ? TEMPO__PROBE_BLOCKS : TEMPO__PROBE_FREE;
+            verdict = L->vsync_mode == TEMPO_LOOP_VSYNC_ON || TEMPO__PROBE_WAITED(&L->probe) ? TEMPO__PROBE_BLOCKS
+                                                                                             : TEMPO__PROBE_FREE;
         if (verdict == TEMPO__PROBE_BLOCKS) {
             /* Keep the fit the probes started: the vblanks are known. */
             L->pacing = TEMPO_LOOP_PACING_VSYNC;
