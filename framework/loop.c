@@ -144,6 +144,18 @@ static void set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
     realign_render_slot(L);
 }
 
+/* Switches the pacing on what the presents were measured to do (a probe's
+ * verdict, presents that stopped blocking). The run of presents that
+ * blocked past the withheld bound goes on: a verdict reached on such a
+ * present (a window minimized while the loop probed) must not make the
+ * compositor's withholding wait for two more. */
+static void set_measured_pacing(tempo_loop *L, tempo_loop_pacing pacing)
+{
+    int run = L->long_presents;
+    set_pacing(L, pacing);
+    L->long_presents = run;
+}
+
 /* The pacing to start from: measure the presents the loop makes, unless
  * vsync is off or the game presents itself. */
 static tempo_loop_pacing initial_pacing(const tempo_loop *L)
@@ -1243,15 +1255,20 @@ static void do_present(tempo_loop *L, uint64_t t)
     if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
         /* The first present of a measurement only anchors the next one. */
         int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
+        /* Undecided: ON paces by the presents (the game asked for vsync);
+         * AUTO too when they lasted a quarter period or more (they wait,
+         * for frame callbacks too irregular for the quarter-period test:
+         * a compositor repainting slower than its mode), else by the timer. */
         if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
-            verdict = L->vsync_mode == TEMPO_LOOP_VSYNC_ON ? TEMPO__PROBE_BLOCKS : TEMPO__PROBE_FREE;
+            verdict = L->vsync_mode == TEMPO_LOOP_VSYNC_ON || TEMPO__PROBE_WAITED(&L->probe) ? TEMPO__PROBE_BLOCKS
+                                                                                             : TEMPO__PROBE_FREE;
         if (verdict == TEMPO__PROBE_BLOCKS) {
             /* Keep the fit the probes started: the vblanks are known. */
             L->pacing = TEMPO_LOOP_PACING_VSYNC;
             L->vsync = true;
             L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
         } else if (verdict == TEMPO__PROBE_FREE) {
-            set_pacing(L, TEMPO_LOOP_PACING_TIMER);
+            set_measured_pacing(L, TEMPO_LOOP_PACING_TIMER);
         } else {
             L->pace_wake_ns = tempo__probe_wake_ns(&L->probe, b, L->pacer.predicted_cost_ns);
         }
@@ -1260,7 +1277,7 @@ static void do_present(tempo_loop *L, uint64_t t)
     L->st.win.missed_vblanks += L->pacer.st.missed - missed;
     if (fit == TEMPO__PACER_UNBLOCKED) {
         /* Returns off every vblank for a while: do the presents still block? */
-        set_pacing(L, TEMPO_LOOP_PACING_PROBING);
+        set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
         L->last_return_ns = b; /* the next render (at once) anchors the probe */
         return;
     }
