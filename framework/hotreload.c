@@ -457,7 +457,7 @@ int tempo_hotreload_unwatch(tempo_hotreload *hr, const char *name)
     return TEMPO_EINVAL;
 }
 
-int tempo_hotreload_stats_get(const tempo_hotreload *hr, tempo_hotreload_stats *out)
+int tempo_hotreload_get_stats(const tempo_hotreload *hr, tempo_hotreload_stats *out)
 {
     if (hr == NULL || out == NULL)
         return TEMPO_EINVAL;

@@ -76,13 +76,8 @@ tempo_loader *tempo_loader_create(const tempo_loader_desc *desc)
     l->low_priority = d.low_priority;
     l->budget_ns = d.finalize_budget_ns ? d.finalize_budget_ns : DEFAULT_BUDGET_NS;
     l->max_pending = d.max_pending ? (uint32_t)d.max_pending : DEFAULT_MAX_PENDING;
-    if (d.clock.now != NULL) { /* the shared tempo_clock wins over the older fields */
-        l->now_ns = d.clock.now;
-        l->now_user = d.clock.user;
-    } else {
-        l->now_ns = d.now_ns ? d.now_ns : default_now;
-        l->now_user = d.now_user;
-    }
+    l->now_ns = d.clock.now != NULL ? d.clock.now : default_now;
+    l->now_user = d.clock.now != NULL ? d.clock.user : NULL;
     l->max_pixels = d.max_image_pixels ? d.max_image_pixels : TEMPO_LOADER_DEFAULT_MAX_PIXELS;
     l->allow_unchecked = d.allow_unchecked_formats;
     l->group_done = d.group_done;

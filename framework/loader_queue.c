@@ -335,7 +335,7 @@ int tempo_loader_progress(tempo_loader *l, uint32_t group, tempo_load_progress *
     return 0;
 }
 
-int tempo_loader_stats_get(tempo_loader *l, tempo_loader_stats *out)
+int tempo_loader_get_stats(tempo_loader *l, tempo_loader_stats *out)
 {
     if (l == NULL || out == NULL)
         return TEMPO_EINVAL;

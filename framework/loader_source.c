@@ -40,7 +40,7 @@ typedef struct loader_source {
 static bool loader_has_results(tempo_loader *ld)
 {
     tempo_loader_stats st;
-    return tempo_loader_stats_get(ld, &st) == 0 && st.finished > 0;
+    return tempo_loader_get_stats(ld, &st) == 0 && st.finished > 0;
 }
 
 static int loader_dispatch(void *self, tempo_source_call *call)

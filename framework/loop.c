@@ -268,15 +268,16 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
 
 static void detach_all_sources(tempo_loop *L);
 
-int tempo_loop_destroy(tempo_loop *L)
+void tempo_loop_destroy(tempo_loop *L)
 {
     if (L == NULL)
-        return 0;
+        return;
     if (L->in_frame) {
         /* The frame reads the loop after the callback returns: freeing it
          * here was a use-after-free. Refuse loudly instead. */
-        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_destroy: called from inside tempo_loop_frame() "
-                                             "(a loop callback); quit, and destroy after the loop returns");
+        (void)tempo__set_error(TEMPO_EBUSY, "tempo_loop_destroy: called from inside tempo_loop_frame() "
+                                            "(a loop callback); quit, and destroy after the loop returns");
+        return;
     }
     detach_all_sources(L);
     if (L->input != NULL)
@@ -286,7 +287,6 @@ int tempo_loop_destroy(tempo_loop *L)
     tempo_event_destroy(L->wake);
     tempo_timer_destroy(L->timer);
     free(L);
-    return 0;
 }
 
 /* ---- Settings ------------------------------------------------------------------- */

@@ -49,7 +49,7 @@ struct tempo_netq {
     plat_mutex *lock;
     tempo_handle *ready; /* manual-reset: messages are queued */
     tempo_handle *room;  /* auto-reset: a drain freed room for push_wait */
-    tempo_netq_clock_fn now;
+    uint64_t (*now)(void *user); /* desc.clock's, or tempo_now_ns */
     void *clock_user;
 
     /* [lock] */
@@ -188,13 +188,6 @@ tempo_netq *tempo_netq_create(const tempo_netq_desc *desc)
         d.target_age_ns = 33 * MS; /* two 60 Hz frames (netq.h) */
     if (!d.floor_ns)
         d.floor_ns = 4 * MS < d.budget_max_ns ? 4 * MS : d.budget_max_ns;
-    if (d.clock.now != NULL) { /* the shared tempo_clock wins over the older fields */
-        d.now_ns = d.clock.now;
-        d.clock_user = d.clock.user;
-    } else if (!d.now_ns) {
-        d.now_ns = default_clock;
-        d.clock_user = NULL;
-    }
 
     tempo_netq *q = calloc(1, sizeof *q);
     if (q == NULL) {
@@ -213,8 +206,8 @@ tempo_netq *tempo_netq_create(const tempo_netq_desc *desc)
     }
     q->cap = d.cap_bytes;
     q->d = d;
-    q->now = d.now_ns;
-    q->clock_user = d.clock_user;
+    q->now = d.clock.now != NULL ? d.clock.now : default_clock;
+    q->clock_user = d.clock.now != NULL ? d.clock.user : NULL;
     q->policy = d.policy;
     q->budget = d.budget_start_ns;
     q->pub.policy = d.policy;

@@ -366,7 +366,7 @@ int tempo_loop_record_stop(tempo_loop *L)
     return rc;
 }
 
-int tempo_loop_record_stats(const tempo_loop *L, tempo_record_stats *out)
+int tempo_loop_get_record_stats(const tempo_loop *L, tempo_record_stats *out)
 {
     if (L == NULL || out == NULL)
         return TEMPO_EINVAL;
@@ -416,16 +416,16 @@ static char *dup_str(const char *s)
     return d;
 }
 
-tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
+tempo_replay *tempo_replay_create(const tempo_replay_desc *desc)
 {
     if (desc == NULL || desc->path == NULL) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_replay_open: NULL desc or path");
+        tempo__set_error(TEMPO_EINVAL, "tempo_replay_create: NULL desc or path");
         return NULL;
     }
     tempo_replay *rp = calloc(1, sizeof *rp);
     if (rp == NULL || (rp->path = dup_str(desc->path)) == NULL) {
         free(rp);
-        tempo__set_error(TEMPO_ENOMEM, "tempo_replay_open: out of memory");
+        tempo__set_error(TEMPO_ENOMEM, "tempo_replay_create: out of memory");
         return NULL;
     }
     rp->desc = *desc;
@@ -435,7 +435,7 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
         /* A missing or unreadable replay is the caller's to handle (NULL
          * and this detail): DEBUG, like a file the loader refuses. */
         tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOENT, "%s: cannot open: %s", desc->path, strerror(errno));
-        tempo_replay_close(rp);
+        tempo_replay_destroy(rp);
         return NULL;
     }
     size_t cap = 1 << 16;
@@ -443,8 +443,8 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     for (;;) {
         if (rp->data == NULL) {
             fclose(f);
-            tempo__set_error(TEMPO_ENOMEM, "tempo_replay_open: out of memory");
-            tempo_replay_close(rp);
+            tempo__set_error(TEMPO_ENOMEM, "tempo_replay_create: out of memory");
+            tempo_replay_destroy(rp);
             return NULL;
         }
         rp->size += fread(rp->data + rp->size, 1, cap - rp->size, f);
@@ -460,7 +460,7 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     fclose(f);
     if (read_error) {
         tempo__set_error(TEMPO_EIO, "%s: read error", desc->path);
-        tempo_replay_close(rp);
+        tempo_replay_destroy(rp);
         return NULL;
     }
 
@@ -471,7 +471,7 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     if (tempo__rpf_reader_init(&hr, rp->data, rp->size, &err) < 0 || (n < 0 && !desc->partial)) {
         tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EFORMAT, "%s: byte %zu, tick %llu: %s", desc->path, err.offset,
                             (unsigned long long)err.tick, err.why);
-        tempo_replay_close(rp);
+        tempo_replay_destroy(rp);
         return NULL;
     }
     const tempo__rpf_header *h = &hr.header;
@@ -499,7 +499,7 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     return rp;
 }
 
-void tempo_replay_close(tempo_replay *rp)
+void tempo_replay_destroy(tempo_replay *rp)
 {
     if (rp == NULL)
         return;

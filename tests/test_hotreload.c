@@ -245,7 +245,7 @@ static void reloads_changed_file_on_loop_thread(void)
     CHECK_EQ_INT(g.w, 3);
     CHECK_EQ_INT(g.h, 7);
     tempo_hotreload_stats hs;
-    CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+    CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     CHECK_EQ_U64(hs.reloads, 2);
     CHECK_EQ_U64(hs.delivered, 2);
     CHECK_EQ_U64(hs.failed, 0);
@@ -300,7 +300,7 @@ static void deleted_file_gives_clear_error(void)
     CHECK(strstr(g.text, "hero.bmp") != NULL || g.text[0] != '\0');
     CHECK(g.on_loop_thread);
     tempo_hotreload_stats hs;
-    CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+    CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     CHECK_EQ_U64(hs.failed, 1);
 
     /* It comes back: the next reload succeeds. */
@@ -328,7 +328,7 @@ static void destroy_with_change_in_flight(void)
     uint64_t end = tempo_now_ns() + GIVE_UP_NS;
     while (hs.reloads == 0 && tempo_now_ns() < end) {
         CHECK_EQ_INT(tempo_loop_frame(r.loop), 0);
-        CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+        CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     }
     CHECK_EQ_U64(hs.reloads, 1);
     if (hs.in_flight == 1) {
@@ -366,7 +366,7 @@ static void unwatch_in_flight_and_loop_destroyed_first(void)
     uint64_t end = tempo_now_ns() + GIVE_UP_NS;
     while (hs.reloads == 0 && tempo_now_ns() < end) {
         CHECK_EQ_INT(tempo_loop_frame(r.loop), 0);
-        CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+        CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     }
     CHECK_EQ_U64(hs.reloads, 1);
     int before = g.calls;
@@ -399,7 +399,7 @@ static void change_during_reload_reloads_again(void)
     uint64_t end = tempo_now_ns() + GIVE_UP_NS;
     while (hs.reloads == 0 && tempo_now_ns() < end) {
         CHECK_EQ_INT(tempo_loop_frame(r.loop), 0);
-        CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+        CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     }
     /* In flight, or just delivered: either way one more. On Windows the
      * write fails while the loader thread has the file open (SDL opens it
@@ -411,7 +411,7 @@ static void change_during_reload_reloads_again(void)
     CHECK(wrote);
     run_until(&r, &g.calls, 2);
     run_for(&r, 5 * SETTLE_NS);
-    CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+    CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     tt_note("%d calls, %llu reloads; last: error %d, %dx%d", g.calls, (unsigned long long)hs.reloads, g.error, g.w,
             g.h);
     CHECK_EQ_INT(g.calls, 2);
@@ -511,7 +511,7 @@ static void a_reload_is_recorded_and_replayed_at_its_tick(void)
     }
     CHECK_EQ_INT(r, 1);
     tempo_record_stats rs;
-    tempo_loop_record_stats(loop, &rs);
+    tempo_loop_get_record_stats(loop, &rs);
     tt_note("recorded %llu ticks, %llu items; reload %dx%d before update %llu", (unsigned long long)rs.ticks,
             (unsigned long long)rs.items, rec.w, rec.h, (unsigned long long)rec.reload_tick + 1);
     CHECK_EQ_U64(rs.items, 2); /* the decision to reload, the loader's completion */
@@ -523,7 +523,7 @@ static void a_reload_is_recorded_and_replayed_at_its_tick(void)
     /* Replay: nothing changes on disk; the same game code. */
     replay_game rp_game = {0};
     tempo_replay *rp =
-        tempo_replay_open(&(tempo_replay_desc){.path = path, .hash = rg_hash, .hash_user = &rp_game});
+        tempo_replay_create(&(tempo_replay_desc){.path = path, .hash = rg_hash, .hash_user = &rp_game});
     CHECK(rp != NULL);
     if (rp == NULL) {
         remove_dir();
@@ -556,7 +556,7 @@ static void a_reload_is_recorded_and_replayed_at_its_tick(void)
     tempo_hotreload_destroy(hr);
     tempo_loop_destroy(loop);
     tempo_loader_destroy(ld);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     remove(path);
     remove_dir();
 }
@@ -577,7 +577,7 @@ static void create_errors(void)
     CHECK_EQ_INT(tempo_hotreload_attach(NULL, NULL), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_hotreload_detach(NULL), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_hotreload_unwatch(NULL, "x"), TEMPO_EINVAL);
-    CHECK_EQ_INT(tempo_hotreload_stats_get(NULL, &(tempo_hotreload_stats){0}), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_hotreload_get_stats(NULL, &(tempo_hotreload_stats){0}), TEMPO_EINVAL);
     tempo_loader_destroy(ld);
 }
 

@@ -218,7 +218,7 @@ static game *record_game(void)
                  0);
     CHECK_EQ_INT(run(loop), 1);
     tempo_record_stats rs;
-    tempo_loop_record_stats(loop, &rs);
+    tempo_loop_get_record_stats(loop, &rs);
     CHECK_EQ_U64(rs.items, (uint64_t)g->nlog);
     CHECK_EQ_INT(tempo_loop_record_stop(loop), 0);
     tempo_loop_destroy(loop); /* the ticker leaves the loop */
@@ -245,7 +245,7 @@ static void a_new_source_records_and_replays_without_replay_code(void)
     game *rp_game = calloc(1, sizeof *rp_game);
     rp_game->offset = 500000; /* the replay's live producer pushes other numbers */
     tempo_replay *rp =
-        tempo_replay_open(&(tempo_replay_desc){.path = rec_path, .hash = log_hash, .hash_user = rp_game});
+        tempo_replay_create(&(tempo_replay_desc){.path = rec_path, .hash = log_hash, .hash_user = rp_game});
     CHECK(rp != NULL);
     if (rp == NULL) {
         free(rec);
@@ -284,7 +284,7 @@ static void a_new_source_records_and_replays_without_replay_code(void)
     CHECK_EQ_INT(rp_game->t.replayed_seen, rec->nlog);
     CHECK_EQ_INT(rp_game->t.rc_other, 0);
     tempo_loop_destroy(loop);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     ticker_destroy(&rp_game->t);
     free(rec);
     free(rp_game);

@@ -502,7 +502,7 @@ static int replay_main(bounce *b, tempo_replay *rp)
                (unsigned long long)info->ticks, (unsigned long long)res.hash);
     bool ok = rc == 0 && res.matches;
     tempo_loop_destroy(b->loop);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     free(b->verts);
     free(b->idx);
     tempo_shutdown();
@@ -523,7 +523,7 @@ int main(int argc, char **argv)
     uint32_t seed = 2024;
     if (opt.replay != NULL) {
         /* No window needed: the offscreen driver, and nothing is drawn. */
-        rp = tempo_replay_open(&(tempo_replay_desc){.path = opt.replay, .hash = state_hash, .hash_user = &b});
+        rp = tempo_replay_create(&(tempo_replay_desc){.path = opt.replay, .hash = state_hash, .hash_user = &b});
         if (rp == NULL) {
             fprintf(stderr, "replay: %s\n", tempo_get_error());
             return 1;
@@ -615,7 +615,7 @@ int main(int argc, char **argv)
 
     if (opt.record != NULL) {
         tempo_record_stats rs;
-        tempo_loop_record_stats(b.loop, &rs);
+        tempo_loop_get_record_stats(b.loop, &rs);
         uint64_t h = state_hash(b.loop, &b);
         if (tempo_loop_record_stop(b.loop) != 0)
             fprintf(stderr, "record: %s\n", tempo_get_error());

@@ -143,7 +143,7 @@ typedef struct tempo_hotreload_stats {
 } tempo_hotreload_stats;
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: loop thread. */
-TEMPO_API int tempo_hotreload_stats_get(const tempo_hotreload *hr, tempo_hotreload_stats *out);
+TEMPO_API int tempo_hotreload_get_stats(const tempo_hotreload *hr, tempo_hotreload_stats *out);
 
 #ifdef __cplusplus
 }

@@ -162,8 +162,8 @@ typedef enum tempo_loop_policy {
 /* The game's callbacks, all called on the loop thread from inside
  * tempo_loop_frame(). Any of them may call tempo_loop_quit(),
  * tempo_loop_request_render(), the setters, watch/unwatch, add/remove
- * source and tempo_loop_get_stats(); tempo_loop_frame()/run() and
- * tempo_loop_destroy() refuse with TEMPO_EBUSY. */
+ * source and tempo_loop_get_stats(); tempo_loop_frame()/run() refuse with
+ * TEMPO_EBUSY and tempo_loop_destroy() does nothing (see there). */
 
 /* One update. dt_ns: the constant step round(1e9 / update_hz) in the fixed
  * policies; the measured time since the previous update in
@@ -348,11 +348,12 @@ TEMPO_API tempo_loop *tempo_loop_create(const tempo_loop_desc *desc);
 /* Destroys the loop and its own handles, and detaches every source (their
  * detach runs: the framework's attached objects then know they are no
  * longer attached, and may be destroyed or attached again). Watched handles stay the caller's (they are only
- * forgotten). Returns 0 (NULL is a no-op), or TEMPO_EBUSY, with a log line
- * and nothing destroyed, when called from inside tempo_loop_frame() (any of
- * the loop's callbacks, watches and sources): the frame still uses the loop
- * after the callback returns. Quit instead and destroy after run returns. */
-TEMPO_API int tempo_loop_destroy(tempo_loop *loop);
+ * forgotten). NULL is a no-op. Called from inside tempo_loop_frame() (any of
+ * the loop's callbacks, watches and sources) it destroys nothing, logs a
+ * WARN line and sets TEMPO_EBUSY in tempo_get_error(): the frame still uses
+ * the loop after the callback returns. Quit instead and destroy after run
+ * returns. */
+TEMPO_API void tempo_loop_destroy(tempo_loop *loop);
 
 /* Runs one iteration ("frame"): waits until something is due or arrives,
  * then dispatches, in this order: SDL events (each into desc.input first,

@@ -29,7 +29,7 @@
  *   tempo_loop_record_stop(loop);              // or tempo_loop_destroy()
  *
  *   // replay, as fast as possible, no window or server needed
- *   tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){
+ *   tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){
  *       .path = "run.trec", .hash = game_hash, .hash_user = g});
  *   const tempo_replay_info *info = tempo_replay_get_info(rp);
  *   game_seed(g, info->seed);
@@ -193,7 +193,7 @@ typedef struct tempo_record_stats {
 } tempo_record_stats;
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL (NULL). */
-TEMPO_API int tempo_loop_record_stats(const tempo_loop *loop, tempo_record_stats *out);
+TEMPO_API int tempo_loop_get_record_stats(const tempo_loop *loop, tempo_record_stats *out);
 
 /* ---- Replay -------------------------------------------------------------- */
 
@@ -224,7 +224,7 @@ typedef struct tempo_replay_info {
     uint32_t version;          /* the file format's version (1: no fingerprint, no meta) */
     uint32_t fingerprint;      /* the recording build's tempo_fingerprint(); 0: unknown */
     const void *meta;          /* the desc.meta bytes of the recording (NULL: none); valid
-                                  until tempo_replay_close; no alignment beyond 1 */
+                                  until tempo_replay_destroy; no alignment beyond 1 */
     uint32_t meta_size;
 } tempo_replay_info;
 
@@ -248,23 +248,23 @@ typedef struct tempo_replay_result {
 } tempo_replay_result;
 
 /* Reads and validates the whole file. desc is read during the call only.
- * Returns the replay, owned by the caller (tempo_replay_close), or NULL
+ * Returns the replay, owned by the caller (tempo_replay_destroy), or NULL
  * with the detail in tempo_get_error(): TEMPO_EINVAL (no path),
  * TEMPO_ENOENT/TEMPO_EIO (cannot read it), TEMPO_EFORMAT (not a recording,
  * another version, truncated or corrupt: the text names the byte offset
  * and the tick, e.g. "run.trec: byte 4242, tick 96: block checksum ...";
  * with desc.partial only a bad header fails), TEMPO_ENOMEM. ENOENT and
  * EFORMAT are the caller's to handle and are logged at DEBUG only. */
-TEMPO_API tempo_replay *tempo_replay_open(const tempo_replay_desc *desc);
+TEMPO_API tempo_replay *tempo_replay_create(const tempo_replay_desc *desc);
 
 /* Frees the replay. A loop replaying it stops replaying (in any order, as
  * every attached object: tempo_loop_is_replaying() turns false). A loop
  * created with this replay's clock (tempo_replay_clock) reads it every
  * frame, as a loop reads any desc.clock: destroy that loop first. NULL is
  * a no-op. */
-TEMPO_API void tempo_replay_close(tempo_replay *rp);
+TEMPO_API void tempo_replay_destroy(tempo_replay *rp);
 
-/* The file's header and extent. Valid until tempo_replay_close. NULL for NULL. */
+/* The file's header and extent. Valid until tempo_replay_destroy. NULL for NULL. */
 TEMPO_API const tempo_replay_info *tempo_replay_get_info(const tempo_replay *rp);
 
 /* The clock for tempo_loop_desc.clock: a fake clock that starts at the
@@ -298,7 +298,7 @@ static inline int tempo_loop_replay(tempo_loop *loop, tempo_replay *rp)
 }
 
 /* True while a replay is attached to the loop: from tempo_loop_replay()
- * until tempo_replay_close() or tempo_loop_destroy(), so also in the
+ * until tempo_replay_destroy() or tempo_loop_destroy(), so also in the
  * callbacks of the last frame and after tempo_loop_run() returns. A game
  * asks it to skip what a replay must not repeat (writing highscores or
  * screenshots, pausing on a replayed pause key) or to show a replay UI.

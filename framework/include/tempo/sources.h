@@ -26,7 +26,7 @@
  *
  * Lifetime, in any order: an attached object leaves its loop with its
  * detach function (or tempo_loop_remove_source with its handle), when it is
- * destroyed (tempo_loader_destroy, tempo_audio_close, tempo_netq_destroy,
+ * destroyed (tempo_loader_destroy, tempo_audio_destroy, tempo_netq_destroy,
  * tempo_net_destroy, tempo_input_destroy detach first), and when the loop is destroyed (the
  * object then knows it is no longer attached: its detach returns
  * TEMPO_EINVAL, and it may be attached to another loop). So the loop never
@@ -64,7 +64,7 @@ typedef struct tempo_net tempo_net;   /* tempo/net.h */
  * per-frame guarantee and of the "loader" items in the statistics, which
  * are deliveries plus strips; tempo_loader_stats.upload_strips has the
  * strips). While paused it
- * keeps delivering, a step at a time. The loader's desc.now_ns must be the
+ * keeps delivering, a step at a time. The loader's desc.clock must be the
  * loop's clock (both default to tempo_now_ns()). Named "loader" in the
  * statistics (without item ages: each result's latency_ns has it).
  * tempo_loader_destroy() detaches it first. Returns 0, TEMPO_EINVAL (NULL),
@@ -86,7 +86,7 @@ typedef void (*tempo_audio_notice_fn)(const tempo_audio_notice *notice, void *us
  * attached, the audio follows the loop's game pause and idle pause as its
  * desc asked (tempo_audio_desc.pause_with_game, quiet_when_idle; from the
  * attach on: a loop already paused pauses it at once); detaching ends
- * that. tempo_audio_close() detaches it first. Returns 0, TEMPO_EINVAL,
+ * that. tempo_audio_destroy() detaches it first. Returns 0, TEMPO_EINVAL,
  * TEMPO_EBUSY (already attached to a loop), TEMPO_ETOOMANY or
  * TEMPO_ENOMEM. */
 TEMPO_API int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user);
