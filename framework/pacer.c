@@ -312,6 +312,17 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
     return tempo__pacer_next_vblank(p, now_ns + lead) - lead;
 }
 
+/* ---- Are the returns the display's vblanks? ------------------------------- */
+
+int tempo__pacer_judge(const tempo__pacer *p, uint64_t display_period_ns, bool software)
+{
+    if (!p->locked || p->nfit < TEMPO__PACER_JUDGE_SAMPLES || display_period_ns == 0)
+        return TEMPO__PACER_JUDGE_MORE;
+    double r = p->period_ns / (double)display_period_ns;
+    double tol = software ? 0.005 : 0.02;
+    return r > 0.75 && r < 1.0 - tol ? TEMPO__PACER_JUDGE_OWN_GRID : TEMPO__PACER_JUDGE_DISPLAY;
+}
+
 /* ---- Does the present block? ------------------------------------------------ */
 
 void tempo__probe_start(tempo__probe *pr, uint64_t period_ns)

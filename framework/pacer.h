@@ -120,6 +120,36 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns);
 /* The refresh period: fitted, or the nominal one before the fit locks. */
 uint64_t tempo__pacer_period_ns(const tempo__pacer *p);
 
+/* ---- Are the returns the display's vblanks? -------------------------------
+ * A present that blocks may wait for something else than the display. SDL
+ * emulates vsync for a renderer without it (its software renderer created
+ * with SDL_RENDERER_PRESENTVSYNC) by sleeping in the present to a grid of
+ * whole milliseconds of its own: 1000 / refresh ms, truncated (16 ms =
+ * 62.5 Hz on a 60 Hz display, 13 ms at 75 Hz, 6 ms at 144 Hz). The probe
+ * then says "blocks" and the fit learns the grid. A present that returns
+ * more often than the display refreshes is not waiting for its vblanks:
+ * once the fit holds TEMPO__PACER_JUDGE_SAMPLES returns, a period between
+ * 3/4 of the display's (faster by a whole ratio: a display faster than its
+ * mode, learnt as before) and 1 - tolerance of it is a grid of the
+ * present's own. The tolerance is 2 %, which a display of 59.94 Hz under a
+ * mode that says 59 (Windows) stays inside, and 0.5 % for SDL's software
+ * renderer (no vblank of its own to wait for: 90, 165 and 30 Hz truncate
+ * by 1 %). A display that delivers fewer frames than its mode (a slower
+ * period) is a display (pacer_presented learns it). [loop thread] */
+
+#define TEMPO__PACER_JUDGE_SAMPLES 12
+
+enum {
+    TEMPO__PACER_JUDGE_MORE = 0,  /* not enough returns in the fit yet */
+    TEMPO__PACER_JUDGE_DISPLAY,   /* the returns follow the display's refresh */
+    TEMPO__PACER_JUDGE_OWN_GRID,  /* the present sleeps to a faster grid of its own */
+};
+
+/* Judges the fit against `display_period_ns` (the display mode's refresh
+ * period, or desc.display_hz's); `software`: the present is SDL's software
+ * renderer's. */
+int tempo__pacer_judge(const tempo__pacer *p, uint64_t display_period_ns, bool software);
+
 /* ---- Does the present block? ---------------------------------------------
  * SDL's renderer flags do not say (the software renderer reports
  * PRESENTVSYNC and returns at once), so the loop measures. Probe renders

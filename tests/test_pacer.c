@@ -404,6 +404,51 @@ static void reset_keeps_the_period(void)
     tempo_fake_clock_destroy(d.fc);
 }
 
+/* Returns on a grid of `grid_ns` (each present called 3 ms after the
+ * previous return, returning on the next grid line) judged against a
+ * display mode of `mode_hz`. */
+static int judge_grid(uint64_t grid_ns, uint32_t mode_hz, bool software)
+{
+    tempo__pacer p;
+    tempo__pacer_init(&p, (TEMPO_NS_PER_S + mode_hz / 2) / mode_hz, 0);
+    uint64_t t = 1000 * TEMPO_NS_PER_S;
+    int verdict = TEMPO__PACER_JUDGE_MORE;
+    for (int i = 0; i < 40; i++) {
+        uint64_t call = t + 3 * TEMPO_NS_PER_MS;
+        uint64_t ret = (call / grid_ns + 1) * grid_ns + 20 * TEMPO_NS_PER_US;
+        tempo__pacer_presented(&p, t, call, ret);
+        t = ret;
+        int v = tempo__pacer_judge(&p, p.nominal_period_ns, software);
+        if (i < TEMPO__PACER_JUDGE_SAMPLES - 2)
+            CHECK_EQ_INT(v, TEMPO__PACER_JUDGE_MORE); /* too few returns to judge */
+        verdict = v;
+    }
+    tt_note("grid %.3f ms, mode %u Hz%s: period %.0f ns, verdict %d", (double)grid_ns / 1e6, mode_hz,
+            software ? ", software renderer" : "", p.period_ns, verdict);
+    return verdict;
+}
+
+/* SDL's emulated vsync sleeps to whole milliseconds of its own (16 ms on a
+ * 60 Hz display): a present that returns more often than the display
+ * refreshes is not waiting for its vblanks. A display that matches its
+ * mode, or is a little slower (59.94 under a mode of 60, or of 59 on
+ * Windows: 1.6 % faster), is one. */
+static void judge_tells_a_grid_of_its_own(void)
+{
+    CHECK_EQ_INT(judge_grid(16 * TEMPO_NS_PER_MS, 60, false), TEMPO__PACER_JUDGE_OWN_GRID);
+    CHECK_EQ_INT(judge_grid(16 * TEMPO_NS_PER_MS, 60, true), TEMPO__PACER_JUDGE_OWN_GRID);
+    CHECK_EQ_INT(judge_grid(13 * TEMPO_NS_PER_MS, 75, false), TEMPO__PACER_JUDGE_OWN_GRID);
+    CHECK_EQ_INT(judge_grid(6 * TEMPO_NS_PER_MS, 144, false), TEMPO__PACER_JUDGE_OWN_GRID);
+    /* 90 Hz: 11 ms is 1 % short; only SDL's software renderer is judged that finely. */
+    CHECK_EQ_INT(judge_grid(11 * TEMPO_NS_PER_MS, 90, true), TEMPO__PACER_JUDGE_OWN_GRID);
+    CHECK_EQ_INT(judge_grid(11 * TEMPO_NS_PER_MS, 90, false), TEMPO__PACER_JUDGE_DISPLAY);
+    CHECK_EQ_INT(judge_grid(TEMPO_NS_PER_S / 60, 60, false), TEMPO__PACER_JUDGE_DISPLAY);
+    CHECK_EQ_INT(judge_grid(TEMPO_NS_PER_S * 1001 / 60000, 60, true), TEMPO__PACER_JUDGE_DISPLAY);
+    CHECK_EQ_INT(judge_grid(TEMPO_NS_PER_S * 1001 / 60000, 59, false), TEMPO__PACER_JUDGE_DISPLAY);
+    CHECK_EQ_INT(judge_grid(TEMPO_NS_PER_S / 48, 65, false), TEMPO__PACER_JUDGE_DISPLAY); /* slower: a display */
+    CHECK_EQ_INT(judge_grid(TEMPO_NS_PER_S / 120, 60, false), TEMPO__PACER_JUDGE_DISPLAY); /* a faster display */
+}
+
 static const tt_case cases[] = {
     TT_CASE(display_hz_falls_back_to_60),
     TT_CASE(before_lock_it_renders_at_once),
@@ -418,6 +463,7 @@ static const tt_case cases[] = {
     TT_CASE(late_returns_do_not_tilt_the_period),
     TT_CASE(margin_grows_for_a_present_that_needs_time),
     TT_CASE(reset_keeps_the_period),
+    TT_CASE(judge_tells_a_grid_of_its_own),
 };
 
 int main(int argc, char **argv)

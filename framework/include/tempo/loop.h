@@ -643,6 +643,8 @@ typedef struct tempo_loop_counts {
     uint64_t withheld_ns;      /* time spent in TEMPO_LOOP_PACING_WITHHELD */
     uint64_t skipped_renders;  /* renders not made because every update since the last
                                   one called tempo_loop_skip_render() */
+    uint64_t probes;           /* measurements of what the presents do that began (the
+                                  first, and each re-measurement: see "Display pacing") */
     /* Tick lateness: when the loop woke for an update (VARIABLE: for a
      * frame) minus when it was due. Never negative: nothing runs early. */
     uint64_t late_samples;
@@ -697,6 +699,11 @@ typedef struct tempo_loop_stats {
     tempo_loop_pacing pacing; /* the pacing in force (tempo_loop_get_pacing) */
     uint64_t refresh_ns;  /* tempo_loop_get_refresh_ns() */
     uint64_t predicted_render_ns; /* vsync: the render cost the wake allows for */
+    /* TIMER because the presents block, but on a grid of their own instead
+     * of the display's vblanks (SDL's emulated vsync, the software renderer
+     * created with SDL_RENDERER_PRESENTVSYNC: 16 ms on a 60 Hz display):
+     * that grid's period. 0 otherwise. */
+    uint64_t present_grid_ns;
 } tempo_loop_stats;
 
 /* The loop's statistics, refreshed by this call (totals and percentiles are
