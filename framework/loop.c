@@ -1248,7 +1248,14 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
     if (L->reprobe_ns == 0)
         return; /* the timer was asked for */
     uint64_t P = L->pacer.nominal_period_ns;
-    L->blocking_presents = b - a > P / 4 ? L->blocking_presents + 1 : 0;
+    /* SDL's software renderer waits for no vblank, ever: if its present
+     * blocks, SDL sleeps (emulated vsync, decided when it was created), and
+     * a call moved a quarter period earlier sleeps longer, like a vsync
+     * present. Only a window event measures it again. Nor does a present
+     * known to sleep to a grid of its own say anything by blocking. */
+    if (L->software_present && L->reprobe_ns != 1)
+        return;
+    L->blocking_presents = b - a > P / 4 && L->present_grid_ns == 0 ? L->blocking_presents + 1 : 0;
     if (L->blocking_presents >= REPROBE_RUN && b >= L->timer_since_ns + REPROBE_FIRST_NS) {
         reprobe_from_scratch(L, b);
         return;
