@@ -198,8 +198,18 @@ typedef tempo_clock tempo_loop_clock;
  * (the first ~9 presents, again whenever presents stop landing on vblanks)
  * and paces by that: by the vblanks if presents block on them
  * (TEMPO_LOOP_PACING_VSYNC), else by its timer at the display's refresh
- * rate (TEMPO_LOOP_PACING_TIMER). tempo_loop_get_pacing() and the
- * statistics say which. */
+ * rate (TEMPO_LOOP_PACING_TIMER). A present that blocks but returns more
+ * often than the display refreshes (SDL's emulated vsync: the software
+ * renderer created with SDL_RENDERER_PRESENTVSYNC sleeps to a 16 ms grid
+ * of its own on a 60 Hz display) waits for no vblank: the timer, and
+ * tempo_loop_stats.present_grid_ns names the grid. A timer chosen by the
+ * measurement is measured again: at once when the window is shown,
+ * restored or moved to another display; after 3 presents in a row that
+ * blocked over a quarter period; and periodically (2, 4, 8, 16, then every
+ * 32 s; not for SDL's software renderer, which has no vblank to wait for)
+ * by moving the timer's render phase, one render more and no frame lost.
+ * tempo_loop_get_pacing() and the statistics say which pacing is in force
+ * (tempo_loop_counts.probes counts the measurements). */
 typedef enum tempo_loop_vsync {
     TEMPO_LOOP_VSYNC_AUTO = 0, /* measure: pace by the vblanks if the loop's presents
                                   block on them, else by the timer; the timer without a
