@@ -189,7 +189,27 @@ static void add_sample(tempo__pacer *p, int64_t k, uint64_t t)
     refit(p);
 }
 
+static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns);
+
+/* The lead the wake keeps before the vblank: at once when it grows, by at
+ * most TEMPO__PACER_LEAD_RELAX_NS when it shrinks. */
+static void update_lead(tempo__pacer *p)
+{
+    double target = (double)p->predicted_cost_ns + (double)p->margin_ns + p->extra_margin_ns;
+    if (target >= p->lead_ns - TEMPO__PACER_LEAD_RELAX_NS)
+        p->lead_ns = target;
+    else
+        p->lead_ns -= TEMPO__PACER_LEAD_RELAX_NS;
+}
+
 int tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns)
+{
+    int r = presented(p, start_ns, call_ns, return_ns);
+    update_lead(p);
+    return r;
+}
+
+static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns)
 {
     p->st.presents++;
     uint64_t pred_before = p->predicted_cost_ns;
@@ -307,6 +327,8 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
     if (!p->locked)
         return now_ns;
     uint64_t lead = p->predicted_cost_ns + p->margin_ns + (uint64_t)p->extra_margin_ns;
+    if (p->lead_ns > (double)lead)
+        lead = (uint64_t)p->lead_ns; /* still relaxing from a costlier frame */
     if ((double)lead >= p->period_ns)
         return now_ns; /* no slack: render at once, the present paces us */
     return tempo__pacer_next_vblank(p, now_ns + lead) - lead;
