@@ -32,7 +32,8 @@
  * Tempo game time / wall time; fake clock) and pacing-quota.dat for
  * tests/bench_plots.gp.
  *
- * Usage: bench_pacing [--real] [--quota] [--seconds N] */
+ * Usage: bench_pacing [--real] [--quota] [--seconds N] [--quick] (--quick: 2 s per real
+ * row and quota run, one quota run each, for CI's smoke run). */
 #if defined(__linux__)
 #include <errno.h>
 #include <sys/stat.h>
@@ -571,7 +572,7 @@ static bool make_quota_cgroup(char *dir, size_t n, char *why, size_t wn, const c
     return false;
 }
 
-static int quota_table(const char *self, uint64_t seconds)
+static int quota_table(const char *self, uint64_t seconds, int runs)
 {
     printf("\n## A slow machine under a real CPU quota: 10 %% of a core (render 8 ms, update 2 ms of CPU, 60 Hz, "
            "max_frameskip 5), %llu s per run\n\n",
@@ -589,7 +590,7 @@ static int quota_table(const char *self, uint64_t seconds)
     if (dat != NULL)
         fprintf(dat, "# run classic tempo (game time / wall time under 10 %% of a core; render 8 ms, update 2 ms)\n");
     int rc = 0;
-    for (int run = 1; run <= 2 && rc == 0; run++) {
+    for (int run = 1; run <= runs && rc == 0; run++) {
         quota_result t = {0}, c = {0};
         char args[800];
         snprintf(args, sizeof args, "--quota-child tempo '%s' %llu", dir, (unsigned long long)seconds);
@@ -621,10 +622,11 @@ static int quota_child(const char *which, const char *dir, uint64_t seconds)
     return 1;
 }
 
-static int quota_table(const char *self, uint64_t seconds)
+static int quota_table(const char *self, uint64_t seconds, int runs)
 {
     (void)self;
     (void)seconds;
+    (void)runs;
     printf("\n## A slow machine under a real CPU quota\n\nskipped: CPU quotas (cgroups) are Linux only\n");
     return 0;
 }
@@ -632,7 +634,7 @@ static int quota_table(const char *self, uint64_t seconds)
 
 int main(int argc, char **argv)
 {
-    bool real = false, quota = false;
+    bool real = false, quota = false, quick = false;
     uint64_t seconds = 5;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--real") == 0)
@@ -641,6 +643,8 @@ int main(int argc, char **argv)
             quota = true;
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
             seconds = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--quick") == 0)
+            quick = true;
         else if (strcmp(argv[i], "--quota-child") == 0 && i + 3 < argc)
             return quota_child(argv[i + 1], argv[i + 2], strtoull(argv[i + 3], NULL, 10));
     }
@@ -648,10 +652,12 @@ int main(int argc, char **argv)
         printf("SDL_Init: %s\n", SDL_GetError());
         return 1;
     }
+    if (quick) /* CI's smoke run: 2 s per real row and quota run, one quota run */
+        seconds = 2;
     fake_tables();
     int rc = real ? real_table(seconds) : 0;
     SDL_Quit();
     if (rc == 0 && quota)
-        rc = quota_table(argv[0], seconds);
+        rc = quota_table(argv[0], seconds, quick ? 1 : 2);
     return rc;
 }
