@@ -18,9 +18,11 @@
  * where the margin grows when a render that kept to its predicted cost
  * still missed its vblank (the present's own work before the flip, which
  * the pacer cannot see apart from its blocking) and shrinks slowly while
- * every vblank is met; the lead (cost + margins) grows at once and shrinks
- * by at most 0.25 ms a frame, so renders start at most that much later
- * than a period after the previous one when the prediction drops;
+ * every vblank is met, never below what the last miss showed to be needed
+ * (that floor is forgotten over minutes); the lead (cost + margins) grows
+ * at once and shrinks by at most 0.25 ms a frame, so renders start at most
+ * that much later than a period after the previous one when the
+ * prediction drops;
  * the same idea as Android's Swappy and DXGI's frame-latency waitable
  * object: never queue a frame, start it just in time. Input read at the
  * wake reaches the screen at that vblank, so input-to-screen is at most one
@@ -83,6 +85,7 @@ typedef struct tempo__pacer {
     int ncost, cost_next;
     uint64_t predicted_cost_ns;
     double extra_margin_ns; /* learnt: what the present itself needs before the flip */
+    double margin_floor_ns; /* the extra margin a miss showed to be needed; forgotten over minutes */
     double lead_ns;         /* how long before the vblank the wake is: cost + margins, grown at
                                once, shrunk by at most TEMPO__PACER_LEAD_RELAX_NS a present, so
                                the render start never jumps later (a render interval of a period
