@@ -334,12 +334,15 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
 {
     if (!p->locked)
         return now_ns;
-    uint64_t lead = p->predicted_cost_ns + p->margin_ns + (uint64_t)p->extra_margin_ns;
-    if (p->lead_ns > (double)lead)
-        lead = (uint64_t)p->lead_ns; /* still relaxing from a costlier frame */
-    if ((double)lead >= p->period_ns)
+    uint64_t need = p->predicted_cost_ns + p->margin_ns + (uint64_t)p->extra_margin_ns;
+    if ((double)need >= p->period_ns)
         return now_ns; /* no slack: render at once, the present paces us */
-    return tempo__pacer_next_vblank(p, now_ns + lead) - lead;
+    /* The vblank to aim at: the first the render can still make. The wake
+     * before it: the lead, which may still be relaxing from a costlier
+     * frame (never later than that; at once if that is past). */
+    uint64_t v = tempo__pacer_next_vblank(p, now_ns + need);
+    uint64_t lead = p->lead_ns > (double)need ? (uint64_t)p->lead_ns : need;
+    return v - now_ns > lead ? v - lead : now_ns;
 }
 
 /* ---- Are the returns the display's vblanks? ------------------------------- */

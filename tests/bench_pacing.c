@@ -225,6 +225,104 @@ static double ratio(double a, double b)
     return b != 0 ? a / b : 0;
 }
 
+/* ---- bench_game's fake-vsync noise row, on the fake clock ------------------
+ * A present that does work of its own before the flip (0.3-1.5 ms, per
+ * frame) and then blocks to the next 1/60 s; render 0.5-1 ms, update
+ * 0.1 ms; the loop's wake-ups late by 0-0.1 ms, and in some runs a share
+ * of them by up to a few ms more (a loaded machine). Render intervals over
+ * 16.7 + 1 ms after the first second (bench_game's count), missed vblanks. */
+typedef struct vgame {
+    tempo_fake_clock *fc;
+    uint64_t rng, start, last_render, over, missed, lastk, late_wakes;
+    double late_share, late_max_ms;
+} vgame;
+
+static double urand(uint64_t *s)
+{
+    return (double)(rnd(s) >> 11) / 9007199254740992.0;
+}
+
+static uint64_t v_lateness(vgame *v)
+{
+    uint64_t late = (uint64_t)(urand(&v->rng) * 100 * US);
+    if (urand(&v->rng) < v->late_share) {
+        late += (uint64_t)(urand(&v->rng) * v->late_max_ms * MS);
+        v->late_wakes++;
+    }
+    return late;
+}
+
+static uint64_t v_wait(void *user, uint64_t now_ns, uint64_t deadline_ns)
+{
+    vgame *v = user;
+    if (deadline_ns == TEMPO_INFINITE)
+        return now_ns;
+    return (deadline_ns > now_ns ? deadline_ns : now_ns) + v_lateness(v);
+}
+
+static void v_update(tempo_loop *loop, uint64_t dt, void *user)
+{
+    (void)loop;
+    (void)dt;
+    tempo_fake_clock_advance(((vgame *)user)->fc, 100 * US);
+}
+
+static void v_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    vgame *v = user;
+    uint64_t now = tempo_fake_clock_now(v->fc);
+    if (v->last_render != 0 && now > v->start + S && now - v->last_render > S / 60 + 1 * MS)
+        v->over++;
+    v->last_render = now;
+    tempo_fake_clock_advance(v->fc, 500 * US + (uint64_t)(urand(&v->rng) * 500 * US));
+}
+
+static void v_present(tempo_loop *loop, void *user)
+{
+    (void)loop;
+    vgame *v = user;
+    tempo_fake_clock_advance(v->fc, 300 * US + (uint64_t)(urand(&v->rng) * 1200 * US));
+    uint64_t now = tempo_fake_clock_now(v->fc), P = 16666667;
+    uint64_t k = (now - v->start) / P + 1;
+    if (v->lastk != 0 && k > v->lastk + 1 && now > v->start + S)
+        v->missed += k - v->lastk - 1;
+    v->lastk = k;
+    tempo_fake_clock_set(v->fc, v->start + k * P + v_lateness(v));
+}
+
+static void vsync_noise_table(void)
+{
+    printf("\n## bench_game's fake-vsync noise row on the fake clock (60 s; present work 0.3-1.5 ms, render "
+           "0.5-1 ms, update 0.1 ms; wake-ups 0-0.1 ms late)\n\n");
+    printf("| wake-ups delayed further | render intervals > 17.7 ms | missed vblanks | delayed wake-ups |\n");
+    printf("|---|---|---|---|\n");
+    static const struct {
+        double share, max_ms;
+    } cases[] = {{0, 0}, {0.05, 3}, {0.10, 5}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vgame v = {.rng = 12345, .start = T0, .late_share = cases[i].share, .late_max_ms = cases[i].max_ms};
+        v.fc = tempo_fake_clock_create(T0);
+        tempo_fake_clock_on_wait(v.fc, v_wait, &v);
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .update = v_update, .render = v_render, .present = v_present, .vsync = TEMPO_LOOP_VSYNC_ON,
+            .display_hz = 60, .clock = tempo_fake_clock_get(v.fc), .user = &v});
+        while (tempo_fake_clock_now(v.fc) < T0 + 61 * S)
+            tempo_loop_frame(loop);
+        char what[64];
+        if (cases[i].share == 0)
+            snprintf(what, sizeof what, "none (Tempo's own)");
+        else
+            snprintf(what, sizeof what, "%.0f %% by up to %.0f ms more", cases[i].share * 100, cases[i].max_ms);
+        printf("| %s | %llu | %llu | %llu |\n", what, (unsigned long long)v.over, (unsigned long long)v.missed,
+               (unsigned long long)v.late_wakes);
+        tempo_loop_destroy(loop);
+        tempo_fake_clock_destroy(v.fc);
+        drain();
+    }
+}
+
 static void fake_tables(void)
 {
     /* 40 s: the timer's re-measurements (at ~2, 6, 14 and 30 s, one render
@@ -293,6 +391,8 @@ static void fake_tables(void)
         printf("| %llu ms | %u | %.3f | %.3f | %.3f | %llu | %llu |\n", (unsigned long long)costs[i], skip, c,
                r.speed, ratio(r.speed, c), (unsigned long long)r.stalls, (unsigned long long)r.dropped);
     }
+
+    vsync_noise_table();
 
     printf("\n## Presents withheld for 4 s (fake clock, 60 Hz vsync present blocking 167 ms), run_while_hidden\n\n");
     printf("| | updates/s while withheld | dropped | stalls | back to vsync after |\n|---|---|---|---|---|\n");
