@@ -1298,6 +1298,13 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
         reprobe_from_scratch(L, b);
         return;
     }
+    if (!render_scheduled(L)) {
+        /* LOCKSTEP renders after its ticks, on no phase the measurement
+         * could move without a longer interval: only a run of blocking
+         * presents or a window event measures it again. */
+        L->reprobe_ns = UINT64_MAX;
+        return;
+    }
     tempo__probe_start(&L->probe, P);
     L->st.win.probes++;
     L->reprobing = true;

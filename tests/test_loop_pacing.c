@@ -520,6 +520,14 @@ static void lockstep_measures_the_present_too(void)
                      tempo_loop_pacing_name(blocks ? TEMPO_LOOP_PACING_VSYNC : TEMPO_LOOP_PACING_TIMER));
         CHECK_GE_U64(g.renders, 115);
         CHECK_LE_U64(g.renders, 125);
+        if (!blocks) {
+            /* Renders follow the ticks: no phase to move, so no periodic
+             * re-measurement (it would need a longer render interval). */
+            run_until(loop, &g, T0 + 20 * S, 10000000);
+            const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+            CHECK_EQ_U64(st->total.probes, 1);
+            CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), "timer");
+        }
         tempo_loop_destroy(loop);
         tempo_fake_clock_destroy(g.fc);
     }

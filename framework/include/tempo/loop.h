@@ -206,8 +206,9 @@ typedef tempo_clock tempo_loop_clock;
  * measurement is measured again: at once when the window is shown,
  * restored or moved to another display; after 3 presents in a row that
  * blocked over a quarter period; and periodically (2, 4, 8, 16, then every
- * 32 s; not for SDL's software renderer, which has no vblank to wait for)
- * by moving the timer's render phase, one render more and no frame lost.
+ * 32 s; not for SDL's software renderer, which has no vblank to wait for,
+ * nor for LOCKSTEP, whose renders follow its ticks) by moving the timer's
+ * render phase, one render more and no frame lost.
  * tempo_loop_get_pacing() and the statistics say which pacing is in force
  * (tempo_loop_counts.probes counts the measurements). */
 typedef enum tempo_loop_vsync {
