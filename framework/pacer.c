@@ -400,11 +400,21 @@ int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_n
         d[i] = mod_period(pr->dur[2 * i] - pr->dur[2 * i + 1], P);
     qsort(d, TEMPO__PROBE_PAIRS, sizeof d[0], cmp_i64);
     int64_t med = (d[TEMPO__PROBE_PAIRS / 2 - 1] + d[TEMPO__PROBE_PAIRS / 2]) / 2;
+    int64_t spread = llabs(d[0]) > llabs(d[TEMPO__PROBE_PAIRS - 1]) ? llabs(d[0]) : llabs(d[TEMPO__PROBE_PAIRS - 1]);
+    int64_t dur[2 * TEMPO__PROBE_PAIRS];
+    memcpy(dur, pr->dur, sizeof dur);
+    qsort(dur, 2 * TEMPO__PROBE_PAIRS, sizeof dur[0], cmp_i64);
     pr->last_median_ns = med;
+    pr->last_duration_ns = (dur[TEMPO__PROBE_PAIRS - 1] + dur[TEMPO__PROBE_PAIRS]) / 2;
     pr->n = 0;
     if (llabs(med - q) < P / 8)
         return TEMPO__PROBE_BLOCKS;
-    if (llabs(med) < P / 8)
+    /* Free only when every pair agrees: a present that does not wait takes
+     * its own work's time whenever it is called. Presents that wait for a
+     * compositor's irregular frame callbacks give differences all over the
+     * period, whose median can land near 0 (weston: the loop then paced by
+     * its timer while the presents blocked 80-90% of the time). */
+    if (llabs(med) < P / 8 && spread < P / 8)
         return TEMPO__PROBE_FREE;
     pr->rounds++;
     return TEMPO__PROBE_UNSURE;

@@ -175,6 +175,10 @@ int tempo__pacer_judge(const tempo__pacer *p, uint64_t display_period_ns, bool s
 
 #define TEMPO__PROBE_PAIRS 4
 
+/* Undecided rounds end in a verdict from the presents' durations: a
+ * present that lasts a quarter period or more waited for something. */
+#define TEMPO__PROBE_WAITED(pr) ((pr)->last_duration_ns >= (int64_t)(pr)->period_ns / 4)
+
 enum {
     TEMPO__PROBE_MORE = 0,  /* keep probing */
     TEMPO__PROBE_BLOCKS,    /* presents wait for vblanks */
@@ -188,6 +192,7 @@ typedef struct tempo__probe {
     int64_t dur[2 * TEMPO__PROBE_PAIRS];
     int rounds;             /* rounds ended undecided */
     int64_t last_median_ns; /* the last round's median difference, for tests and logs */
+    int64_t last_duration_ns; /* the last round's median present duration */
 } tempo__probe;
 
 void tempo__probe_start(tempo__probe *pr, uint64_t period_ns);
@@ -199,7 +204,8 @@ uint64_t tempo__probe_wake_ns(const tempo__probe *pr, uint64_t prev_return_ns, u
 
 /* A probe present was called at `call_ns` and returned at `return_ns`.
  * Returns TEMPO__PROBE_MORE until a round of pairs is complete, then its
- * verdict (UNSURE starts a new round). */
+ * verdict (UNSURE starts a new round). FREE needs every pair's difference
+ * near 0, not only the median's. */
 int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_ns);
 
 #endif /* TEMPO_PACER_H */

@@ -593,9 +593,10 @@ int main(int argc, char **argv)
     const tempo_loop_counts *t = &s->total;
     printf("bounce summary (%s backend, video %s, wait route %s)\n", tempo_backend_name(), b.app.video_driver,
            tempo_wait_route());
-    printf("  %s policy, %u Hz updates, renders paced by %s at %.2f Hz, interpolation %s\n",
+    printf("  %s policy, %u Hz updates, renders paced by %s at %.2f Hz (pacing %s), interpolation %s\n",
            tempo_loop_policy_name(tempo_loop_get_policy(b.loop)), tempo_loop_get_update_hz(b.loop),
-           s->vsync ? "vsync" : "the display", 1e9 / (double)s->refresh_ns, b.interpolate ? "on" : "off");
+           s->vsync ? "vsync" : "the display", 1e9 / (double)s->refresh_ns, tempo_loop_pacing_name(s->pacing),
+           b.interpolate ? "on" : "off");
     printf("  ran %.2f s: %llu updates (%.1f/s), %llu renders (%.1f/s), %llu frames, %.1f sleeps/s\n", wall_s,
            (unsigned long long)t->updates, t->updates_per_s, (unsigned long long)t->renders, t->renders_per_s,
            (unsigned long long)t->frames, t->sleeps_per_s);
