@@ -145,7 +145,11 @@ uint64_t tempo__pacer_period_ns(const tempo__pacer *p);
  * mode that says 59 (Windows) stays inside, and 0.5 % for SDL's software
  * renderer (no vblank of its own to wait for: 90, 165 and 30 Hz truncate
  * by 1 %). A display that delivers fewer frames than its mode (a slower
- * period) is a display (pacer_presented learns it). [loop thread] */
+ * period) is a display (pacer_presented learns it), and so are returns
+ * that scatter off the fitted line (fewer than 7/8 of the fit within an
+ * eighth of a period after it: a compositor's irregular frame callbacks,
+ * whose fit can come out faster than the mode; a grid of whole-millisecond
+ * sleeps is a clock). [loop thread] */
 
 #define TEMPO__PACER_JUDGE_SAMPLES 12
 
