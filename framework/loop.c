@@ -1310,12 +1310,21 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
         tempo__probe_presented(&L->probe, a, b); /* "a" first, then its "b" */
         int verdict = tempo__probe_presented(&L->probe, L->probe_b_call, L->probe_b_return);
         L->probe_b_call = 0;
+        /* A present known to sleep to a regular grid of its own (the judge
+         * saw its returns on the line) drifts against the timer's calls, so
+         * some pairs differ: the median alone says free, as before the
+         * every-pair rule, which is for irregular frame callbacks. */
+        if (verdict == TEMPO__PROBE_UNSURE && L->present_grid_ns != 0 &&
+            llabs(L->probe.last_median_ns) < (int64_t)P / 8)
+            verdict = TEMPO__PROBE_FREE;
         if (L->slot_shift_ns >= P - P / 16) { /* a whole period: back on the grid */
             L->slot_shift_ns = 0;
             realign_render_slot(L);
         }
+        /* Undecided: as the first probe, but a present known to sleep to
+         * a grid of its own waits by design and says nothing by it. */
         if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
-            verdict = undecided_verdict(L);
+            verdict = L->present_grid_ns != 0 ? TEMPO__PROBE_FREE : undecided_verdict(L);
         /* It blocks, or (undecided) the presents waited: measure from
          * scratch, where the first probe's rules decide and the pacer
          * learns the vblanks. */
