@@ -60,6 +60,17 @@ static const char *const pacing_names[TEMPO_LOOP_PACING_COUNT] = {"timer", "vsyn
 #define WITHHELD_PROBE_NS (500 * TEMPO_NS_PER_MS)
 /* Probe rounds that may end undecided before the loop picks a pacing. */
 #define PROBE_MAX_ROUNDS 2
+/* TIMER chosen by a measurement is measured again (presents that start
+ * blocking on vblanks: vsync turned on in the driver, the window moved to
+ * a display that has it): at the next present after a window event that
+ * can change what the presents do (shown, restored, another display);
+ * after REPROBE_RUN presents in a row that blocked more than a quarter
+ * period (not sooner than REPROBE_FIRST_NS after the verdict); and
+ * periodically, REPROBE_FIRST_NS after the verdict, the interval doubling
+ * with each verdict up to REPROBE_MAX_NS (reset by a window event). */
+#define REPROBE_FIRST_NS (2 * NS_PER_S)
+#define REPROBE_MAX_NS (32 * NS_PER_S)
+#define REPROBE_RUN 3
 
 const char *tempo_loop_policy_name(tempo_loop_policy policy)
 {
@@ -138,14 +149,22 @@ static void set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
     L->pacing = pacing;
     L->vsync = pacing == TEMPO_LOOP_PACING_VSYNC;
     L->long_presents = 0;
+    L->present_grid_ns = 0;
+    L->reprobe_ns = 0;
+    L->blocking_presents = 0;
+    L->reprobing = false;
+    L->slot_shift_ns = 0;
     pace_reset(L);
-    if (pacing == TEMPO_LOOP_PACING_PROBING)
+    if (pacing == TEMPO_LOOP_PACING_PROBING) {
         tempo__probe_start(&L->probe, L->pacer.nominal_period_ns);
+        L->st.win.probes++;
+    }
     realign_render_slot(L);
 }
 
 /* Switches the pacing on what the presents were measured to do (a probe's
- * verdict, presents that stopped blocking). The run of presents that
+ * verdict, presents that stopped blocking or block on a grid of their own,
+ * a re-measurement). The run of presents that
  * blocked past the withheld bound goes on: a verdict reached on such a
  * present (a window minimized while the loop probed) must not make the
  * compositor's withholding wait for two more. */
@@ -154,6 +173,29 @@ static void set_measured_pacing(tempo_loop *L, tempo_loop_pacing pacing)
     int run = L->long_presents;
     set_pacing(L, pacing);
     L->long_presents = run;
+}
+
+/* A measurement at `now` chose the timer (`grid_ns`: the presents block on
+ * a grid of their own of that period, else 0): measure again later. */
+static void timer_verdict(tempo_loop *L, uint64_t now, uint64_t grid_ns)
+{
+    set_measured_pacing(L, TEMPO_LOOP_PACING_TIMER);
+    L->present_grid_ns = grid_ns;
+    L->timer_since_ns = now;
+    if (L->reprobe_every_ns == 0)
+        L->reprobe_every_ns = REPROBE_FIRST_NS;
+    L->reprobe_ns = now + L->reprobe_every_ns;
+    L->reprobe_every_ns = L->reprobe_every_ns * 2 < REPROBE_MAX_NS ? L->reprobe_every_ns * 2 : REPROBE_MAX_NS;
+}
+
+/* Something may have changed what the presents do: measure again at the
+ * next present (when a measurement chose the timer), and restart the
+ * periodic re-measurement's backoff. */
+static void reprobe_soon(tempo_loop *L)
+{
+    L->reprobe_every_ns = REPROBE_FIRST_NS;
+    if (L->pacing == TEMPO_LOOP_PACING_TIMER && L->reprobe_ns != 0)
+        L->reprobe_ns = 1;
 }
 
 /* The pacing to start from: measure the presents the loop makes, unless
@@ -234,7 +276,12 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
                                         : detect_display_hz(L->window);
     tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
     /* Not SDL_RENDERER_PRESENTVSYNC: the software renderer reports it and
-     * does not block. The presents themselves are measured. */
+     * does not block. The presents themselves are measured; SDL's software
+     * renderer has no vblank of its own to wait for (tempo__pacer_judge). */
+    SDL_RendererInfo rinfo;
+    L->software_present = desc->renderer != NULL && desc->present == NULL &&
+                          SDL_GetRendererInfo(desc->renderer, &rinfo) == 0 && rinfo.name != NULL &&
+                          strcmp(rinfo.name, "software") == 0;
     L->vsync_mode = (unsigned)desc->vsync <= TEMPO_LOOP_VSYNC_OFF ? desc->vsync : TEMPO_LOOP_VSYNC_AUTO;
     set_pacing(L, initial_pacing(L));
     atomic_init(&L->quit, false);
@@ -793,11 +840,14 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
         L->pause_mask &= ~(unsigned)PAUSE_MINIMIZED;
         L->dirty = true;
         L->withheld_probe_ns = 0; /* withheld presents: probe at once */
+        if (we->event == SDL_WINDOWEVENT_RESTORED)
+            reprobe_soon(L);
         break;
     case SDL_WINDOWEVENT_SHOWN:
         L->pause_mask &= ~(unsigned)PAUSE_HIDDEN;
         L->dirty = true;
         L->withheld_probe_ns = 0;
+        reprobe_soon(L);
         break;
     case SDL_WINDOWEVENT_SIZE_CHANGED:
         L->dirty = true;
@@ -817,6 +867,8 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
             tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
             L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
             set_pacing(L, initial_pacing(L)); /* measure the new display's presents */
+        } else {
+            reprobe_soon(L);
         }
         break;
     default:
@@ -1079,6 +1131,7 @@ static tempo__sched sched_of(const tempo_loop *L)
         .epoch_ns = L->epoch_ns,
         .tick = L->tick,
         .slot = L->slot,
+        .slot_shift_ns = L->slot_shift_ns,
         .last_update_ns = L->last_update_ns,
         .last_render_ns = L->last_render_ns,
         .updates_since_render = L->updates_since_render,
@@ -1196,6 +1249,122 @@ static float alpha_at(const tempo_loop *L, uint64_t t)
     return tempo__sched_alpha(&s, t);
 }
 
+/* The verdict of a measurement whose rounds all ended undecided (the
+ * first probe's and a timer's re-measurement alike): ON paces by the
+ * presents (the game asked for vsync); AUTO too when they lasted a quarter
+ * period or more (they wait, for frame callbacks too irregular for the
+ * quarter-period test: a compositor repainting slower than its mode), else
+ * by the timer. */
+static int undecided_verdict(const tempo_loop *L)
+{
+    return L->vsync_mode == TEMPO_LOOP_VSYNC_ON || TEMPO__PROBE_WAITED(&L->probe) ? TEMPO__PROBE_BLOCKS
+                                                                                  : TEMPO__PROBE_FREE;
+}
+
+/* Measure the presents from scratch (the first probe's way: calls timed
+ * from the previous return, so a present that blocks loses no vblank). */
+static void reprobe_from_scratch(tempo_loop *L, uint64_t b)
+{
+    set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
+    L->last_return_ns = b; /* the next render (at once) anchors the probe */
+}
+
+/* A present paced by the timer returned (called at `a`, returned at `b`).
+ * When a measurement chose the timer, it is measured again:
+ *  - presents that now block more than a quarter period (REPROBE_RUN in a
+ *    row, not sooner than REPROBE_FIRST_NS after the verdict): from
+ *    scratch, as at the start;
+ *  - periodically, on the timer's own renders, without a visible frame
+ *    lost: the first probe's test (does a present called a quarter period
+ *    earlier block a quarter period longer?) made by moving the render
+ *    phase. Each pair is a present "b" on the schedule, then the schedule
+ *    moved a quarter period earlier and a present "a" on it: one render
+ *    interval of 3/4 period per pair, none longer than a period. After the
+ *    4 pairs the schedule has moved a whole period: back on its grid, one
+ *    render more in all. (A present blocking more than a quarter period
+ *    would delay the "a" render; the run above catches those.) */
+static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
+{
+    if (L->reprobe_ns == 0)
+        return; /* the timer was asked for */
+    uint64_t P = L->pacer.nominal_period_ns;
+    /* SDL's software renderer waits for no vblank, ever: if its present
+     * blocks, SDL sleeps (emulated vsync, decided when it was created), and
+     * a call moved a quarter period earlier sleeps longer, like a vsync
+     * present. Only a window event measures it again. Nor does a present
+     * known to sleep to a grid of its own say anything by blocking. */
+    if (L->software_present && L->reprobe_ns != 1)
+        return;
+    L->blocking_presents = b - a > P / 4 && L->present_grid_ns == 0 ? L->blocking_presents + 1 : 0;
+    if (L->blocking_presents >= REPROBE_RUN && b >= L->timer_since_ns + REPROBE_FIRST_NS) {
+        reprobe_from_scratch(L, b);
+        return;
+    }
+    if (L->reprobing) {
+        if (L->probe_b_call == 0) { /* this is a "b": the next render a quarter period earlier */
+            L->probe_b_call = a;
+            L->probe_b_return = b;
+            L->slot_shift_ns += P / 4;
+            return;
+        }
+        tempo__probe_presented(&L->probe, a, b); /* "a" first, then its "b" */
+        int verdict = tempo__probe_presented(&L->probe, L->probe_b_call, L->probe_b_return);
+        L->probe_b_call = 0;
+        /* A present known to sleep to a regular grid of its own (the judge
+         * saw its returns on the line) drifts against the timer's calls, so
+         * some pairs differ: the median alone says free, as before the
+         * every-pair rule, which is for irregular frame callbacks. */
+        if (verdict == TEMPO__PROBE_UNSURE && L->present_grid_ns != 0 &&
+            llabs(L->probe.last_median_ns) < (int64_t)P / 8)
+            verdict = TEMPO__PROBE_FREE;
+        if (L->slot_shift_ns >= P - P / 16) { /* a whole period: back on the grid */
+            L->slot_shift_ns = 0;
+            realign_render_slot(L);
+        }
+        /* Undecided: as the first probe, but a present known to sleep to
+         * a grid of its own waits by design and says nothing by it. */
+        if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
+            verdict = L->present_grid_ns != 0 ? TEMPO__PROBE_FREE : undecided_verdict(L);
+        /* It blocks, or (undecided) the presents waited: measure from
+         * scratch, where the first probe's rules decide and the pacer
+         * learns the vblanks. */
+        if (verdict == TEMPO__PROBE_BLOCKS)
+            reprobe_from_scratch(L, b);
+        else if (verdict == TEMPO__PROBE_FREE)
+            timer_verdict(L, b, L->present_grid_ns);
+        return;
+    }
+    if (b < L->reprobe_ns)
+        return;
+    if (!L->display_hz_given) {
+        /* The display mode may have changed meanwhile. */
+        uint32_t hz = detect_display_hz(L->window);
+        if (hz != L->display_hz) {
+            L->display_hz = hz;
+            tempo__pacer_init(&L->pacer, step_of(hz), 0);
+            reprobe_from_scratch(L, b); /* another display: measure from scratch */
+            return;
+        }
+    }
+    if (L->reprobe_ns == 1) { /* a window event: at once, from scratch */
+        reprobe_from_scratch(L, b);
+        return;
+    }
+    if (!render_scheduled(L)) {
+        /* LOCKSTEP renders after its ticks, on no phase the measurement
+         * could move without a longer interval: only a run of blocking
+         * presents or a window event measures it again. */
+        L->reprobe_ns = UINT64_MAX;
+        return;
+    }
+    tempo__probe_start(&L->probe, P);
+    L->st.win.probes++;
+    L->reprobing = true;
+    L->probe_b_call = a; /* this present is the first "b" */
+    L->probe_b_return = b;
+    L->slot_shift_ns = P / 4;
+}
+
 /* Presents the frame rendered at `t`. The time blocked in the present is
  * waiting, not game time; with vsync the pacer learns the vblanks from it
  * and sets the next wake. */
@@ -1242,8 +1411,10 @@ static void do_present(tempo_loop *L, uint64_t t)
             return;
         }
     }
-    if (L->pacing == TEMPO_LOOP_PACING_TIMER)
+    if (L->pacing == TEMPO_LOOP_PACING_TIMER) {
+        timer_present(L, a, b);
         return;
+    }
     /* The render's cost counts from the wake the pacer asked for when the
      * render was on its schedule, so late wake-ups count as cost and the
      * pacer learns to wake earlier. */
@@ -1255,20 +1426,15 @@ static void do_present(tempo_loop *L, uint64_t t)
     if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
         /* The first present of a measurement only anchors the next one. */
         int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
-        /* Undecided: ON paces by the presents (the game asked for vsync);
-         * AUTO too when they lasted a quarter period or more (they wait,
-         * for frame callbacks too irregular for the quarter-period test:
-         * a compositor repainting slower than its mode), else by the timer. */
         if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
-            verdict = L->vsync_mode == TEMPO_LOOP_VSYNC_ON || TEMPO__PROBE_WAITED(&L->probe) ? TEMPO__PROBE_BLOCKS
-                                                                                             : TEMPO__PROBE_FREE;
+            verdict = undecided_verdict(L);
         if (verdict == TEMPO__PROBE_BLOCKS) {
             /* Keep the fit the probes started: the vblanks are known. */
             L->pacing = TEMPO_LOOP_PACING_VSYNC;
             L->vsync = true;
             L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
         } else if (verdict == TEMPO__PROBE_FREE) {
-            set_measured_pacing(L, TEMPO_LOOP_PACING_TIMER);
+            timer_verdict(L, b, 0);
         } else {
             L->pace_wake_ns = tempo__probe_wake_ns(&L->probe, b, L->pacer.predicted_cost_ns);
         }
@@ -1279,6 +1445,13 @@ static void do_present(tempo_loop *L, uint64_t t)
         /* Returns off every vblank for a while: do the presents still block? */
         set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
         L->last_return_ns = b; /* the next render (at once) anchors the probe */
+        return;
+    }
+    /* Blocks, but returns more often than the display refreshes: a grid of
+     * the present's own (SDL's emulated vsync), no vblank to pace by. */
+    if (tempo__pacer_judge(&L->pacer, L->pacer.nominal_period_ns, L->software_present) ==
+        TEMPO__PACER_JUDGE_OWN_GRID) {
+        timer_verdict(L, b, tempo__pacer_period_ns(&L->pacer));
         return;
     }
     L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
@@ -1302,9 +1475,9 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
     L->event_dirty = false;
     L->last_render_ns = t;
     L->updates_since_render = 0;
-    uint32_t hz = pace_hz(L);
-    if (hz != 0 && render_scheduled(L))
-        L->slot = tempo__sched_count(L->epoch_ns, hz, t); /* skip missed slots */
+    tempo__sched s = sched_of(L);
+    if (tempo__sched_pace_hz(&s) != 0 && tempo__sched_render_scheduled(&s))
+        L->slot = tempo__sched_slot_after_render(&s, t); /* skip missed slots */
     tempo__stats_render(&L->st, t);
     call_render(L, alpha_at(L, t));
     if (L->owns_present && !atomic_load(&L->quit))
@@ -1421,6 +1594,7 @@ int tempo_loop_frame(tempo_loop *L)
     if (!L->started) {
         L->started = true;
         tempo__stats_start(&L->st, t0);
+        L->st.win.probes = L->pacing == TEMPO_LOOP_PACING_PROBING; /* the one set_pacing began */
         rebase(L, t0);
         L->dirty = true;
         L->frame_seq_ns = t0;
@@ -1620,5 +1794,6 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
     L->st.pub.pacing = L->pacing;
     L->st.pub.refresh_ns = tempo_loop_get_refresh_ns(L);
     L->st.pub.predicted_render_ns = L->vsync ? L->pacer.predicted_cost_ns : 0;
+    L->st.pub.present_grid_ns = L->pacing == TEMPO_LOOP_PACING_TIMER ? L->present_grid_ns : 0;
     return &L->st.pub;
 }

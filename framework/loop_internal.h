@@ -193,6 +193,15 @@ struct tempo_loop {
     tempo__pacer pacer;
     uint64_t pace_wake_ns;         /* vsync: when to start the next render (0: now) */
     uint64_t frame_present_ns;     /* blocked in the present this frame */
+    bool software_present;         /* desc.renderer is SDL's "software" renderer */
+    uint64_t present_grid_ns;      /* TIMER: the presents' own grid (tempo__pacer_judge), or 0 */
+    uint64_t reprobe_ns;           /* TIMER chosen by a measurement: the next one (0: none) */
+    uint64_t reprobe_every_ns;     /* the periodic re-measurement's interval (backoff) */
+    uint64_t timer_since_ns;       /* when the last measurement chose TIMER */
+    int blocking_presents;         /* TIMER: consecutive presents that blocked > P/4 */
+    bool reprobing;                /* TIMER: re-measuring by shifting the render phase */
+    uint64_t probe_b_call, probe_b_return; /* its last "b" present */
+    uint64_t slot_shift_ns;        /* render slots this much earlier than the schedule */
 
     /* pause notifications and the game's own pause */
     tempo_loop_input_fn input_event;

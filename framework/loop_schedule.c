@@ -53,6 +53,8 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
         return now;
     uint32_t hz = tempo__sched_pace_hz(s);
     uint64_t slot = hz != 0 ? tempo__sched_at(s->epoch_ns, hz, s->slot) : now;
+    if (hz != 0 && s->slot_shift_ns != 0) /* a re-measurement of the timer's presents */
+        slot = slot > s->slot_shift_ns ? slot - s->slot_shift_ns : 0;
     if (s->pacing == TEMPO_LOOP_PACING_PROBING) {
         /* The probe's call times (tempo__probe_wake_ns); never before the
          * previous present returned, so a probe does not spin. */
@@ -145,7 +147,15 @@ uint64_t tempo__sched_next_deadline(const tempo__sched *s, uint64_t now)
 uint64_t tempo__sched_realigned_slot(const tempo__sched *s)
 {
     uint32_t hz = tempo__sched_pace_hz(s);
-    return hz && s->last_render_ns >= s->epoch_ns ? tempo__sched_count(s->epoch_ns, hz, s->last_render_ns) : 0;
+    return hz && s->last_render_ns >= s->epoch_ns
+               ? tempo__sched_count(s->epoch_ns, hz, s->last_render_ns + s->slot_shift_ns)
+               : 0;
+}
+
+uint64_t tempo__sched_slot_after_render(const tempo__sched *s, uint64_t t)
+{
+    uint32_t hz = tempo__sched_pace_hz(s);
+    return hz != 0 ? tempo__sched_count(s->epoch_ns, hz, t + s->slot_shift_ns) : s->slot;
 }
 
 float tempo__sched_alpha(const tempo__sched *s, uint64_t t)

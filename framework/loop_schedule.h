@@ -41,6 +41,8 @@ typedef struct tempo__sched {
     uint64_t epoch_ns;       /* update tick 0 and render slot 0 */
     uint64_t tick;           /* index of the next update */
     uint64_t slot;           /* index of the next render slot */
+    uint64_t slot_shift_ns;  /* render slots this much earlier than the schedule (TIMER's
+                                re-measurement moves the render phase; 0 otherwise) */
     uint64_t last_update_ns; /* due time of the last update (VARIABLE: its time) */
     uint64_t last_render_ns; /* 0: none yet */
     uint32_t updates_since_render;
@@ -60,7 +62,8 @@ uint64_t tempo__sched_next_tick_ns(const tempo__sched *s);
  * (LOCKSTEP renders after its ticks, except in the game's pause). */
 bool tempo__sched_render_scheduled(const tempo__sched *s);
 
-/* The earliest instant the next render may happen, seen at `now`. */
+/* The earliest instant the next render may happen, seen at `now`. A
+ * paced slot comes slot_shift_ns earlier than the schedule's. */
 uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now);
 
 /* Whether the policy wants a render now that events and updates ran
@@ -79,8 +82,15 @@ bool tempo__sched_updates_blocked(const tempo__sched *s);
 uint64_t tempo__sched_next_deadline(const tempo__sched *s, uint64_t now);
 
 /* The render slot index to continue from after the epoch moved: the first
- * slot after the last render, 0 without a pace or a render on this epoch. */
+ * slot after the last render, 0 without a pace or a render on this epoch.
+ * Slots are counted on the shifted schedule (slot_shift_ns). */
 uint64_t tempo__sched_realigned_slot(const tempo__sched *s);
+
+/* The render slot index after a render at `t` (on the pace schedule):
+ * the next slot, skipping the missed ones, on the shifted schedule
+ * (slot_shift_ns). The caller applies it when tempo__sched_pace_hz() is
+ * not 0 and tempo__sched_render_scheduled(). */
+uint64_t tempo__sched_slot_after_render(const tempo__sched *s, uint64_t t);
 
 /* The interpolation alpha for a render at `t`, in [0, 1): how far t lies
  * between the last update and the next tick (INTERPOLATED only; 0 before

@@ -133,6 +133,49 @@ static void render_slots_follow_the_cap_on_the_update_epoch(void)
     CHECK(tempo__sched_render_scheduled(&s));
 }
 
+/* TIMER's re-measurement moves the render phase a quarter period earlier
+ * per pair (slot_shift_ns): the paced slot comes that much earlier, and
+ * the slot counts (after a render, after the epoch moved) are made on the
+ * shifted schedule, so a render made early does not count as the slot
+ * before it and render again on the unshifted one. */
+static void timer_slots_move_by_the_shift(void)
+{
+    tempo__sched s = base();
+    const uint64_t P = 16666667, q = P / 4; /* 4166666 */
+    s.slot = 5;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 70 * MS), T0 + 83333333);
+    s.slot_shift_ns = q;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 70 * MS), T0 + 83333333 - q);
+    /* A render on the shifted slot 5: the next one is slot 6 (unshifted,
+     * it would be slot 5 again, 4.2 ms later). */
+    uint64_t t = T0 + 83333333 - q;
+    CHECK_EQ_U64(tempo__sched_slot_after_render(&s, t), 6);
+    s.last_render_ns = t;
+    CHECK_EQ_U64(tempo__sched_realigned_slot(&s), 6);
+    s.slot_shift_ns = 0;
+    CHECK_EQ_U64(tempo__sched_slot_after_render(&s, t), 5);
+    CHECK_EQ_U64(tempo__sched_realigned_slot(&s), 5);
+    /* The next pair's shift: slot 6 half a period early, 3/4 of a period
+     * after the render above. */
+    s.slot = 6;
+    s.slot_shift_ns = 2 * q;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 80 * MS), T0 + 100 * MS - 2 * q);
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 80 * MS) - t, P - q);
+    /* Never before the epoch's start at 0 (a shift larger than the slot's time). */
+    tempo__sched z = base();
+    z.epoch_ns = 0;
+    z.slot_shift_ns = q;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&z, 0), 0);
+    /* The vblanks pace (no slot schedule): the shift and the slot count
+     * do not apply. */
+    s.pacing = TEMPO_LOOP_PACING_VSYNC;
+    s.vsync = true;
+    s.last_render_ns = 0;
+    s.pace_wake_ns = T0 + 90 * MS;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 80 * MS), T0 + 90 * MS);
+    CHECK_EQ_U64(tempo__sched_slot_after_render(&s, T0 + 90 * MS), 6);
+}
+
 static void vsync_slot_waits_for_the_pacer_and_one_nominal_period(void)
 {
     tempo__sched s = base();
@@ -350,6 +393,7 @@ static const tt_case cases[] = {
     TT_CASE(render_wanted_per_policy),
     TT_CASE(skipped_renders_owe_nothing),
     TT_CASE(render_slots_follow_the_cap_on_the_update_epoch),
+    TT_CASE(timer_slots_move_by_the_shift),
     TT_CASE(vsync_slot_waits_for_the_pacer_and_one_nominal_period),
     TT_CASE(lockstep_probe_alternates_tick_and_quarter_period),
     TT_CASE(max_frameskip_bounds_updates_between_renders),

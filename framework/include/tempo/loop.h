@@ -198,8 +198,19 @@ typedef tempo_clock tempo_loop_clock;
  * (the first ~9 presents, again whenever presents stop landing on vblanks)
  * and paces by that: by the vblanks if presents block on them
  * (TEMPO_LOOP_PACING_VSYNC), else by its timer at the display's refresh
- * rate (TEMPO_LOOP_PACING_TIMER). tempo_loop_get_pacing() and the
- * statistics say which. */
+ * rate (TEMPO_LOOP_PACING_TIMER). A present that blocks but returns more
+ * often than the display refreshes (SDL's emulated vsync: the software
+ * renderer created with SDL_RENDERER_PRESENTVSYNC sleeps to a 16 ms grid
+ * of its own on a 60 Hz display) waits for no vblank: the timer, and
+ * tempo_loop_stats.present_grid_ns names the grid. A timer chosen by the
+ * measurement is measured again: at once when the window is shown,
+ * restored or moved to another display; after 3 presents in a row that
+ * blocked over a quarter period; and periodically (2, 4, 8, 16, then every
+ * 32 s; not for SDL's software renderer, which has no vblank to wait for,
+ * nor for LOCKSTEP, whose renders follow its ticks) by moving the timer's
+ * render phase, one render more and no frame lost.
+ * tempo_loop_get_pacing() and the statistics say which pacing is in force
+ * (tempo_loop_counts.probes counts the measurements). */
 typedef enum tempo_loop_vsync {
     TEMPO_LOOP_VSYNC_AUTO = 0, /* measure: pace by the vblanks if the loop's presents
                                   block on them, else by the timer; the timer without a
@@ -737,6 +748,8 @@ typedef struct tempo_loop_counts {
     uint64_t withheld_ns;      /* time spent in TEMPO_LOOP_PACING_WITHHELD */
     uint64_t skipped_renders;  /* renders not made because every update since the last
                                   one called tempo_loop_skip_render() */
+    uint64_t probes;           /* measurements of what the presents do that began (the
+                                  first, and each re-measurement: see "Display pacing") */
     /* Tick lateness: when the loop woke for an update (VARIABLE: for a
      * frame) minus when it was due. Never negative: nothing runs early. */
     uint64_t late_samples;
@@ -791,6 +804,11 @@ typedef struct tempo_loop_stats {
     tempo_loop_pacing pacing; /* the pacing in force (tempo_loop_get_pacing) */
     uint64_t refresh_ns;  /* tempo_loop_get_refresh_ns() */
     uint64_t predicted_render_ns; /* vsync: the render cost the wake allows for */
+    /* TIMER because the presents block, but on a grid of their own instead
+     * of the display's vblanks (SDL's emulated vsync, the software renderer
+     * created with SDL_RENDERER_PRESENTVSYNC: 16 ms on a 60 Hz display):
+     * that grid's period. 0 otherwise. */
+    uint64_t present_grid_ns;
 } tempo_loop_stats;
 
 /* The loop's statistics, refreshed by this call (totals and percentiles are
