@@ -35,7 +35,6 @@
 #include "sources_internal.h"
 #include "tempo_internal.h"
 
-#define NS_PER_S UINT64_C(1000000000)
 #define DEFAULT_HZ 60u
 #define DEFAULT_FRAMESKIP 5u
 #define DEFAULT_MAX_GAP_NS (250 * TEMPO_NS_PER_MS)
@@ -50,27 +49,6 @@ static const char *const wake_names[TEMPO_LOOP_WAKE_COUNT] = {"due",   "timer", 
                                                               "watch", "signal", "source"};
 static const char *const pacing_names[TEMPO_LOOP_PACING_COUNT] = {"timer", "vsync", "probing",
                                                                   "presents-withheld"};
-/* A present that blocks longer than this many nominal refresh periods (and
- * at least WITHHELD_MIN_NS) was withheld, not paced by a vblank; two in a
- * row are the withheld state. */
-#define WITHHELD_PERIODS 4
-#define WITHHELD_MIN_NS (50 * TEMPO_NS_PER_MS)
-#define WITHHELD_RUN 2
-/* While presents are withheld, one probe render and present this often. */
-#define WITHHELD_PROBE_NS (500 * TEMPO_NS_PER_MS)
-/* Probe rounds that may end undecided before the loop picks a pacing. */
-#define PROBE_MAX_ROUNDS 2
-/* TIMER chosen by a measurement is measured again (presents that start
- * blocking on vblanks: vsync turned on in the driver, the window moved to
- * a display that has it): at the next present after a window event that
- * can change what the presents do (shown, restored, another display);
- * after REPROBE_RUN presents in a row that blocked more than a quarter
- * period (not sooner than REPROBE_FIRST_NS after the verdict); and
- * periodically, REPROBE_FIRST_NS after the verdict, the interval doubling
- * with each verdict up to REPROBE_MAX_NS (reset by a window event). */
-#define REPROBE_FIRST_NS (2 * NS_PER_S)
-#define REPROBE_MAX_NS (32 * NS_PER_S)
-#define REPROBE_RUN 3
 
 const char *tempo_loop_policy_name(tempo_loop_policy policy)
 {
@@ -87,18 +65,6 @@ const char *tempo_loop_wake_name(tempo_loop_wake wake)
     return (unsigned)wake < TEMPO_LOOP_WAKE_COUNT ? wake_names[wake] : "?";
 }
 
-static uint64_t step_of(uint32_t hz)
-{
-    return (NS_PER_S + hz / 2) / hz;
-}
-
-/* The loop's clock: tempo_now_ns(), or desc.clock's (L->clock.now is set
- * either way, at create). */
-static uint64_t loop_now(const tempo_loop *L)
-{
-    return L->clock.now(L->clock.user);
-}
-
 static uint64_t real_now(void *user)
 {
     (void)user;
@@ -106,20 +72,6 @@ static uint64_t real_now(void *user)
 }
 
 /* ---- Display pacing -------------------------------------------------------------- */
-
-/* The refresh rate of the window's display (the desktop's without a
- * window), or 60 when SDL does not know (Xvfb reports 0 Hz). */
-static uint32_t detect_display_hz(SDL_Window *window)
-{
-    SDL_DisplayMode mode;
-    int rate = 0;
-    if (SDL_WasInit(SDL_INIT_VIDEO)) {
-        int index = window != NULL ? SDL_GetWindowDisplayIndex(window) : 0;
-        if (index >= 0 && SDL_GetCurrentDisplayMode(index, &mode) == 0)
-            rate = mode.refresh_rate;
-    }
-    return tempo__pacer_display_hz(rate);
-}
 
 /* The rate of the render slot schedule: the cap, else (without vsync) the
  * display's refresh rate; 0 when the vblanks alone pace (vsync, no cap). */
@@ -131,80 +83,6 @@ static uint32_t pace_hz(const tempo_loop *L)
     return tempo__sched_pace_hz(&s);
 }
 
-/* Forget the vblank phase (resume, vsync toggle, another display): the
- * next presents teach it again. */
-static void pace_reset(tempo_loop *L)
-{
-    tempo__pacer_reset(&L->pacer);
-    L->pace_wake_ns = 0;
-    L->last_return_ns = 0;
-}
-
-static void realign_render_slot(tempo_loop *L);
-
-/* Switches the pacing in force. PROBING starts a new measurement with a
- * render at once (its present's return anchors the first probe). */
-static void set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
-{
-    L->pacing = pacing;
-    L->vsync = pacing == TEMPO_LOOP_PACING_VSYNC;
-    L->long_presents = 0;
-    L->present_grid_ns = 0;
-    L->reprobe_ns = 0;
-    L->blocking_presents = 0;
-    L->reprobing = false;
-    L->slot_shift_ns = 0;
-    pace_reset(L);
-    if (pacing == TEMPO_LOOP_PACING_PROBING) {
-        tempo__probe_start(&L->probe, L->pacer.nominal_period_ns);
-        L->st.win.probes++;
-    }
-    realign_render_slot(L);
-}
-
-/* Switches the pacing on what the presents were measured to do (a probe's
- * verdict, presents that stopped blocking or block on a grid of their own,
- * a re-measurement). The run of presents that
- * blocked past the withheld bound goes on: a verdict reached on such a
- * present (a window minimized while the loop probed) must not make the
- * compositor's withholding wait for two more. */
-static void set_measured_pacing(tempo_loop *L, tempo_loop_pacing pacing)
-{
-    int run = L->long_presents;
-    set_pacing(L, pacing);
-    L->long_presents = run;
-}
-
-/* A measurement at `now` chose the timer (`grid_ns`: the presents block on
- * a grid of their own of that period, else 0): measure again later. */
-static void timer_verdict(tempo_loop *L, uint64_t now, uint64_t grid_ns)
-{
-    set_measured_pacing(L, TEMPO_LOOP_PACING_TIMER);
-    L->present_grid_ns = grid_ns;
-    L->timer_since_ns = now;
-    if (L->reprobe_every_ns == 0)
-        L->reprobe_every_ns = REPROBE_FIRST_NS;
-    L->reprobe_ns = now + L->reprobe_every_ns;
-    L->reprobe_every_ns = L->reprobe_every_ns * 2 < REPROBE_MAX_NS ? L->reprobe_every_ns * 2 : REPROBE_MAX_NS;
-}
-
-/* Something may have changed what the presents do: measure again at the
- * next present (when a measurement chose the timer), and restart the
- * periodic re-measurement's backoff. */
-static void reprobe_soon(tempo_loop *L)
-{
-    L->reprobe_every_ns = REPROBE_FIRST_NS;
-    if (L->pacing == TEMPO_LOOP_PACING_TIMER && L->reprobe_ns != 0)
-        L->reprobe_ns = 1;
-}
-
-/* The pacing to start from: measure the presents the loop makes, unless
- * vsync is off or the game presents itself. */
-static tempo_loop_pacing initial_pacing(const tempo_loop *L)
-{
-    return L->owns_present && L->vsync_mode != TEMPO_LOOP_VSYNC_OFF ? TEMPO_LOOP_PACING_PROBING
-                                                                      : TEMPO_LOOP_PACING_TIMER;
-}
 
 /* [loop thread] desc.input's listener: every input event on arrival. */
 static bool input_listener(const tempo_input_event *ev, void *user)
@@ -273,7 +151,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->on_pause = desc->on_pause;
     L->display_hz_given = desc->display_hz != 0;
     L->display_hz = L->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
-                                        : detect_display_hz(L->window);
+                                        : tempo__loop_display_hz(L->window);
     tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
     /* Not SDL_RENDERER_PRESENTVSYNC: the software renderer reports it and
      * does not block. The presents themselves are measured; SDL's software
@@ -283,7 +161,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
                           SDL_GetRendererInfo(desc->renderer, &rinfo) == 0 && rinfo.name != NULL &&
                           strcmp(rinfo.name, "software") == 0;
     L->vsync_mode = (unsigned)desc->vsync <= TEMPO_LOOP_VSYNC_OFF ? desc->vsync : TEMPO_LOOP_VSYNC_AUTO;
-    set_pacing(L, initial_pacing(L));
+    tempo__loop_set_pacing(L, tempo__loop_initial_pacing(L));
     atomic_init(&L->quit, false);
     atomic_init(&L->render_requested, false);
 
@@ -393,7 +271,7 @@ int tempo_loop_set_game_paused(tempo_loop *L, bool paused)
     else
         L->game_resumed = true; /* no catch-up for the time in the menu */
     L->dirty = true;
-    realign_render_slot(L);
+    tempo__loop_realign_render_slot(L);
     return 0;
 }
 
@@ -413,7 +291,7 @@ int tempo_loop_set_vsync(tempo_loop *L, bool on)
         return tempo__set_error(TEMPO_EPLATFORM, "SDL_RenderSetVSync(%d): %s", on, SDL_GetError());
     L->vsync_mode = on ? TEMPO_LOOP_VSYNC_ON : TEMPO_LOOP_VSYNC_OFF;
     L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-    set_pacing(L, initial_pacing(L));
+    tempo__loop_set_pacing(L, tempo__loop_initial_pacing(L));
     return 0;
 }
 
@@ -441,7 +319,7 @@ uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
 }
 
 /* First render slot after the last render on the current epoch. */
-static void realign_render_slot(tempo_loop *L)
+void tempo__loop_realign_render_slot(tempo_loop *L)
 {
     tempo__sched s = sched_of(L);
     L->slot = tempo__sched_realigned_slot(&s);
@@ -466,7 +344,7 @@ static void rephase(tempo_loop *L)
         return;
     L->epoch_ns = L->last_update_ns;
     L->tick = 1;
-    realign_render_slot(L);
+    tempo__loop_realign_render_slot(L);
 }
 
 int tempo_loop_set_policy(tempo_loop *L, tempo_loop_policy policy)
@@ -500,7 +378,7 @@ int tempo_loop_set_max_render_hz(tempo_loop *L, uint32_t max_render_hz)
     if (max_render_hz > TEMPO__LOOP_MAX_HZ)
         return TEMPO_ERANGE;
     L->render_hz = max_render_hz;
-    realign_render_slot(L);
+    tempo__loop_realign_render_slot(L);
     return 0;
 }
 
@@ -841,13 +719,13 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
         L->dirty = true;
         L->withheld_probe_ns = 0; /* withheld presents: probe at once */
         if (we->event == SDL_WINDOWEVENT_RESTORED)
-            reprobe_soon(L);
+            tempo__loop_reprobe_soon(L);
         break;
     case SDL_WINDOWEVENT_SHOWN:
         L->pause_mask &= ~(unsigned)PAUSE_HIDDEN;
         L->dirty = true;
         L->withheld_probe_ns = 0;
-        reprobe_soon(L);
+        tempo__loop_reprobe_soon(L);
         break;
     case SDL_WINDOWEVENT_SIZE_CHANGED:
         L->dirty = true;
@@ -863,12 +741,12 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
     case SDL_WINDOWEVENT_DISPLAY_CHANGED:
         /* Another monitor: another refresh rate and another vblank phase. */
         if (!L->display_hz_given) {
-            L->display_hz = detect_display_hz(L->window);
+            L->display_hz = tempo__loop_display_hz(L->window);
             tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
             L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-            set_pacing(L, initial_pacing(L)); /* measure the new display's presents */
+            tempo__loop_set_pacing(L, tempo__loop_initial_pacing(L)); /* measure the new display's presents */
         } else {
-            reprobe_soon(L);
+            tempo__loop_reprobe_soon(L);
         }
         break;
     default:
@@ -1147,7 +1025,7 @@ static uint64_t next_tick_ns(const tempo_loop *L)
     return tempo__sched_next_tick_ns(&s);
 }
 
-static bool render_scheduled(const tempo_loop *L)
+bool tempo__loop_render_scheduled(const tempo_loop *L)
 {
     tempo__sched s = sched_of(L);
     return tempo__sched_render_scheduled(&s);
@@ -1193,7 +1071,7 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
         c->slowdown_ns += plan.slowdown_ns;
         L->epoch_ns = plan.new_epoch_ns;
         L->tick = 0;
-        realign_render_slot(L);
+        tempo__loop_realign_render_slot(L);
     }
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
@@ -1249,214 +1127,6 @@ static float alpha_at(const tempo_loop *L, uint64_t t)
     return tempo__sched_alpha(&s, t);
 }
 
-/* The verdict of a measurement whose rounds all ended undecided (the
- * first probe's and a timer's re-measurement alike): ON paces by the
- * presents (the game asked for vsync); AUTO too when they lasted a quarter
- * period or more (they wait, for frame callbacks too irregular for the
- * quarter-period test: a compositor repainting slower than its mode), else
- * by the timer. */
-static int undecided_verdict(const tempo_loop *L)
-{
-    return L->vsync_mode == TEMPO_LOOP_VSYNC_ON || TEMPO__PROBE_WAITED(&L->probe) ? TEMPO__PROBE_BLOCKS
-                                                                                  : TEMPO__PROBE_FREE;
-}
-
-/* Measure the presents from scratch (the first probe's way: calls timed
- * from the previous return, so a present that blocks loses no vblank). */
-static void reprobe_from_scratch(tempo_loop *L, uint64_t b)
-{
-    set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
-    L->last_return_ns = b; /* the next render (at once) anchors the probe */
-}
-
-/* A present paced by the timer returned (called at `a`, returned at `b`).
- * When a measurement chose the timer, it is measured again:
- *  - presents that now block more than a quarter period (REPROBE_RUN in a
- *    row, not sooner than REPROBE_FIRST_NS after the verdict): from
- *    scratch, as at the start;
- *  - periodically, on the timer's own renders, without a visible frame
- *    lost: the first probe's test (does a present called a quarter period
- *    earlier block a quarter period longer?) made by moving the render
- *    phase. Each pair is a present "b" on the schedule, then the schedule
- *    moved a quarter period earlier and a present "a" on it: one render
- *    interval of 3/4 period per pair, none longer than a period. After the
- *    4 pairs the schedule has moved a whole period: back on its grid, one
- *    render more in all. (A present blocking more than a quarter period
- *    would delay the "a" render; the run above catches those.) */
-static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
-{
-    if (L->reprobe_ns == 0)
-        return; /* the timer was asked for */
-    uint64_t P = L->pacer.nominal_period_ns;
-    /* SDL's software renderer waits for no vblank, ever: if its present
-     * blocks, SDL sleeps (emulated vsync, decided when it was created), and
-     * a call moved a quarter period earlier sleeps longer, like a vsync
-     * present. Only a window event measures it again. Nor does a present
-     * known to sleep to a grid of its own say anything by blocking. */
-    if (L->software_present && L->reprobe_ns != 1)
-        return;
-    L->blocking_presents = b - a > P / 4 && L->present_grid_ns == 0 ? L->blocking_presents + 1 : 0;
-    if (L->blocking_presents >= REPROBE_RUN && b >= L->timer_since_ns + REPROBE_FIRST_NS) {
-        reprobe_from_scratch(L, b);
-        return;
-    }
-    if (L->reprobing) {
-        if (L->probe_b_call == 0) { /* this is a "b": the next render a quarter period earlier */
-            L->probe_b_call = a;
-            L->probe_b_return = b;
-            L->slot_shift_ns += P / 4;
-            return;
-        }
-        tempo__probe_presented(&L->probe, a, b); /* "a" first, then its "b" */
-        int verdict = tempo__probe_presented(&L->probe, L->probe_b_call, L->probe_b_return);
-        L->probe_b_call = 0;
-        /* A present known to sleep to a regular grid of its own (the judge
-         * saw its returns on the line) drifts against the timer's calls, so
-         * some pairs differ: the median alone says free, as before the
-         * every-pair rule, which is for irregular frame callbacks. */
-        if (verdict == TEMPO__PROBE_UNSURE && L->present_grid_ns != 0 &&
-            llabs(L->probe.last_median_ns) < (int64_t)P / 8)
-            verdict = TEMPO__PROBE_FREE;
-        if (L->slot_shift_ns >= P - P / 16) { /* a whole period: back on the grid */
-            L->slot_shift_ns = 0;
-            realign_render_slot(L);
-        }
-        /* Undecided: as the first probe, but a present known to sleep to
-         * a grid of its own waits by design and says nothing by it. */
-        if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
-            verdict = L->present_grid_ns != 0 ? TEMPO__PROBE_FREE : undecided_verdict(L);
-        /* It blocks, or (undecided) the presents waited: measure from
-         * scratch, where the first probe's rules decide and the pacer
-         * learns the vblanks. */
-        if (verdict == TEMPO__PROBE_BLOCKS)
-            reprobe_from_scratch(L, b);
-        else if (verdict == TEMPO__PROBE_FREE)
-            timer_verdict(L, b, L->present_grid_ns);
-        return;
-    }
-    if (b < L->reprobe_ns)
-        return;
-    if (!L->display_hz_given) {
-        /* The display mode may have changed meanwhile. */
-        uint32_t hz = detect_display_hz(L->window);
-        if (hz != L->display_hz) {
-            L->display_hz = hz;
-            tempo__pacer_init(&L->pacer, step_of(hz), 0);
-            reprobe_from_scratch(L, b); /* another display: measure from scratch */
-            return;
-        }
-    }
-    if (L->reprobe_ns == 1) { /* a window event: at once, from scratch */
-        reprobe_from_scratch(L, b);
-        return;
-    }
-    if (!render_scheduled(L)) {
-        /* LOCKSTEP renders after its ticks, on no phase the measurement
-         * could move without a longer interval: only a run of blocking
-         * presents or a window event measures it again. */
-        L->reprobe_ns = UINT64_MAX;
-        return;
-    }
-    tempo__probe_start(&L->probe, P);
-    L->st.win.probes++;
-    L->reprobing = true;
-    L->probe_b_call = a; /* this present is the first "b" */
-    L->probe_b_return = b;
-    L->slot_shift_ns = P / 4;
-}
-
-/* Presents the frame rendered at `t`. The time blocked in the present is
- * waiting, not game time; with vsync the pacer learns the vblanks from it
- * and sets the next wake. */
-static void do_present(tempo_loop *L, uint64_t t)
-{
-    uint64_t a = loop_now(L);
-    if (L->present != NULL)
-        L->present(L, L->user);
-    else
-        SDL_RenderPresent(L->renderer);
-    uint64_t b = loop_now(L);
-    L->frame_present_ns += b - a;
-    L->st.win.present_ns += b - a;
-    if (L->vsync_mode == TEMPO_LOOP_VSYNC_OFF)
-        return;
-    bool had_return = L->last_return_ns != 0;
-    L->last_return_ns = b;
-
-    /* Presents that stop coming back are a state, not a stall. */
-    uint64_t bound = WITHHELD_PERIODS * L->pacer.nominal_period_ns;
-    if (bound < WITHHELD_MIN_NS)
-        bound = WITHHELD_MIN_NS;
-    if (b - a > bound) {
-        L->st.win.withheld_presents++;
-        if (L->pacing != TEMPO_LOOP_PACING_WITHHELD && ++L->long_presents >= WITHHELD_RUN) {
-            L->pacing_before_withheld = L->pacing;
-            L->pacing = TEMPO_LOOP_PACING_WITHHELD;
-            L->vsync = false;
-            if (!L->run_hidden)
-                L->pause_mask |= PAUSE_WITHHELD; /* counts as hidden: the hidden-pause */
-        }
-        if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
-            L->withheld_probe_ns = b + WITHHELD_PROBE_NS;
-            return;
-        }
-    } else {
-        L->long_presents = 0;
-        if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
-            /* Frames come back: the pacing from before, learnt afresh. */
-            L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-            L->dirty = true;
-            set_pacing(L, L->pacing_before_withheld);
-            L->last_return_ns = b;
-            return;
-        }
-    }
-    if (L->pacing == TEMPO_LOOP_PACING_TIMER) {
-        timer_present(L, a, b);
-        return;
-    }
-    /* The render's cost counts from the wake the pacer asked for when the
-     * render was on its schedule, so late wake-ups count as cost and the
-     * pacer learns to wake earlier. */
-    uint64_t planned = L->pace_wake_ns;
-    uint64_t half = tempo__pacer_period_ns(&L->pacer) / 2;
-    uint64_t start = planned != 0 && t >= planned && t - planned < half ? planned : L->wake_ns;
-    uint64_t missed = L->pacer.st.missed;
-    int fit = tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
-    if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
-        /* The first present of a measurement only anchors the next one. */
-        int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
-        if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
-            verdict = undecided_verdict(L);
-        if (verdict == TEMPO__PROBE_BLOCKS) {
-            /* Keep the fit the probes started: the vblanks are known. */
-            L->pacing = TEMPO_LOOP_PACING_VSYNC;
-            L->vsync = true;
-            L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
-        } else if (verdict == TEMPO__PROBE_FREE) {
-            timer_verdict(L, b, 0);
-        } else {
-            L->pace_wake_ns = tempo__probe_wake_ns(&L->probe, b, L->pacer.predicted_cost_ns);
-        }
-        return;
-    }
-    L->st.win.missed_vblanks += L->pacer.st.missed - missed;
-    if (fit == TEMPO__PACER_UNBLOCKED) {
-        /* Returns off every vblank for a while: do the presents still block? */
-        set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
-        L->last_return_ns = b; /* the next render (at once) anchors the probe */
-        return;
-    }
-    /* Blocks, but returns more often than the display refreshes: a grid of
-     * the present's own (SDL's emulated vsync), no vblank to pace by. */
-    if (tempo__pacer_judge(&L->pacer, L->pacer.nominal_period_ns, L->software_present) ==
-        TEMPO__PACER_JUDGE_OWN_GRID) {
-        timer_verdict(L, b, tempo__pacer_period_ns(&L->pacer));
-        return;
-    }
-    L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
-}
-
 static void maybe_render(tempo_loop *L, bool variable_ran)
 {
     uint64_t unchanged = L->unchanged_updates;
@@ -1481,7 +1151,7 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
     tempo__stats_render(&L->st, t);
     call_render(L, alpha_at(L, t));
     if (L->owns_present && !atomic_load(&L->quit))
-        do_present(L, t);
+        tempo__loop_present(L, t);
 }
 
 /* ---- Pause ----------------------------------------------------------------------------- */
@@ -1529,7 +1199,7 @@ static void note_pause(tempo_loop *L)
         tempo_input_suspend_polling(L->input, paused);
     tell_sources_pause(L);
     if (!paused)
-        pace_reset(L);
+        tempo__loop_pace_reset(L);
     if (L->on_pause != NULL) {
         uint64_t a = loop_now(L);
         L->on_pause(L, paused, L->user);
@@ -1594,7 +1264,7 @@ int tempo_loop_frame(tempo_loop *L)
     if (!L->started) {
         L->started = true;
         tempo__stats_start(&L->st, t0);
-        L->st.win.probes = L->pacing == TEMPO_LOOP_PACING_PROBING; /* the one set_pacing began */
+        L->st.win.probes = L->pacing == TEMPO_LOOP_PACING_PROBING; /* the one tempo__loop_set_pacing began */
         rebase(L, t0);
         L->dirty = true;
         L->frame_seq_ns = t0;
@@ -1686,7 +1356,7 @@ int tempo_loop_frame(tempo_loop *L)
     if (!paused && L->game_resumed) {
         L->game_resumed = false;
         rebase(L, loop_now(L)); /* the game's pause ended: no catch-up */
-        realign_render_slot(L);
+        tempo__loop_realign_render_slot(L);
     }
     if (!paused && L->was_paused) {
         /* Resume: no catch-up for the time spent paused. */
@@ -1716,7 +1386,7 @@ int tempo_loop_frame(tempo_loop *L)
             tempo__stats_render(&L->st, t);
             call_render(L, alpha_at(L, t));
             if (L->owns_present)
-                do_present(L, t);
+                tempo__loop_present(L, t);
         }
     }
 

@@ -233,4 +233,40 @@ struct tempo_loop {
     struct tempo__replay_state *replay;
 };
 
+/* ---- Shared by the loop's files (loop.c, loop_present.c) ---- */
+
+/* The period of `hz` in ns, rounded. */
+static inline uint64_t step_of(uint32_t hz)
+{
+    return (TEMPO_NS_PER_S + hz / 2) / hz;
+}
+
+/* The loop's clock: tempo_now_ns(), or desc.clock's (L->clock.now is set
+ * either way, at create). */
+static inline uint64_t loop_now(const tempo_loop *L)
+{
+    return L->clock.now(L->clock.user);
+}
+
+/* loop.c: the render slot schedule starts again from the last render (a
+ * change of pacing, rate or policy). */
+void tempo__loop_realign_render_slot(tempo_loop *L);
+/* loop.c: renders follow a slot schedule of their own (not LOCKSTEP's ticks). */
+bool tempo__loop_render_scheduled(const tempo_loop *L);
+
+/* loop_present.c: display pacing. */
+/* The refresh rate of the window's display (the desktop's without a
+ * window), or 60 when SDL does not know. */
+uint32_t tempo__loop_display_hz(struct SDL_Window *window);
+/* Forgets the vblank phase (resume, vsync toggle, another display). */
+void tempo__loop_pace_reset(tempo_loop *L);
+/* Switches the pacing in force; PROBING starts a measurement. */
+void tempo__loop_set_pacing(tempo_loop *L, tempo_loop_pacing pacing);
+/* A window event that may change what the presents do: measure again. */
+void tempo__loop_reprobe_soon(tempo_loop *L);
+/* The pacing to start from. */
+tempo_loop_pacing tempo__loop_initial_pacing(const tempo_loop *L);
+/* Presents the frame rendered at `t` and learns from the present's return. */
+void tempo__loop_present(tempo_loop *L, uint64_t t);
+
 #endif /* TEMPO_LOOP_INTERNAL_H */

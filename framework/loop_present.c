@@ -1,0 +1,329 @@
+/* Display pacing: what the loop's presents do, and the pacing that follows
+ * from it (tempo/loop.h, "Display pacing"). The loop calls
+ * tempo__loop_present() after each render it presents; this file measures
+ * the present (the probe of a quarter period, the pacer's fit of the
+ * vblanks in pacer.c), picks the pacing (vsync, timer, probing, presents
+ * withheld), and measures a timer again when the presents may have
+ * changed. The schedule that follows from the pacing is loop_schedule.c's.
+ * [loop thread] */
+#include <stdlib.h>
+
+#include "loop_internal.h"
+#include "tempo_internal.h"
+
+/* A present that blocks longer than this many nominal refresh periods (and
+ * at least WITHHELD_MIN_NS) was withheld, not paced by a vblank; two in a
+ * row are the withheld state. */
+#define WITHHELD_PERIODS 4
+#define WITHHELD_MIN_NS (50 * TEMPO_NS_PER_MS)
+#define WITHHELD_RUN 2
+/* While presents are withheld, one probe render and present this often. */
+#define WITHHELD_PROBE_NS (500 * TEMPO_NS_PER_MS)
+/* Probe rounds that may end undecided before the loop picks a pacing. */
+#define PROBE_MAX_ROUNDS 2
+/* TIMER chosen by a measurement is measured again (presents that start
+ * blocking on vblanks: vsync turned on in the driver, the window moved to
+ * a display that has it): at the next present after a window event that
+ * can change what the presents do (shown, restored, another display);
+ * after REPROBE_RUN presents in a row that blocked more than a quarter
+ * period (not sooner than REPROBE_FIRST_NS after the verdict); and
+ * periodically, REPROBE_FIRST_NS after the verdict, the interval doubling
+ * with each verdict up to REPROBE_MAX_NS (reset by a window event). */
+#define REPROBE_FIRST_NS (2 * TEMPO_NS_PER_S)
+#define REPROBE_MAX_NS (32 * TEMPO_NS_PER_S)
+#define REPROBE_RUN 3
+
+/* The refresh rate of the window's display (the desktop's without a
+ * window), or 60 when SDL does not know (Xvfb reports 0 Hz). */
+uint32_t tempo__loop_display_hz(SDL_Window *window)
+{
+    SDL_DisplayMode mode;
+    int rate = 0;
+    if (SDL_WasInit(SDL_INIT_VIDEO)) {
+        int index = window != NULL ? SDL_GetWindowDisplayIndex(window) : 0;
+        if (index >= 0 && SDL_GetCurrentDisplayMode(index, &mode) == 0)
+            rate = mode.refresh_rate;
+    }
+    return tempo__pacer_display_hz(rate);
+}
+
+/* Forget the vblank phase (resume, vsync toggle, another display): the
+ * next presents teach it again. */
+void tempo__loop_pace_reset(tempo_loop *L)
+{
+    tempo__pacer_reset(&L->pacer);
+    L->pace_wake_ns = 0;
+    L->last_return_ns = 0;
+}
+
+/* Switches the pacing in force. PROBING starts a new measurement with a
+ * render at once (its present's return anchors the first probe). */
+void tempo__loop_set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
+{
+    L->pacing = pacing;
+    L->vsync = pacing == TEMPO_LOOP_PACING_VSYNC;
+    L->long_presents = 0;
+    L->present_grid_ns = 0;
+    L->reprobe_ns = 0;
+    L->blocking_presents = 0;
+    L->reprobing = false;
+    L->slot_shift_ns = 0;
+    tempo__loop_pace_reset(L);
+    if (pacing == TEMPO_LOOP_PACING_PROBING) {
+        tempo__probe_start(&L->probe, L->pacer.nominal_period_ns);
+        L->st.win.probes++;
+    }
+    tempo__loop_realign_render_slot(L);
+}
+
+/* Switches the pacing on what the presents were measured to do (a probe's
+ * verdict, presents that stopped blocking or block on a grid of their own,
+ * a re-measurement). The run of presents that
+ * blocked past the withheld bound goes on: a verdict reached on such a
+ * present (a window minimized while the loop probed) must not make the
+ * compositor's withholding wait for two more. */
+static void set_measured_pacing(tempo_loop *L, tempo_loop_pacing pacing)
+{
+    int run = L->long_presents;
+    tempo__loop_set_pacing(L, pacing);
+    L->long_presents = run;
+}
+
+/* A measurement at `now` chose the timer (`grid_ns`: the presents block on
+ * a grid of their own of that period, else 0): measure again later. */
+static void timer_verdict(tempo_loop *L, uint64_t now, uint64_t grid_ns)
+{
+    set_measured_pacing(L, TEMPO_LOOP_PACING_TIMER);
+    L->present_grid_ns = grid_ns;
+    L->timer_since_ns = now;
+    if (L->reprobe_every_ns == 0)
+        L->reprobe_every_ns = REPROBE_FIRST_NS;
+    L->reprobe_ns = now + L->reprobe_every_ns;
+    L->reprobe_every_ns = L->reprobe_every_ns * 2 < REPROBE_MAX_NS ? L->reprobe_every_ns * 2 : REPROBE_MAX_NS;
+}
+
+/* Something may have changed what the presents do: measure again at the
+ * next present (when a measurement chose the timer), and restart the
+ * periodic re-measurement's backoff. */
+void tempo__loop_reprobe_soon(tempo_loop *L)
+{
+    L->reprobe_every_ns = REPROBE_FIRST_NS;
+    if (L->pacing == TEMPO_LOOP_PACING_TIMER && L->reprobe_ns != 0)
+        L->reprobe_ns = 1;
+}
+
+/* The pacing to start from: measure the presents the loop makes, unless
+ * vsync is off or the game presents itself. */
+tempo_loop_pacing tempo__loop_initial_pacing(const tempo_loop *L)
+{
+    return L->owns_present && L->vsync_mode != TEMPO_LOOP_VSYNC_OFF ? TEMPO_LOOP_PACING_PROBING
+                                                                      : TEMPO_LOOP_PACING_TIMER;
+}
+
+/* The verdict of a measurement whose rounds all ended undecided (the
+ * first probe's and a timer's re-measurement alike): ON paces by the
+ * presents (the game asked for vsync); AUTO too when they lasted a quarter
+ * period or more (they wait, for frame callbacks too irregular for the
+ * quarter-period test: a compositor repainting slower than its mode), else
+ * by the timer. */
+static int undecided_verdict(const tempo_loop *L)
+{
+    return L->vsync_mode == TEMPO_LOOP_VSYNC_ON || TEMPO__PROBE_WAITED(&L->probe) ? TEMPO__PROBE_BLOCKS
+                                                                                  : TEMPO__PROBE_FREE;
+}
+
+/* Measure the presents from scratch (the first probe's way: calls timed
+ * from the previous return, so a present that blocks loses no vblank). */
+static void reprobe_from_scratch(tempo_loop *L, uint64_t b)
+{
+    set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
+    L->last_return_ns = b; /* the next render (at once) anchors the probe */
+}
+
+/* A present paced by the timer returned (called at `a`, returned at `b`).
+ * When a measurement chose the timer, it is measured again:
+ *  - presents that now block more than a quarter period (REPROBE_RUN in a
+ *    row, not sooner than REPROBE_FIRST_NS after the verdict): from
+ *    scratch, as at the start;
+ *  - periodically, on the timer's own renders, without a visible frame
+ *    lost: the first probe's test (does a present called a quarter period
+ *    earlier block a quarter period longer?) made by moving the render
+ *    phase. Each pair is a present "b" on the schedule, then the schedule
+ *    moved a quarter period earlier and a present "a" on it: one render
+ *    interval of 3/4 period per pair, none longer than a period. After the
+ *    4 pairs the schedule has moved a whole period: back on its grid, one
+ *    render more in all. (A present blocking more than a quarter period
+ *    would delay the "a" render; the run above catches those.) */
+static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
+{
+    if (L->reprobe_ns == 0)
+        return; /* the timer was asked for */
+    uint64_t P = L->pacer.nominal_period_ns;
+    /* SDL's software renderer waits for no vblank, ever: if its present
+     * blocks, SDL sleeps (emulated vsync, decided when it was created), and
+     * a call moved a quarter period earlier sleeps longer, like a vsync
+     * present. Only a window event measures it again. Nor does a present
+     * known to sleep to a grid of its own say anything by blocking. */
+    if (L->software_present && L->reprobe_ns != 1)
+        return;
+    L->blocking_presents = b - a > P / 4 && L->present_grid_ns == 0 ? L->blocking_presents + 1 : 0;
+    if (L->blocking_presents >= REPROBE_RUN && b >= L->timer_since_ns + REPROBE_FIRST_NS) {
+        reprobe_from_scratch(L, b);
+        return;
+    }
+    if (L->reprobing) {
+        if (L->probe_b_call == 0) { /* this is a "b": the next render a quarter period earlier */
+            L->probe_b_call = a;
+            L->probe_b_return = b;
+            L->slot_shift_ns += P / 4;
+            return;
+        }
+        tempo__probe_presented(&L->probe, a, b); /* "a" first, then its "b" */
+        int verdict = tempo__probe_presented(&L->probe, L->probe_b_call, L->probe_b_return);
+        L->probe_b_call = 0;
+        /* A present known to sleep to a regular grid of its own (the judge
+         * saw its returns on the line) drifts against the timer's calls, so
+         * some pairs differ: the median alone says free, as before the
+         * every-pair rule, which is for irregular frame callbacks. */
+        if (verdict == TEMPO__PROBE_UNSURE && L->present_grid_ns != 0 &&
+            llabs(L->probe.last_median_ns) < (int64_t)P / 8)
+            verdict = TEMPO__PROBE_FREE;
+        if (L->slot_shift_ns >= P - P / 16) { /* a whole period: back on the grid */
+            L->slot_shift_ns = 0;
+            tempo__loop_realign_render_slot(L);
+        }
+        /* Undecided: as the first probe, but a present known to sleep to
+         * a grid of its own waits by design and says nothing by it. */
+        if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
+            verdict = L->present_grid_ns != 0 ? TEMPO__PROBE_FREE : undecided_verdict(L);
+        /* It blocks, or (undecided) the presents waited: measure from
+         * scratch, where the first probe's rules decide and the pacer
+         * learns the vblanks. */
+        if (verdict == TEMPO__PROBE_BLOCKS)
+            reprobe_from_scratch(L, b);
+        else if (verdict == TEMPO__PROBE_FREE)
+            timer_verdict(L, b, L->present_grid_ns);
+        return;
+    }
+    if (b < L->reprobe_ns)
+        return;
+    if (!L->display_hz_given) {
+        /* The display mode may have changed meanwhile. */
+        uint32_t hz = tempo__loop_display_hz(L->window);
+        if (hz != L->display_hz) {
+            L->display_hz = hz;
+            tempo__pacer_init(&L->pacer, step_of(hz), 0);
+            reprobe_from_scratch(L, b); /* another display: measure from scratch */
+            return;
+        }
+    }
+    if (L->reprobe_ns == 1) { /* a window event: at once, from scratch */
+        reprobe_from_scratch(L, b);
+        return;
+    }
+    if (!tempo__loop_render_scheduled(L)) {
+        /* LOCKSTEP renders after its ticks, on no phase the measurement
+         * could move without a longer interval: only a run of blocking
+         * presents or a window event measures it again. */
+        L->reprobe_ns = UINT64_MAX;
+        return;
+    }
+    tempo__probe_start(&L->probe, P);
+    L->st.win.probes++;
+    L->reprobing = true;
+    L->probe_b_call = a; /* this present is the first "b" */
+    L->probe_b_return = b;
+    L->slot_shift_ns = P / 4;
+}
+
+/* Presents the frame rendered at `t`. The time blocked in the present is
+ * waiting, not game time; with vsync the pacer learns the vblanks from it
+ * and sets the next wake. */
+void tempo__loop_present(tempo_loop *L, uint64_t t)
+{
+    uint64_t a = loop_now(L);
+    if (L->present != NULL)
+        L->present(L, L->user);
+    else
+        SDL_RenderPresent(L->renderer);
+    uint64_t b = loop_now(L);
+    L->frame_present_ns += b - a;
+    L->st.win.present_ns += b - a;
+    if (L->vsync_mode == TEMPO_LOOP_VSYNC_OFF)
+        return;
+    bool had_return = L->last_return_ns != 0;
+    L->last_return_ns = b;
+
+    /* Presents that stop coming back are a state, not a stall. */
+    uint64_t bound = WITHHELD_PERIODS * L->pacer.nominal_period_ns;
+    if (bound < WITHHELD_MIN_NS)
+        bound = WITHHELD_MIN_NS;
+    if (b - a > bound) {
+        L->st.win.withheld_presents++;
+        if (L->pacing != TEMPO_LOOP_PACING_WITHHELD && ++L->long_presents >= WITHHELD_RUN) {
+            L->pacing_before_withheld = L->pacing;
+            L->pacing = TEMPO_LOOP_PACING_WITHHELD;
+            L->vsync = false;
+            if (!L->run_hidden)
+                L->pause_mask |= PAUSE_WITHHELD; /* counts as hidden: the hidden-pause */
+        }
+        if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
+            L->withheld_probe_ns = b + WITHHELD_PROBE_NS;
+            return;
+        }
+    } else {
+        L->long_presents = 0;
+        if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
+            /* Frames come back: the pacing from before, learnt afresh. */
+            L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
+            L->dirty = true;
+            tempo__loop_set_pacing(L, L->pacing_before_withheld);
+            L->last_return_ns = b;
+            return;
+        }
+    }
+    if (L->pacing == TEMPO_LOOP_PACING_TIMER) {
+        timer_present(L, a, b);
+        return;
+    }
+    /* The render's cost counts from the wake the pacer asked for when the
+     * render was on its schedule, so late wake-ups count as cost and the
+     * pacer learns to wake earlier. */
+    uint64_t planned = L->pace_wake_ns;
+    uint64_t half = tempo__pacer_period_ns(&L->pacer) / 2;
+    uint64_t start = planned != 0 && t >= planned && t - planned < half ? planned : L->wake_ns;
+    uint64_t missed = L->pacer.st.missed;
+    int fit = tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
+    if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
+        /* The first present of a measurement only anchors the next one. */
+        int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
+        if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
+            verdict = undecided_verdict(L);
+        if (verdict == TEMPO__PROBE_BLOCKS) {
+            /* Keep the fit the probes started: the vblanks are known. */
+            L->pacing = TEMPO_LOOP_PACING_VSYNC;
+            L->vsync = true;
+            L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
+        } else if (verdict == TEMPO__PROBE_FREE) {
+            timer_verdict(L, b, 0);
+        } else {
+            L->pace_wake_ns = tempo__probe_wake_ns(&L->probe, b, L->pacer.predicted_cost_ns);
+        }
+        return;
+    }
+    L->st.win.missed_vblanks += L->pacer.st.missed - missed;
+    if (fit == TEMPO__PACER_UNBLOCKED) {
+        /* Returns off every vblank for a while: do the presents still block? */
+        set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
+        L->last_return_ns = b; /* the next render (at once) anchors the probe */
+        return;
+    }
+    /* Blocks, but returns more often than the display refreshes: a grid of
+     * the present's own (SDL's emulated vsync), no vblank to pace by. */
+    if (tempo__pacer_judge(&L->pacer, L->pacer.nominal_period_ns, L->software_present) ==
+        TEMPO__PACER_JUDGE_OWN_GRID) {
+        timer_verdict(L, b, tempo__pacer_period_ns(&L->pacer));
+        return;
+    }
+    L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
+}
