@@ -191,7 +191,6 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     return L;
 }
 
-static void detach_all_sources(tempo_loop *L);
 
 void tempo_loop_destroy(tempo_loop *L)
 {
@@ -204,7 +203,7 @@ void tempo_loop_destroy(tempo_loop *L)
                                             "(a loop callback); quit, and destroy after the loop returns");
         return;
     }
-    detach_all_sources(L);
+    tempo__loop_detach_all(L);
     if (L->input != NULL)
         tempo_input_detach(L->input); /* it may outlive the loop: it lets go of it */
     if (L->replay != NULL)
@@ -419,246 +418,6 @@ uint64_t tempo_loop_get_step_ns(const tempo_loop *L)
     return L ? L->step_ns : 0;
 }
 
-/* ---- The registry: watches and sources ---------------------------------------------- */
-
-static int find_watch(const tempo_loop *L, const tempo_handle *h)
-{
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].handle == h)
-            return i;
-    return -1;
-}
-
-static int find_watch_by_id(const tempo_loop *L, uint64_t id)
-{
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].id == id)
-            return i;
-    return -1;
-}
-
-/* The source added with `h`, or NULL. */
-static tempo__source *find_source(tempo_loop *L, const tempo_handle *h)
-{
-    int i = h != NULL ? find_watch(L, h) : -1;
-    return i >= 0 && L->watches[i].source >= 0 ? &L->watches[i].src : NULL;
-}
-
-/* A new entry at the end of the table, or NULL when it is full. */
-static tempo__watch *add_entry(tempo_loop *L, tempo_handle *handle)
-{
-    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
-        return NULL;
-    tempo__watch *w = &L->watches[L->nwatch++];
-    memset(w, 0, sizeof *w);
-    w->handle = handle;
-    w->id = ++L->next_watch_id;
-    w->source = -1;
-    return w;
-}
-
-int tempo_loop_watch(tempo_loop *L, tempo_handle *handle, tempo_loop_watch_fn fn, void *user)
-{
-    if (L == NULL || fn == NULL || tempo__handle_kind(handle) == 0) /* NULL or destroyed */
-        return TEMPO_EINVAL;
-    if (find_watch(L, handle) >= 0)
-        return TEMPO_EBUSY;
-    tempo__watch *w = add_entry(L, handle);
-    if (w == NULL)
-        return TEMPO_ETOOMANY;
-    w->fn = fn;
-    w->user = user;
-    return 0;
-}
-
-static void drop_watch(tempo_loop *L, int i)
-{
-    /* The frame dispatches from a snapshot and looks entries up by id before
-     * each call, so compacting the live array here is safe mid-dispatch. */
-    memmove(&L->watches[i], &L->watches[i + 1], sizeof L->watches[0] * (size_t)(L->nwatch - i - 1));
-    L->nwatch--;
-}
-
-int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
-{
-    if (L == NULL || handle == NULL)
-        return TEMPO_EINVAL;
-    int i = find_watch(L, handle);
-    if (i < 0 || L->watches[i].source >= 0)
-        return TEMPO_EINVAL; /* a source leaves with tempo_loop_remove_source */
-    drop_watch(L, i);
-    return 0;
-}
-
-int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
-{
-    if (L == NULL || desc == NULL || desc->handle == NULL || desc->dispatch == NULL)
-        return TEMPO_EINVAL;
-    if (find_watch(L, desc->handle) >= 0)
-        return TEMPO_EBUSY;
-    if (L->nsource == TEMPO_LOOP_MAX_SOURCES)
-        return TEMPO_ETOOMANY;
-    tempo__watch *w = add_entry(L, desc->handle);
-    if (w == NULL)
-        return TEMPO_ETOOMANY;
-    w->source = 0;
-    L->nsource++;
-    tempo__source *src = &w->src;
-    src->desc = *desc;
-    snprintf(src->name, sizeof src->name, "%s", desc->name ? desc->name : "source");
-    /* A new source owes no progress in a frame it has not seen. */
-    src->progress_frame = UINT64_MAX;
-    /* What it delivers is recorded and replayed through its channel. */
-    if (desc->deliver != NULL)
-        src->channel = tempo__replay_source_added(L, src->name, desc->deliver, desc->self);
-    return 0;
-}
-
-int tempo__loop_source_lookup(tempo_loop *L, tempo_handle *handle, tempo_source_deliver_fn *deliver, void **self,
-                              uint32_t *channel)
-{
-    const tempo__source *src = find_source(L, handle);
-    if (src == NULL || src->desc.deliver == NULL)
-        return TEMPO_EINVAL;
-    *deliver = src->desc.deliver;
-    *self = src->desc.self;
-    *channel = src->channel;
-    return 0;
-}
-
-/* Removes the source entry i, then runs its detach. */
-static void drop_source(tempo_loop *L, int i)
-{
-    tempo__source gone = L->watches[i].src;
-    drop_watch(L, i);
-    L->nsource--;
-    tempo__replay_source_removed(L, gone.channel);
-    if (gone.desc.detach != NULL)
-        gone.desc.detach(gone.desc.self);
-}
-
-int tempo_loop_remove_source(tempo_loop *L, tempo_handle *handle)
-{
-    if (L == NULL || handle == NULL)
-        return TEMPO_EINVAL;
-    int i = find_watch(L, handle);
-    if (i < 0 || L->watches[i].source < 0)
-        return TEMPO_EINVAL;
-    if (L->watches[i].id == L->dispatching)
-        return TEMPO_EBUSY; /* its dispatch is still running: detach would free it */
-    drop_source(L, i);
-    return 0;
-}
-
-int tempo__leave_loop(tempo_loop *L, tempo_handle *handle, const char *what)
-{
-    if (L == NULL)
-        return 0;
-    int r = tempo_loop_remove_source(L, handle);
-    if (r == TEMPO_EBUSY)
-        return tempo__set_error(TEMPO_EBUSY, "%s called from the object's own loop callback: ignored "
-                                             "(destroy it after the callback returns)", what);
-    return 0;
-}
-
-/* Last added first. A detach may remove other sources (a hot-reload has
- * two): start again from the end each time. */
-static void detach_all_sources(tempo_loop *L)
-{
-    while (L->nsource > 0) {
-        int i = L->nwatch - 1;
-        while (L->watches[i].source < 0)
-            i--;
-        drop_source(L, i);
-    }
-}
-
-/* A new frame for the sources: an update or render ran, the loop paused or
- * resumed, or a paused frame (one step) passed with work parked. Parking
- * ends here, so no parking outlives a frame, a pause or a resume. */
-static void new_source_frame(tempo_loop *L, uint64_t now)
-{
-    L->frame_seq++;
-    L->frame_seq_ns = now;
-    for (int i = 0; i < L->nwatch; i++)
-        L->watches[i].src.parked = false; /* false for every watch too */
-}
-
-static bool any_parked(const tempo_loop *L)
-{
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].src.parked)
-            return true;
-    return false;
-}
-
-/* A source that said work remains and is not parked must be called again
- * without waiting (its handle may be an auto-reset one already consumed). */
-static bool any_ready(const tempo_loop *L)
-{
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].src.more && !L->watches[i].src.parked)
-            return true;
-    return false;
-}
-
-static void add_source_counts(tempo_loop_source_counts *c, uint64_t busy, uint32_t items, bool overrun,
-                              bool forced, uint64_t age)
-{
-    c->calls++;
-    c->items += items;
-    c->busy_ns += busy;
-    c->overruns += overrun;
-    c->forced += forced;
-    if (age > c->max_age_ns)
-        c->max_age_ns = age;
-}
-
-static uint64_t source_deadline(const tempo_loop *L, uint64_t now);
-
-/* Dispatches the source of entry i once. Returns 0 or the dispatch's error
- * (the source is then removed). */
-static int dispatch_source(tempo_loop *L, int i)
-{
-    tempo__source *src = &L->watches[i].src;
-    uint64_t id = L->watches[i].id;
-    uint64_t now = loop_now(L);
-    tempo_source_call call = {
-        .now_ns = now,
-        .deadline_ns = source_deadline(L, now),
-        .must_progress = src->progress_frame != L->frame_seq,
-        .frame = L->frame_seq,
-        .replaying = tempo__replay_active(L),
-    };
-    if (call.must_progress)
-        src->progress_frame = L->frame_seq;
-    L->dispatching = id;
-    int r = src->desc.dispatch(src->desc.self, &call);
-    L->dispatching = 0;
-    uint64_t t = loop_now(L);
-    L->frame_game_ns += t - now;
-    /* The dispatch may have added or removed other entries (not itself):
-     * find it again. */
-    i = find_watch_by_id(L, id);
-    src = &L->watches[i].src;
-    bool overrun = t > call.deadline_ns;
-    bool forced = now >= call.deadline_ns && call.items > 0;
-    add_source_counts(&src->win, t - now, call.items, overrun, forced, call.oldest_age_ns);
-    add_source_counts(&src->total, t - now, call.items, overrun, forced, call.oldest_age_ns);
-    src->oldest_age_ns = call.oldest_age_ns;
-    if (r < 0) {
-        tempo__set_error(r, "loop: source \"%s\" failed (%s): removed", src->name, tempo_strerror(r));
-        drop_source(L, i);
-        return r;
-    }
-    src->more = r > 0;
-    /* Park a source that has used its time (or could not use it): it waits
-     * for the next frame instead of waking the loop again at once. One that
-     * stopped early on its own budget is called again next iteration. */
-    src->parked = src->more && (t >= call.deadline_ns || call.items == 0);
-    return 0;
-}
-
 /* ---- Callbacks (timed) ---------------------------------------------------------- */
 
 static void call_update(tempo_loop *L, uint64_t dt_ns)
@@ -863,7 +622,7 @@ static void sync_native_input(tempo_loop *L)
         tempo_loop_remove_source(L, L->input_watch); /* detached: the handle may be gone */
         L->input_watch = NULL;
     }
-    if (h == NULL || find_watch(L, h) >= 0)
+    if (h == NULL || tempo__loop_find_watch(L, h) >= 0)
         return;
     tempo_source_desc d = {.name = "input", .handle = h, .dispatch = native_input_dispatch, .self = L};
     if (tempo_loop_add_source(L, &d) == 0) {
@@ -1180,7 +939,7 @@ static void note_quit(tempo_loop *L)
 
 int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn)
 {
-    tempo__source *src = L != NULL ? find_source(L, handle) : NULL;
+    tempo__source *src = L != NULL ? tempo__loop_find_source(L, handle) : NULL;
     if (src == NULL)
         return TEMPO_EINVAL;
     src->pause_hook = fn;
@@ -1216,7 +975,7 @@ static bool withheld_pause_only(const tempo_loop *L)
     return L->pause_mask == PAUSE_WITHHELD && L->pacing == TEMPO_LOOP_PACING_WITHHELD;
 }
 
-static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
+uint64_t tempo__loop_source_deadline(const tempo_loop *L, uint64_t now)
 {
     /* While paused there is no schedule: a paused frame is one step (a
      * source woken long after the last one gets a step from now). */
@@ -1235,15 +994,15 @@ static void source_pause_edge(tempo_loop *L, uint64_t now)
     bool p = L->pause_mask != 0;
     if (p != L->src_paused) {
         L->src_paused = p;
-        new_source_frame(L, now);
+        tempo__loop_new_source_frame(L, now);
     }
 }
 
 /* While paused, parked work gets a frame every step. */
 static void paused_source_frame(tempo_loop *L, uint64_t now)
 {
-    if (L->pause_mask != 0 && any_parked(L) && now >= L->frame_seq_ns + L->step_ns)
-        new_source_frame(L, now);
+    if (L->pause_mask != 0 && tempo__loop_any_parked(L) && now >= L->frame_seq_ns + L->step_ns)
+        tempo__loop_new_source_frame(L, now);
 }
 
 int tempo_loop_frame(tempo_loop *L)
@@ -1294,11 +1053,11 @@ int tempo_loop_frame(tempo_loop *L)
     fw.messages = false;
     bool paused_before = L->pause_mask != 0;
     uint64_t deadline = paused_before ? TEMPO_INFINITE : next_deadline(L, t0);
-    if (paused_before && any_parked(L))
+    if (paused_before && tempo__loop_any_parked(L))
         deadline = L->frame_seq_ns + L->step_ns; /* the next paused frame */
     if (withheld_pause_only(L) && L->withheld_probe_ns < deadline)
         deadline = L->withheld_probe_ns; /* paused for withheld presents: keep probing */
-    if (any_ready(L))
+    if (tempo__loop_any_ready(L))
         deadline = t0; /* work remains and may go on now: do not sleep */
     int rc = L->wait(L, &fw, t0, deadline); /* fills fw: the wake and every fired watch */
     uint64_t t1 = loop_now(L);
@@ -1328,14 +1087,14 @@ int tempo_loop_frame(tempo_loop *L)
     paused_source_frame(L, t1);
     int src_err = 0;
     for (int j = 0; j < fw.nsnap; j++) {
-        int i = find_watch(L, fw.snap[j].handle);
+        int i = tempo__loop_find_watch(L, fw.snap[j].handle);
         if (i < 0 || L->watches[i].id != fw.snap[j].id)
             continue; /* unwatched (or re-watched) by an earlier callback */
         const tempo__watch *w = &L->watches[i];
         if (w->source >= 0) {
             if (w->src.parked || !(fw.fired[j] || w->src.more))
                 continue;
-            int r = dispatch_source(L, i);
+            int r = tempo__loop_dispatch_source(L, i);
             if (r < 0 && src_err == 0)
                 src_err = r;
             continue;
@@ -1403,7 +1162,7 @@ int tempo_loop_frame(tempo_loop *L)
     if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
         L->st.win.withheld_ns += t_end - t0;
     if (L->frame_ran)
-        new_source_frame(L, t_end); /* parked sources get their next turn */
+        tempo__loop_new_source_frame(L, t_end); /* parked sources get their next turn */
     source_pause_edge(L, t_end);
     uint64_t win_start = L->st.win_start_ns;
     tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns + L->frame_present_ns, L->frame_game_ns,

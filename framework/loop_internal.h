@@ -269,4 +269,21 @@ tempo_loop_pacing tempo__loop_initial_pacing(const tempo_loop *L);
 /* Presents the frame rendered at `t` and learns from the present's return. */
 void tempo__loop_present(tempo_loop *L, uint64_t t);
 
+/* loop_sources.c: the registry of watches and sources. */
+/* The entry watching `h`, or -1. */
+int tempo__loop_find_watch(const tempo_loop *L, const tempo_handle *h);
+/* The source added with `h`, or NULL. */
+tempo__source *tempo__loop_find_source(tempo_loop *L, const tempo_handle *h);
+/* Detaches every source (their detach runs) and forgets the watches. */
+void tempo__loop_detach_all(tempo_loop *L);
+/* A new frame for the sources: parked ones may run again. */
+void tempo__loop_new_source_frame(tempo_loop *L, uint64_t now);
+/* Some source is parked with work left / has work it may do now. */
+bool tempo__loop_any_parked(const tempo_loop *L);
+bool tempo__loop_any_ready(const tempo_loop *L);
+/* Dispatches entry `i` (a source) once; 0 or the source's error (it was removed). */
+int tempo__loop_dispatch_source(tempo_loop *L, int i);
+/* loop.c: the deadline a source's dispatch gets (the next due update or render). */
+uint64_t tempo__loop_source_deadline(const tempo_loop *L, uint64_t now);
+
 #endif /* TEMPO_LOOP_INTERNAL_H */

@@ -1,0 +1,252 @@
+/* The loop's registry: the game's watches and the sources in one table
+ * (tempo/loop.h: tempo_loop_watch, tempo_loop_add_source), and the
+ * dispatch of one source with its deadline, parking and statistics. The
+ * frame (loop.c) decides when; this file keeps the entries. [loop thread] */
+#include <stdlib.h>
+#include <string.h>
+
+#include "handle_pool.h"
+#include "loop_internal.h"
+#include "replay_internal.h"
+#include "sources_internal.h"
+#include "tempo_internal.h"
+
+/* ---- The registry: watches and sources ---------------------------------------------- */
+
+int tempo__loop_find_watch(const tempo_loop *L, const tempo_handle *h)
+{
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].handle == h)
+            return i;
+    return -1;
+}
+
+static int find_watch_by_id(const tempo_loop *L, uint64_t id)
+{
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].id == id)
+            return i;
+    return -1;
+}
+
+/* The source added with `h`, or NULL. */
+tempo__source *tempo__loop_find_source(tempo_loop *L, const tempo_handle *h)
+{
+    int i = h != NULL ? tempo__loop_find_watch(L, h) : -1;
+    return i >= 0 && L->watches[i].source >= 0 ? &L->watches[i].src : NULL;
+}
+
+/* A new entry at the end of the table, or NULL when it is full. */
+static tempo__watch *add_entry(tempo_loop *L, tempo_handle *handle)
+{
+    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
+        return NULL;
+    tempo__watch *w = &L->watches[L->nwatch++];
+    memset(w, 0, sizeof *w);
+    w->handle = handle;
+    w->id = ++L->next_watch_id;
+    w->source = -1;
+    return w;
+}
+
+int tempo_loop_watch(tempo_loop *L, tempo_handle *handle, tempo_loop_watch_fn fn, void *user)
+{
+    if (L == NULL || fn == NULL || tempo__handle_kind(handle) == 0) /* NULL or destroyed */
+        return TEMPO_EINVAL;
+    if (tempo__loop_find_watch(L, handle) >= 0)
+        return TEMPO_EBUSY;
+    tempo__watch *w = add_entry(L, handle);
+    if (w == NULL)
+        return TEMPO_ETOOMANY;
+    w->fn = fn;
+    w->user = user;
+    return 0;
+}
+
+static void drop_watch(tempo_loop *L, int i)
+{
+    /* The frame dispatches from a snapshot and looks entries up by id before
+     * each call, so compacting the live array here is safe mid-dispatch. */
+    memmove(&L->watches[i], &L->watches[i + 1], sizeof L->watches[0] * (size_t)(L->nwatch - i - 1));
+    L->nwatch--;
+}
+
+int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
+{
+    if (L == NULL || handle == NULL)
+        return TEMPO_EINVAL;
+    int i = tempo__loop_find_watch(L, handle);
+    if (i < 0 || L->watches[i].source >= 0)
+        return TEMPO_EINVAL; /* a source leaves with tempo_loop_remove_source */
+    drop_watch(L, i);
+    return 0;
+}
+
+int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
+{
+    if (L == NULL || desc == NULL || desc->handle == NULL || desc->dispatch == NULL)
+        return TEMPO_EINVAL;
+    if (tempo__loop_find_watch(L, desc->handle) >= 0)
+        return TEMPO_EBUSY;
+    if (L->nsource == TEMPO_LOOP_MAX_SOURCES)
+        return TEMPO_ETOOMANY;
+    tempo__watch *w = add_entry(L, desc->handle);
+    if (w == NULL)
+        return TEMPO_ETOOMANY;
+    w->source = 0;
+    L->nsource++;
+    tempo__source *src = &w->src;
+    src->desc = *desc;
+    snprintf(src->name, sizeof src->name, "%s", desc->name ? desc->name : "source");
+    /* A new source owes no progress in a frame it has not seen. */
+    src->progress_frame = UINT64_MAX;
+    /* What it delivers is recorded and replayed through its channel. */
+    if (desc->deliver != NULL)
+        src->channel = tempo__replay_source_added(L, src->name, desc->deliver, desc->self);
+    return 0;
+}
+
+int tempo__loop_source_lookup(tempo_loop *L, tempo_handle *handle, tempo_source_deliver_fn *deliver, void **self,
+                              uint32_t *channel)
+{
+    const tempo__source *src = tempo__loop_find_source(L, handle);
+    if (src == NULL || src->desc.deliver == NULL)
+        return TEMPO_EINVAL;
+    *deliver = src->desc.deliver;
+    *self = src->desc.self;
+    *channel = src->channel;
+    return 0;
+}
+
+/* Removes the source entry i, then runs its detach. */
+static void drop_source(tempo_loop *L, int i)
+{
+    tempo__source gone = L->watches[i].src;
+    drop_watch(L, i);
+    L->nsource--;
+    tempo__replay_source_removed(L, gone.channel);
+    if (gone.desc.detach != NULL)
+        gone.desc.detach(gone.desc.self);
+}
+
+int tempo_loop_remove_source(tempo_loop *L, tempo_handle *handle)
+{
+    if (L == NULL || handle == NULL)
+        return TEMPO_EINVAL;
+    int i = tempo__loop_find_watch(L, handle);
+    if (i < 0 || L->watches[i].source < 0)
+        return TEMPO_EINVAL;
+    if (L->watches[i].id == L->dispatching)
+        return TEMPO_EBUSY; /* its dispatch is still running: detach would free it */
+    drop_source(L, i);
+    return 0;
+}
+
+int tempo__leave_loop(tempo_loop *L, tempo_handle *handle, const char *what)
+{
+    if (L == NULL)
+        return 0;
+    int r = tempo_loop_remove_source(L, handle);
+    if (r == TEMPO_EBUSY)
+        return tempo__set_error(TEMPO_EBUSY, "%s called from the object's own loop callback: ignored "
+                                             "(destroy it after the callback returns)", what);
+    return 0;
+}
+
+/* Last added first. A detach may remove other sources (a hot-reload has
+ * two): start again from the end each time. */
+void tempo__loop_detach_all(tempo_loop *L)
+{
+    while (L->nsource > 0) {
+        int i = L->nwatch - 1;
+        while (L->watches[i].source < 0)
+            i--;
+        drop_source(L, i);
+    }
+}
+
+/* A new frame for the sources: an update or render ran, the loop paused or
+ * resumed, or a paused frame (one step) passed with work parked. Parking
+ * ends here, so no parking outlives a frame, a pause or a resume. */
+void tempo__loop_new_source_frame(tempo_loop *L, uint64_t now)
+{
+    L->frame_seq++;
+    L->frame_seq_ns = now;
+    for (int i = 0; i < L->nwatch; i++)
+        L->watches[i].src.parked = false; /* false for every watch too */
+}
+
+bool tempo__loop_any_parked(const tempo_loop *L)
+{
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].src.parked)
+            return true;
+    return false;
+}
+
+/* A source that said work remains and is not parked must be called again
+ * without waiting (its handle may be an auto-reset one already consumed). */
+bool tempo__loop_any_ready(const tempo_loop *L)
+{
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].src.more && !L->watches[i].src.parked)
+            return true;
+    return false;
+}
+
+static void add_source_counts(tempo_loop_source_counts *c, uint64_t busy, uint32_t items, bool overrun,
+                              bool forced, uint64_t age)
+{
+    c->calls++;
+    c->items += items;
+    c->busy_ns += busy;
+    c->overruns += overrun;
+    c->forced += forced;
+    if (age > c->max_age_ns)
+        c->max_age_ns = age;
+}
+
+
+/* Dispatches the source of entry i once. Returns 0 or the dispatch's error
+ * (the source is then removed). */
+int tempo__loop_dispatch_source(tempo_loop *L, int i)
+{
+    tempo__source *src = &L->watches[i].src;
+    uint64_t id = L->watches[i].id;
+    uint64_t now = loop_now(L);
+    tempo_source_call call = {
+        .now_ns = now,
+        .deadline_ns = tempo__loop_source_deadline(L, now),
+        .must_progress = src->progress_frame != L->frame_seq,
+        .frame = L->frame_seq,
+        .replaying = tempo__replay_active(L),
+    };
+    if (call.must_progress)
+        src->progress_frame = L->frame_seq;
+    L->dispatching = id;
+    int r = src->desc.dispatch(src->desc.self, &call);
+    L->dispatching = 0;
+    uint64_t t = loop_now(L);
+    L->frame_game_ns += t - now;
+    /* The dispatch may have added or removed other entries (not itself):
+     * find it again. */
+    i = find_watch_by_id(L, id);
+    src = &L->watches[i].src;
+    bool overrun = t > call.deadline_ns;
+    bool forced = now >= call.deadline_ns && call.items > 0;
+    add_source_counts(&src->win, t - now, call.items, overrun, forced, call.oldest_age_ns);
+    add_source_counts(&src->total, t - now, call.items, overrun, forced, call.oldest_age_ns);
+    src->oldest_age_ns = call.oldest_age_ns;
+    if (r < 0) {
+        tempo__set_error(r, "loop: source \"%s\" failed (%s): removed", src->name, tempo_strerror(r));
+        drop_source(L, i);
+        return r;
+    }
+    src->more = r > 0;
+    /* Park a source that has used its time (or could not use it): it waits
+     * for the next frame instead of waking the loop again at once. One that
+     * stopped early on its own budget is called again next iteration. */
+    src->parked = src->more && (t >= call.deadline_ns || call.items == 0);
+    return 0;
+}
+
