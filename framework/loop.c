@@ -20,10 +20,16 @@
  * policy to or from VARIABLE, or a change of rate (which keeps the phase of
  * the last update).
  *
- * What is due and when is decided by pure functions (loop_schedule.c, over
- * a snapshot of the schedule taken by sched_of); this file applies the
- * decisions, waits and dispatches. The wait is one path: a clock and a wait
- * chosen at create (the platform's, or desc.clock's adapter wait_clock). */
+ * The loop's files, one idea each:
+ *   loop.c          create, settings, the wait and the frame (this file);
+ *   loop_schedule.c what is due and when: pure functions over a snapshot
+ *                   of the schedule (sched_of), tested on chosen times;
+ *   loop_present.c  display pacing: what the presents do, and the pacing;
+ *   loop_sources.c  the registry of watches and sources, and dispatch;
+ *   loop_events.c   SDL's events and the attached input;
+ *   loop_stats.c, loop_overlay.c  the statistics and their overlay.
+ * The wait is one path: a clock and a wait chosen at create (the
+ * platform's, or desc.clock's adapter wait_clock). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +44,6 @@
 #define DEFAULT_HZ 60u
 #define DEFAULT_FRAMESKIP 5u
 #define DEFAULT_MAX_GAP_NS (250 * TEMPO_NS_PER_MS)
-/* Most SDL events one frame dispatches. An event callback that pushes an
- * event for every event it gets would otherwise keep the frame forever; the
- * rest stay queued and make the next wait return at once. */
-#define MAX_EVENTS_PER_FRAME 1024
 
 static const char *const policy_names[TEMPO_LOOP_POLICY_COUNT] = {
     "interpolated", "lockstep", "constant-speed-max-fps", "variable"};
@@ -83,16 +85,6 @@ static uint32_t pace_hz(const tempo_loop *L)
     return tempo__sched_pace_hz(&s);
 }
 
-
-/* [loop thread] desc.input's listener: every input event on arrival. */
-static bool input_listener(const tempo_input_event *ev, void *user)
-{
-    tempo_loop *L = user;
-    uint64_t a = loop_now(L);
-    bool consumed = L->input_event(L, ev, L->user);
-    L->frame_game_ns += loop_now(L) - a;
-    return consumed;
-}
 
 typedef struct tempo__frame_wait frame_wait;
 static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
@@ -444,193 +436,6 @@ static void call_render(tempo_loop *L, float alpha)
     uint64_t a = loop_now(L);
     L->render(L, alpha, L->user);
     L->frame_game_ns += loop_now(L) - a;
-}
-
-static void call_event(tempo_loop *L, const SDL_Event *e)
-{
-    if (L->event == NULL)
-        return;
-    uint64_t a = loop_now(L);
-    L->event(L, e, L->user);
-    L->frame_game_ns += loop_now(L) - a;
-}
-
-/* ---- Events -------------------------------------------------------------------- */
-
-/* Window state that pauses, resumes or dirties the loop. */
-static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
-{
-    if (L->window != NULL && we->windowID != SDL_GetWindowID(L->window))
-        return;
-    switch (we->event) {
-    case SDL_WINDOWEVENT_MINIMIZED:
-        if (!L->run_hidden)
-            L->pause_mask |= PAUSE_MINIMIZED;
-        break;
-    case SDL_WINDOWEVENT_HIDDEN:
-        if (!L->run_hidden)
-            L->pause_mask |= PAUSE_HIDDEN;
-        break;
-    case SDL_WINDOWEVENT_RESTORED:
-    case SDL_WINDOWEVENT_MAXIMIZED:
-    case SDL_WINDOWEVENT_EXPOSED: /* an exposed window is visible, whatever we missed */
-        L->pause_mask &= ~(unsigned)PAUSE_MINIMIZED;
-        L->dirty = true;
-        L->withheld_probe_ns = 0; /* withheld presents: probe at once */
-        if (we->event == SDL_WINDOWEVENT_RESTORED)
-            tempo__loop_reprobe_soon(L);
-        break;
-    case SDL_WINDOWEVENT_SHOWN:
-        L->pause_mask &= ~(unsigned)PAUSE_HIDDEN;
-        L->dirty = true;
-        L->withheld_probe_ns = 0;
-        tempo__loop_reprobe_soon(L);
-        break;
-    case SDL_WINDOWEVENT_SIZE_CHANGED:
-        L->dirty = true;
-        break;
-    case SDL_WINDOWEVENT_FOCUS_LOST:
-        if (L->pause_on_focus)
-            L->pause_mask |= PAUSE_FOCUS;
-        break;
-    case SDL_WINDOWEVENT_FOCUS_GAINED:
-        L->pause_mask &= ~(unsigned)PAUSE_FOCUS;
-        L->withheld_probe_ns = 0;
-        break;
-    case SDL_WINDOWEVENT_DISPLAY_CHANGED:
-        /* Another monitor: another refresh rate and another vblank phase. */
-        if (!L->display_hz_given) {
-            L->display_hz = tempo__loop_display_hz(L->window);
-            tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
-            L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-            tempo__loop_set_pacing(L, tempo__loop_initial_pacing(L)); /* measure the new display's presents */
-        } else {
-            tempo__loop_reprobe_soon(L);
-        }
-        break;
-    default:
-        break;
-    }
-}
-
-/* Dispatches SDL's queue. `pump`: read new window-system input first
- * (SDL_PollEvent). Without it the queue is drained as it is: the message
- * wait pumped it just before deciding why it returned. Input events are
- * stamped `wake_ns`, when the wait returned: that is when the loop learnt
- * of them, and the same instant for all of a frame's events, so a slow
- * event callback does not skew the later ones. */
-static void dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns)
-{
-    if (!SDL_WasInit(SDL_INIT_EVENTS))
-        return;
-    SDL_Event e;
-    for (int i = 0; i < MAX_EVENTS_PER_FRAME; i++) {
-        int got = pump ? SDL_PollEvent(&e) : SDL_PeepEvents(&e, 1, SDL_GETEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT);
-        if (got <= 0)
-            break;
-        if (e.type == SDL_WINDOWEVENT)
-            window_event(L, &e.window);
-        L->event_dirty = true;
-        if (L->input != NULL) {
-            /* Input reaches desc.input_event through the input's listener. */
-            tempo_input_handle_sdl(L->input, &e, wake_ns); /* 0 for non-input events */
-        } else if (L->input_event != NULL) {
-            tempo_input_event ev;
-            if (tempo_input_from_sdl(&e, wake_ns, &ev) > 0) {
-                uint64_t a = loop_now(L);
-                L->input_event(L, &ev, L->user); /* nothing to consume it from */
-                L->frame_game_ns += loop_now(L) - a;
-            }
-        }
-        call_event(L, &e);
-        if (e.type == SDL_QUIT)
-            atomic_store(&L->quit, true);
-    }
-}
-
-/* ---- Native input --------------------------------------------------------------- */
-
-/* [loop thread] desc.input's native devices signalled: drain them into the
- * ring with the time this frame's wait returned, like SDL's events. One read
- * takes everything buffered, so nothing remains. */
-static int native_input_dispatch(void *self, tempo_source_call *call)
-{
-    tempo_loop *L = self;
-    if (L->input == NULL)
-        return 0;
-    /* A failed read (a device lost for a moment) is the input's to report
-     * (tempo_get_error): it must not end the game's loop. */
-    int n = tempo_input_read_native(L->input, L->wake_ns);
-    call->items = n > 0 ? (uint32_t)n : 0;
-    return 0;
-}
-
-/* ---- The input (desc.input, tempo_input_attach) ------------------------------------ */
-
-int tempo_input_attach(tempo_input *in, tempo_loop *L)
-{
-    if (in == NULL || L == NULL)
-        return TEMPO_EINVAL;
-    tempo_loop **at = tempo__input_loop(in);
-    if (*at == L && L->input == in)
-        return 0;
-    if (*at != NULL || L->input != NULL)
-        return TEMPO_EBUSY;
-    *at = L;
-    L->input = in;
-    if (L->input_event != NULL)
-        tempo_input_set_listener(in, input_listener, L);
-    if (L->notified_paused)
-        tempo_input_suspend_polling(in, true); /* as the loop did when it paused */
-    if (L->replay != NULL)
-        tempo__replay_input_attached(L);
-    /* Its native handle joins the sources at the next frame (sync_native_input). */
-    return 0;
-}
-
-int tempo_input_detach(tempo_input *in)
-{
-    tempo_loop *L = in != NULL ? *tempo__input_loop(in) : NULL;
-    if (L == NULL)
-        return TEMPO_EINVAL;
-    /* Its native handle is the input's: it leaves the wait set now, or,
-     * from inside its own dispatch (the listener), at the start of the next
-     * frame (sync_native_input), before the loop waits again. */
-    if (L->input_watch != NULL && tempo_loop_remove_source(L, L->input_watch) != TEMPO_EBUSY)
-        L->input_watch = NULL;
-    if (L->input_event != NULL)
-        tempo_input_set_listener(in, NULL, NULL);
-    if (L->notified_paused)
-        tempo_input_suspend_polling(in, false);
-    if (L->replay != NULL)
-        tempo__replay_input_detached(L, in);
-    L->input = NULL;
-    *tempo__input_loop(in) = NULL;
-    return 0;
-}
-
-/* [loop thread] Keeps desc.input's native handle (tempo_input_attach_window)
- * among the sources, so a game attaches or detaches at any time and the
- * loop follows at the next frame. As a source on purpose: it then gets the
- * same wait, progress and statistics as every other one. If no slot is free
- * the input is detached instead: it falls back to SDL events rather than
- * going deaf. */
-static void sync_native_input(tempo_loop *L)
-{
-    tempo_handle *h = L->input != NULL ? tempo_input_native_handle(L->input) : NULL;
-    if (L->input_watch != NULL && L->input_watch != h) {
-        tempo_loop_remove_source(L, L->input_watch); /* detached: the handle may be gone */
-        L->input_watch = NULL;
-    }
-    if (h == NULL || tempo__loop_find_watch(L, h) >= 0)
-        return;
-    tempo_source_desc d = {.name = "input", .handle = h, .dispatch = native_input_dispatch, .self = L};
-    if (tempo_loop_add_source(L, &d) == 0) {
-        L->input_watch = h;
-    } else {
-        tempo__set_error(TEMPO_EFULL, "loop: no source slot for native input, using SDL events");
-        tempo_input_detach_window(L->input);
-    }
 }
 
 /* ---- The wait ----------------------------------------------------------------- */
@@ -1038,7 +843,7 @@ int tempo_loop_frame(tempo_loop *L)
      * (Moving it forward could keep pushing the render away while frames
      * run late.) */
 
-    sync_native_input(L);
+    tempo__loop_sync_native_input(L);
     source_pause_edge(L, t0);
     paused_source_frame(L, t0);
     frame_wait fw;
@@ -1082,7 +887,7 @@ int tempo_loop_frame(tempo_loop *L)
     /* Events first (they may pause, resume or quit), then the watches and
      * sources in the order they were added. */
     L->wake_ns = t1;
-    dispatch_events(L, fw.messages, t1);
+    tempo__loop_dispatch_events(L, fw.messages, t1);
     source_pause_edge(L, t1);
     paused_source_frame(L, t1);
     int src_err = 0;

@@ -286,4 +286,11 @@ int tempo__loop_dispatch_source(tempo_loop *L, int i);
 /* loop.c: the deadline a source's dispatch gets (the next due update or render). */
 uint64_t tempo__loop_source_deadline(const tempo_loop *L, uint64_t now);
 
+/* loop_events.c: SDL's events and the attached input. */
+/* Dispatches SDL's queued events, at most a frame's worth (`pump`: through
+ * SDL_PollEvent, else the wait pumped already), input stamped `wake_ns`. */
+void tempo__loop_dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns);
+/* Keeps the input's native handle in the registry as a source. */
+void tempo__loop_sync_native_input(tempo_loop *L);
+
 #endif /* TEMPO_LOOP_INTERNAL_H */
