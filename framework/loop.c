@@ -1564,10 +1564,9 @@ int tempo_loop_frame(tempo_loop *L)
 
 int tempo_loop_run(tempo_loop *L)
 {
-    int r;
-    while ((r = tempo_loop_frame(L)) == 0) {
-    }
-    return r < 0 ? r : 0;
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    return plat_loop_run(L); /* the backend owns how frames follow each other */
 }
 
 uint64_t tempo_loop_next_due_ns(const tempo_loop *L)

@@ -24,7 +24,7 @@
 
 /* ---- Identity ---------------------------------------------------------- */
 
-/* "sdl" or "win32". */
+/* "sdl", "win32" or "web". */
 const char *plat_backend_name(void);
 
 /* TEMPO_CAP_* bits (tempo/base.h) of this backend: what callers and tests
@@ -41,6 +41,14 @@ int plat_video_prepare(void);
 
 /* Frees process-wide resources; see tempo_shutdown(). [loop thread] */
 void plat_shutdown(void);
+
+/* tempo_loop_run(): runs `loop` (already checked non-NULL) until it quits.
+ * sdl, win32: calls tempo_loop_frame() until it returns non-zero and
+ * returns 0 or its negative error (platform/common/plat_loop_run.c). web:
+ * hands the loop to the browser's animation frames and timers and does not
+ * return (platform/web/web_loop.c). [loop thread] */
+struct tempo_loop;
+int plat_loop_run(struct tempo_loop *loop);
 
 /* ---- Clock ------------------------------------------------------------- */
 

@@ -362,7 +362,12 @@ TEMPO_API int tempo_loop_destroy(tempo_loop *loop);
 TEMPO_API int tempo_loop_frame(tempo_loop *loop);
 
 /* Calls tempo_loop_frame() until it returns non-zero. Returns 0 after a quit
- * or the negative error that stopped the loop. */
+ * or the negative error that stopped the loop.
+ * web backend: the page's main thread must not block, so it hands the loop
+ * to the browser (a frame per animation frame, browser timers for deadlines
+ * in between) and does not return: nothing after it in main() runs, and a
+ * quit stops the frames (docs/web.md). Keep what the callbacks use static or
+ * on the heap. */
 TEMPO_API int tempo_loop_run(tempo_loop *loop);
 
 /* Asks the loop to stop: from a callback, the current frame runs no further

@@ -1,0 +1,200 @@
+#!/usr/bin/env node
+// The web backend in real Chromium (docs/web.md): each sample page of the site ./dev web builds
+// is loaded in headless /usr/bin/chromium, driven by puppeteer-core (.ci/web-deps installs it;
+// NODE_PATH must reach it), and must
+//   - start its loop (Module.tempoLoop becomes "running", platform/web/web_loop.c),
+//   - keep running for RUN_S seconds,
+//   - paint a canvas that is not blank (a screenshot with more than one colour in quantity),
+//   - log no error (console.error, an uncaught exception, a failed request),
+//   - get a key sent by the test (V: the sample's own "vsync ..." line, where it has that key;
+//     Esc: every loop sample quits, Module.tempoLoop becomes "quit"),
+//   - keep its main thread answering: a probe (page.evaluate of performance.now()) every
+//     PROBE_EVERY_MS from the page's load to the end returns within PROBE_MAX_MS each time.
+// Prints one "ok"/"FAIL" line per check, the measured figures, and "N passed, N failed" last.
+//   node tests/web_test.js SITE_DIR [SAMPLE...]     (TEMPO_WEB_RESULTS=FILE: figures as JSON)
+'use strict';
+const path = require('path');
+const fs = require('fs');
+const zlib = require('zlib');
+const puppeteer = require('puppeteer-core');
+const { start } = require('../samples/web/serve.js');
+
+const RUN_S = 2.5;
+const PROBE_EVERY_MS = 50;
+const PROBE_MAX_MS = 50;
+const START_TIMEOUT_MS = 60000; // generous: this machine may be busy compiling
+const KEYED = { bounce: 'v', loading: 'v' }; // samples whose key prints a line of their own
+
+let passed = 0, failed = 0;
+function check(name, ok, detail) {
+  if (ok) passed++; else failed++;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ': ' + detail : ''}`);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The pixels of an 8-bit RGB/RGBA, non-interlaced PNG (what Chromium's screenshots are).
+function decodePng(buf) {
+  let pos = 8, width = 0, height = 0, channels = 0;
+  const idat = [];
+  while (pos < buf.length) {
+    const len = buf.readUInt32BE(pos), type = buf.toString('ascii', pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0); height = data.readUInt32BE(4);
+      if (data[8] !== 8 || data[12] !== 0 || (data[9] !== 2 && data[9] !== 6))
+        throw new Error(`unsupported PNG (depth ${data[8]}, colour type ${data[9]}, interlace ${data[12]})`);
+      channels = data[9] === 6 ? 4 : 3;
+    } else if (type === 'IDAT') idat.push(data);
+    pos += 12 + len;
+  }
+  const raw = zlib.inflateSync(Buffer.concat(idat)), stride = width * channels;
+  const out = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (stride + 1)], src = y * (stride + 1) + 1, dst = y * stride;
+    for (let x = 0; x < stride; x++) {
+      const a = x >= channels ? out[dst + x - channels] : 0, b = y > 0 ? out[dst - stride + x] : 0;
+      const c = x >= channels && y > 0 ? out[dst - stride + x - channels] : 0;
+      let v = raw[src + x];
+      if (f === 1) v += a; else if (f === 2) v += b; else if (f === 3) v += (a + b) >> 1;
+      else if (f === 4) { const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c; }
+      out[dst + x] = v & 255;
+    }
+  }
+  return { width, height, channels, pixels: out };
+}
+
+// Share of pixels that differ from the most common colour, and the number of colours.
+function canvasContent(png) {
+  const img = decodePng(png), counts = new Map();
+  for (let i = 0; i < img.pixels.length; i += img.channels) {
+    const k = (img.pixels[i] << 16) | (img.pixels[i + 1] << 8) | img.pixels[i + 2];
+    counts.set(k, (counts.get(k) || 0) + 1);
+  }
+  const total = img.width * img.height;
+  const top = Math.max(...counts.values());
+  return { colours: counts.size, other: (total - top) / total };
+}
+
+async function runSample(browser, base, name, results) {
+  const page = await browser.newPage();
+  const errors = [], lines = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+    else lines.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} (${r.failure() && r.failure().errorText})`));
+  let probing = true, probeMax = 0, probeMaxAt = 0, probes = 0;
+  const probeSamples = [];
+  const t0 = Date.now();
+  const nav = page.goto(`${base}/${name}.html`, { waitUntil: 'load' });
+  await nav.catch((e) => errors.push(`navigation: ${e.message}`));
+  const loadMs = Date.now() - t0;
+  const prober = (async () => {
+    while (probing) {
+      const a = process.hrtime.bigint();
+      try { await page.evaluate(() => performance.now()); } catch (e) { break; }
+      const ms = Number(process.hrtime.bigint() - a) / 1e6;
+      probes++; probeSamples.push(ms);
+      if (ms > probeMax) { probeMax = ms; probeMaxAt = Date.now() - t0; }
+      await sleep(PROBE_EVERY_MS);
+    }
+  })();
+  const state = () => page.evaluate(() => (typeof Module === 'object' && Module.tempoLoop) || '');
+  const waitState = async (want, ms) => {
+    const end = Date.now() + ms;
+    let s = '';
+    while (Date.now() < end) {
+      s = await state();
+      if (s === want || s.startsWith('error')) break;
+      await sleep(50);
+    }
+    return s;
+  };
+  let s = await waitState('running', START_TIMEOUT_MS);
+  const startMs = Date.now() - t0;
+  check(`${name}: loop starts`, s === 'running', `Module.tempoLoop "${s}" after ${startMs} ms`);
+  const r = { name, loadMs, startMs };
+  if (s === 'running') {
+    await page.focus('#canvas').catch(() => {});
+    await sleep(RUN_S * 1000);
+    s = await state();
+    check(`${name}: runs ${RUN_S} s`, s === 'running', `Module.tempoLoop "${s}"`);
+    const canvas = await page.$('#canvas');
+    const shot = await canvas.screenshot({ type: 'png' });
+    const c = canvasContent(shot);
+    check(`${name}: canvas painted`, c.colours >= 3 && c.other >= 0.01,
+      `${c.colours} colours, ${(c.other * 100).toFixed(1)} % of pixels not the background`);
+    if (process.env.TEMPO_WEB_SHOTS) fs.writeFileSync(path.join(process.env.TEMPO_WEB_SHOTS, `${name}.png`), shot);
+    r.stats = await page.evaluate(() => Module.tempoStats || null);
+    if (KEYED[name]) {
+      const before = lines.length;
+      await page.keyboard.press(KEYED[name] === 'v' ? 'KeyV' : KEYED[name]);
+      const end = Date.now() + 5000;
+      let seen = '';
+      while (!seen && Date.now() < end) {
+        seen = lines.slice(before).find((l) => /^vsync/.test(l)) || '';
+        await sleep(50);
+      }
+      check(`${name}: key V reaches the game`, !!seen, seen ? `it printed "${seen}"` : 'no "vsync ..." line within 5 s');
+    }
+    await page.keyboard.press('Escape');
+    s = await waitState('quit', 5000);
+    check(`${name}: key Esc quits`, s === 'quit', `Module.tempoLoop "${s}"`);
+  }
+  probing = false;
+  await prober;
+  probeSamples.sort((a, b) => a - b);
+  r.probeMaxMs = probeMax; r.probes = probes;
+  r.probeP50Ms = probeSamples.length ? probeSamples[probeSamples.length >> 1] : null;
+  check(`${name}: main thread answers within ${PROBE_MAX_MS} ms`, probes > 10 && probeMax <= PROBE_MAX_MS,
+    `${probes} probes, p50 ${r.probeP50Ms && r.probeP50Ms.toFixed(1)} ms, max ${probeMax.toFixed(1)} ms ` +
+    `(${probeMaxAt} ms after the navigation began; the loop started at ${r.startMs} ms)`);
+  check(`${name}: no error logged`, errors.length === 0, errors.slice(0, 3).join(' | '));
+  if (r.stats) console.log(`     ${name} figures: ${JSON.stringify(r.stats, (k, v) => typeof v === 'number' ? +v.toFixed(2) : v)}`);
+  results.push(r);
+  await page.close();
+}
+
+async function main() {
+  const site = process.argv[2];
+  if (!site || !fs.existsSync(path.join(site, 'index.html'))) {
+    console.error('usage: node tests/web_test.js SITE_DIR [SAMPLE...] (the site ./dev web builds)');
+    process.exit(2);
+  }
+  let names = process.argv.slice(3);
+  if (names.length === 0)
+    names = fs.readdirSync(site).filter((f) => f.endsWith('.wasm')).map((f) => f.replace(/\.wasm$/, '')).sort();
+  const server = await start(site, 0);
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const browser = await puppeteer.launch({
+    executablePath: process.env.TEMPO_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--use-angle=swiftshader',
+           '--enable-unsafe-swiftshader', '--window-size=1000,800'],
+  });
+  const results = [];
+  try {
+    check('chromium starts', true, await browser.version());
+    for (const name of names) {
+      try {
+        await runSample(browser, base, name, results);
+      } catch (e) {
+        check(`${name}: test ran`, false, e.stack.split('\n').slice(0, 2).join(' '));
+      }
+    }
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  if (process.env.TEMPO_WEB_RESULTS) fs.writeFileSync(process.env.TEMPO_WEB_RESULTS, JSON.stringify(results, null, 1));
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.log(`FAIL web_test: ${e.stack}`);
+  console.log(`${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+});
