@@ -950,6 +950,20 @@ static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
 {
     if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
         return L->withheld_probe_ns; /* renders only as the probe */
+    /* The host calls a frame per displayed frame (tempo_loop_display_frame):
+     * the display is the vsync, so a render happens in such a frame and
+     * only there. A slot schedule of our own would beat against the
+     * display's: with both at 60 Hz and a slot a hair after the display's
+     * call, every other displayed frame would go without a render. A render
+     * cap still holds. */
+    if (L->display_driven) {
+        if (!L->in_display_frame)
+            return TEMPO_INFINITE;
+        if (L->render_hz == 0 || !render_scheduled(L))
+            return now;
+        uint64_t cap = tempo__sched_at(L->epoch_ns, L->render_hz, L->slot);
+        return cap > now ? cap : now;
+    }
     /* LOCKSTEP renders after its ticks: its probe renders alternate
      * between the tick and a quarter period after it, and wait for the
      * probe's instant after the previous return as well (a present that
@@ -1350,6 +1364,18 @@ static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
         uint64_t d = L->frame_seq_ns + L->step_ns;
         return d > now ? d : now + L->step_ns;
     }
+    if (L->display_driven) {
+        /* The host's display frames render (tempo_loop_display_frame), and
+         * the host runs one thing at a time: in a display frame the render
+         * follows the sources, which get half a refresh period from the
+         * frame's start; between display frames they get until the next
+         * one is expected. Due updates come first, as always. */
+        uint64_t period = step_of(L->display_hz);
+        uint64_t by = L->in_display_frame ? L->wake_ns + period / 2 : L->last_display_ns + period;
+        if (!L->game_paused && L->policy != TEMPO_LOOP_VARIABLE)
+            by = min_u64(by, next_tick_ns(L));
+        return by;
+    }
     return next_deadline(L, now);
 }
 
@@ -1560,6 +1586,20 @@ int tempo_loop_frame(tempo_loop *L)
         return src_err;
     note_quit(L);
     return atomic_load(&L->quit) ? 1 : 0;
+}
+
+int tempo_loop_display_frame(tempo_loop *L)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    if (L->in_frame)
+        return TEMPO_EBUSY;
+    L->display_driven = true;
+    L->in_display_frame = true;
+    L->last_display_ns = loop_now(L);
+    int r = tempo_loop_frame(L);
+    L->in_display_frame = false;
+    return r;
 }
 
 int tempo_loop_run(tempo_loop *L)

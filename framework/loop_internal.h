@@ -160,6 +160,9 @@ struct tempo_loop {
     unsigned pause_mask;
     bool was_paused;
     bool in_frame;
+    bool display_driven;   /* tempo_loop_display_frame() was called: only display frames render */
+    bool in_display_frame; /* inside tempo_loop_display_frame() */
+    uint64_t last_display_ns; /* when the last display frame began */
     SDL_threadID thread;     /* the loop thread: the one that created the loop */
     uint64_t frame_game_ns;  /* callback time in the current frame */
     uint32_t updates_since_render; /* max_frameskip bounds this, not one frame's batch */

@@ -2507,6 +2507,73 @@ static void request_render_on_the_loop_thread_is_no_signal(void)
     tempo_loop_destroy(loop);
 }
 
+/* Issue 24: a host that calls a frame per displayed frame (the browser's
+ * requestAnimationFrame) and, in between, frames at the update ticks the
+ * loop names (browser timers) -- what the web backend's tempo_loop_run()
+ * does. The display runs at 60.24 Hz, a hair faster than the loop's own
+ * 60 Hz render slots: with slots, some display frames would find the slot
+ * not yet due and show nothing new. Display frames must each render, the
+ * frames between them never, and the updates keep their 25 Hz. */
+typedef struct display_count {
+    uint64_t renders, renders_between, updates;
+    bool in_display;
+} display_count;
+
+static void display_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    ((display_count *)user)->updates++;
+}
+
+static void display_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    display_count *c = user;
+    c->renders++;
+    if (!c->in_display)
+        c->renders_between++;
+}
+
+static void display_frames_render_and_ticks_update(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    display_count c = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 25, .update = display_update, .render = display_render, .user = &c, .clock = clock_of(&clk)});
+    const uint64_t period = 16600000; /* 60.24 Hz */
+    const uint64_t step = S / 25;
+    uint64_t next_vsync = T0, displays = 0, off_schedule = 0, iterations = 0;
+    while (clk.now < T0 + 10 * S && iterations++ < 100000) {
+        uint64_t due = tempo_loop_next_due_ns(loop);
+        if (displays > 0 && due > clk.now && (due - T0) % step != 0)
+            off_schedule++; /* between display frames only update ticks are due */
+        if (next_vsync <= due) {
+            clk.now = next_vsync > clk.now ? next_vsync : clk.now;
+            c.in_display = true;
+            CHECK_EQ_INT(tempo_loop_display_frame(loop), 0);
+            c.in_display = false;
+            displays++;
+            next_vsync += period;
+        } else {
+            clk.now = due > clk.now ? due : clk.now;
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        }
+    }
+    tt_note("%llu display frames, %llu renders (%llu between them), %llu updates, %llu dues off the tick schedule",
+            (unsigned long long)displays, (unsigned long long)c.renders, (unsigned long long)c.renders_between,
+            (unsigned long long)c.updates, (unsigned long long)off_schedule);
+    CHECK_EQ_U64(c.renders, displays);
+    CHECK_EQ_U64(c.renders_between, 0);
+    CHECK_EQ_U64(off_schedule, 0);
+    CHECK(c.updates >= 250 && c.updates <= 251);
+    /* Not from a callback, like tempo_loop_frame. */
+    CHECK_EQ_INT(tempo_loop_display_frame(NULL), TEMPO_EINVAL);
+    tempo_loop_destroy(loop);
+}
+
 static const tt_case cases[] = {
     TT_CASE(sched_math_is_exact),
     TT_CASE(histogram_percentiles),
@@ -2553,6 +2620,7 @@ static const tt_case cases[] = {
     TT_CASE(frameskip_bounds_updates_between_renders),
     TT_CASE(low_render_cap_keeps_the_update_rate),
     TT_CASE(request_render_on_the_loop_thread_is_no_signal),
+    TT_CASE(display_frames_render_and_ticks_update),
 };
 
 int main(int argc, char **argv)

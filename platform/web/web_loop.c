@@ -6,14 +6,17 @@
  * waited in a loop on it froze the page ("waiting 96.7 %", nothing painted).
  * So here the browser is the wait: tempo_loop_run() registers a frame
  * callback (emscripten_set_main_loop_arg with fps 0: requestAnimationFrame,
- * the page's vsync) and returns to the browser; every animation frame runs
- * one tempo_loop_frame(), whose wait is a poll (web_wait.c: timeouts are 0
- * on the main thread), so it dispatches what arrived, runs the updates that
- * are due and renders if a render is due. When the loop's next deadline
- * (tempo_loop_next_due_ns: an update tick or a render slot) comes before the
- * next animation frame, a browser timer (setTimeout) runs a frame then, so
- * updates keep their rate between animation frames and when the browser
- * sends none (a hidden tab sends no animation frames and throttles timers).
+ * the page's vsync) and returns to the browser. Every animation frame runs
+ * one tempo_loop_display_frame(): the display is the vsync, so a wanted
+ * render happens there and only there (the loop's own 60 Hz render slots
+ * would beat against the browser's frames). Its wait is a poll (web_wait.c:
+ * timeouts are 0 on the main thread): it dispatches what arrived, runs the
+ * updates that are due, gives sources their time and renders. Between
+ * animation frames a browser timer (setTimeout) runs a tempo_loop_frame()
+ * at the loop's next deadline (tempo_loop_next_due_ns: an update tick or
+ * source work, never a render), so updates keep their rate between frames
+ * and while the browser sends none (a hidden tab gets no animation frames,
+ * and timers throttled to ~1/s).
  *
  * The frame callback never returns into main(): emscripten unwinds main's
  * caller with simulate_infinite_loop, so nothing after tempo_loop_run() in
@@ -26,8 +29,11 @@
  *   Module.tempoLoop   "running", "quit" or "error: <text>";
  *   Module.tempoStats  once a second: the loop's last-second counts
  *                      (updates/s, renders/s, tick lateness) beside the
- *                      browser's animation frames/s and the main-thread time
- *                      per animation frame spent in tempo_loop_frame().
+ *                      browser's animation frames/s, timer frames/s, the
+ *                      main-thread time per animation frame spent in
+ *                      tempo_loop_display_frame() and the main-thread ms per
+ *                      second spent in Tempo's frames (game callbacks
+ *                      included).
  *
  * State: one loop runs at a time, on the main thread; no locks. */
 #include <stdio.h>
@@ -39,21 +45,16 @@
 #include "tempo/loop.h"
 #include "tempo_internal.h"
 
-/* A timer is worth arming only for a deadline this far before the next
- * animation frame: later ones, the frame runs. */
-#define FRAME_GUESS_NS 16666667u
-
 typedef struct web_driver {
     tempo_loop *loop;
     bool running;
-    long timer_id;      /* the armed setTimeout, 0: none */
-    uint64_t timer_at;  /* its deadline */
-    uint64_t last_raf;  /* the last animation frame's start */
-    uint64_t raf_period; /* measured between animation frames; 0 until two came */
+    long timer_id;     /* the armed setTimeout, 0: none */
+    uint64_t timer_at; /* its deadline */
     /* this second's figures for Module.tempoStats */
     uint64_t win_start;
     uint32_t win_rafs, win_timer_frames;
-    uint64_t win_frame_ns; /* inside tempo_loop_frame() */
+    uint64_t win_frame_ns; /* inside tempo_loop_display_frame() */
+    uint64_t win_timer_ns; /* inside tempo_loop_frame() from timers */
 } web_driver;
 
 static web_driver g_drv; /* [main thread] */
@@ -64,10 +65,12 @@ static void arm_timer(web_driver *d);
 EM_JS(void, publish_state, (const char *state), { Module['tempoLoop'] = UTF8ToString(state); });
 
 EM_JS(void, publish_numbers, (double raf_per_s, double timer_frames_per_s, double frame_ms_per_raf,
+                              double tempo_ms_per_s,
                               double updates_per_s, double renders_per_s, double frames_per_s,
                               double late_p50_ms, double late_p99_ms, double late_max_ms), {
     Module['tempoStats'] = { rafPerS: raf_per_s, timerFramesPerS: timer_frames_per_s,
-                             frameMsPerRaf: frame_ms_per_raf, updatesPerS: updates_per_s,
+                             frameMsPerRaf: frame_ms_per_raf, tempoMsPerS: tempo_ms_per_s,
+                             updatesPerS: updates_per_s,
                              rendersPerS: renders_per_s, framesPerS: frames_per_s,
                              latenessP50Ms: late_p50_ms, latenessP99Ms: late_p99_ms,
                              latenessMaxMs: late_max_ms };
@@ -84,21 +87,27 @@ static void publish_stats(web_driver *d, uint64_t now)
     const tempo_loop_stats *st = tempo_loop_get_stats(d->loop);
     const tempo_loop_counts *c = &st->last_second;
     publish_numbers(d->win_rafs / s, d->win_timer_frames / s,
-                    d->win_rafs ? (double)d->win_frame_ns / 1e6 / d->win_rafs : 0.0, c->updates_per_s,
+                    d->win_rafs ? (double)d->win_frame_ns / 1e6 / d->win_rafs : 0.0,
+                    (double)(d->win_frame_ns + d->win_timer_ns) / 1e6 / s, c->updates_per_s,
                     c->renders_per_s, c->frames_per_s,
                     (double)c->lateness_p50_ns / 1e6, (double)c->lateness_p99_ns / 1e6,
                     (double)c->lateness_max_ns / 1e6);
     d->win_start = now;
     d->win_rafs = d->win_timer_frames = 0;
-    d->win_frame_ns = 0;
+    d->win_frame_ns = d->win_timer_ns = 0;
 }
 
-/* Runs one frame and stops the driver once the loop quit or failed. */
-static void run_frame(web_driver *d)
+/* Runs one frame (an animation frame: the display's, which renders) and
+ * stops the driver once the loop quit or failed. */
+static void run_frame(web_driver *d, bool display)
 {
     uint64_t a = plat_now_ns();
-    int r = tempo_loop_frame(d->loop);
-    d->win_frame_ns += plat_now_ns() - a;
+    int r = display ? tempo_loop_display_frame(d->loop) : tempo_loop_frame(d->loop);
+    uint64_t b = plat_now_ns();
+    if (display)
+        d->win_frame_ns += b - a;
+    else
+        d->win_timer_ns += b - a;
     if (r == 0)
         return;
     d->running = false;
@@ -124,30 +133,24 @@ static void on_timer(void *user)
     if (!d->running)
         return;
     d->win_timer_frames++;
-    run_frame(d);
+    run_frame(d, false);
     if (d->running)
         arm_timer(d);
 }
 
-/* Arms (or moves) the browser timer to the loop's next deadline when that
- * comes before the next animation frame is expected. */
+/* Arms (or moves) the browser timer to the loop's next deadline: an update
+ * tick or source work (renders are the animation frames'). */
 static void arm_timer(web_driver *d)
 {
     uint64_t due = tempo_loop_next_due_ns(d->loop);
-    uint64_t now = plat_now_ns();
-    uint64_t period = d->raf_period != 0 ? d->raf_period : FRAME_GUESS_NS;
-    uint64_t next_raf = d->last_raf + period;
-    if (due == UINT64_MAX || (d->last_raf != 0 && now < next_raf && due >= next_raf)) {
-        if (d->timer_id != 0)
-            emscripten_clear_timeout(d->timer_id);
-        d->timer_id = 0;
-        return; /* the next animation frame (or an event) comes first */
-    }
-    if (d->timer_id != 0) {
-        if (d->timer_at == due)
-            return;
+    if (d->timer_id != 0 && d->timer_at == due)
+        return;
+    if (d->timer_id != 0)
         emscripten_clear_timeout(d->timer_id);
-    }
+    d->timer_id = 0;
+    if (due == UINT64_MAX)
+        return; /* paused: input and animation frames wake it */
+    uint64_t now = plat_now_ns();
     /* setTimeout counts milliseconds: round up so the frame is never early
      * (an early frame finds nothing due and costs a wake-up). */
     double ms = due > now ? (double)((due - now + 999999u) / 1000000u) : 0.0;
@@ -161,15 +164,17 @@ static void on_animation_frame(void *user)
     if (!d->running)
         return;
     uint64_t now = plat_now_ns();
-    if (d->last_raf != 0) {
-        uint64_t gap = now - d->last_raf;
-        /* A smoothed period; gaps of hidden tabs or stalls are not frames. */
-        if (gap < 4 * FRAME_GUESS_NS)
-            d->raf_period = d->raf_period == 0 ? gap : (d->raf_period * 7 + gap) / 8;
-    }
-    d->last_raf = now;
     d->win_rafs++;
-    run_frame(d);
+    run_frame(d, true);
+    /* SDL's emscripten GL swap interval 0 (vsync off: the renderer's
+     * SDL_RenderSetVSync, tempo_loop_set_vsync) switches the main loop to
+     * setTimeout(0), which would turn display frames into a spin that
+     * renders as fast as it can and starves the page. The browser's frame
+     * is the display's, vsync or not: keep requestAnimationFrame. */
+    int mode = 0, value = 0;
+    emscripten_get_main_loop_timing(&mode, &value);
+    if (d->running && (mode != EM_TIMING_RAF || value != 1))
+        emscripten_set_main_loop_timing(EM_TIMING_RAF, 1);
     publish_stats(d, now);
     if (d->running)
         arm_timer(d);
@@ -184,7 +189,7 @@ int plat_loop_run(tempo_loop *loop)
     publish_state("running");
     /* The first frame now: it starts the schedule (and sets the first
      * deadlines) before the first animation frame. */
-    run_frame(d);
+    run_frame(d, false);
     if (!d->running)
         return 0;
     arm_timer(d);

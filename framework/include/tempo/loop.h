@@ -361,6 +361,18 @@ TEMPO_API int tempo_loop_destroy(tempo_loop *loop);
  * (the OS wait failed; see tempo_get_error()). */
 TEMPO_API int tempo_loop_frame(tempo_loop *loop);
 
+/* tempo_loop_frame() for a host that calls the game once per displayed
+ * frame: the browser's requestAnimationFrame (the web backend's
+ * tempo_loop_run() uses it), iOS's CADisplayLink, Android's Choreographer.
+ * The display is then the vsync: from the first call on, renders happen in
+ * these frames only -- a wanted render happens in the next one, whatever
+ * the loop's own render slots would say (a render cap, desc.max_render_hz,
+ * still holds) -- and tempo_loop_frame() calls between them (at update
+ * ticks) run events, updates and sources but never render.
+ * tempo_loop_next_due_ns() then names update ticks and source work only,
+ * never a render. Returns what tempo_loop_frame() returns. [loop thread] */
+TEMPO_API int tempo_loop_display_frame(tempo_loop *loop);
+
 /* Calls tempo_loop_frame() until it returns non-zero. Returns 0 after a quit
  * or the negative error that stopped the loop.
  * web backend: the page's main thread must not block, so it hands the loop
