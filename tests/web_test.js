@@ -30,6 +30,10 @@ const PROBE_LATE_MS = 250;
 const PROBE_LATE_SHARE = 0.05;
 const START_TIMEOUT_MS = 60000; // generous: this machine may be busy compiling
 const KEYED = { bounce: 'v', loading: 'v' }; // samples whose key prints a line of their own
+// Samples without tempo_loop_run (waitdemo waits in tempo_wait itself, under Asyncify on the
+// web): "running" once main() started (emscripten's Module.calledRun) and until it printed the
+// summary it prints when it ends, "quit" after.
+const LOOPLESS = { waitdemo: /^waitdemo summary/ };
 
 let passed = 0, failed = 0;
 function check(name, ok, detail) {
@@ -108,7 +112,10 @@ async function runSample(browser, base, name, results) {
       await sleep(PROBE_EVERY_MS);
     }
   })();
-  const state = () => page.evaluate(() => (typeof Module === 'object' && Module.tempoLoop) || '');
+  const state = LOOPLESS[name]
+    ? async () => (lines.some((l) => LOOPLESS[name].test(l)) ? 'quit'
+      : (await page.evaluate(() => typeof Module === 'object' && !!Module.calledRun)) ? 'running' : '')
+    : () => page.evaluate(() => (typeof Module === 'object' && Module.tempoLoop) || '');
   const waitState = async (want, ms) => {
     const end = Date.now() + ms;
     let s = '';
@@ -121,14 +128,14 @@ async function runSample(browser, base, name, results) {
   };
   let s = await waitState('running', START_TIMEOUT_MS);
   const startMs = Date.now() - t0;
-  check(`${name}: loop starts`, s === 'running', `Module.tempoLoop "${s}" after ${startMs} ms`);
+  check(`${name}: loop starts`, s === 'running', `state "${s}" after ${startMs} ms`);
   const r = { name, loadMs, startMs };
   const marks = {};
   if (s === 'running') {
     await page.focus('#canvas').catch(() => {});
     await sleep(RUN_S * 1000);
     s = await state();
-    check(`${name}: runs ${RUN_S} s`, s === 'running', `Module.tempoLoop "${s}"`);
+    check(`${name}: runs ${RUN_S} s`, s === 'running', `state "${s}"`);
     // No probe while Chromium captures the screenshot: the capture holds the DevTools session
     // (probes sent meanwhile wait behind it), which is the test's own delay, not the page's.
     paused = true;
@@ -157,7 +164,7 @@ async function runSample(browser, base, name, results) {
     marks.esc = Date.now() - t0;
     await page.keyboard.press('Escape');
     s = await waitState('quit', 5000);
-    check(`${name}: key Esc quits`, s === 'quit', `Module.tempoLoop "${s}"`);
+    check(`${name}: key Esc quits`, s === 'quit', `state "${s}"`);
   }
   probing = false;
   await prober;

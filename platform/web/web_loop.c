@@ -43,6 +43,7 @@
 
 #include "platform.h"
 #include "tempo/loop.h"
+#include "web_internal.h"
 #include "tempo_internal.h"
 
 typedef struct web_driver {
@@ -102,7 +103,9 @@ static void publish_stats(web_driver *d, uint64_t now)
 static void run_frame(web_driver *d, bool display)
 {
     uint64_t a = plat_now_ns();
+    web__in_driver_frame = true;
     int r = display ? tempo_loop_display_frame(d->loop) : tempo_loop_frame(d->loop);
+    web__in_driver_frame = false;
     uint64_t b = plat_now_ns();
     if (display)
         d->win_frame_ns += b - a;
