@@ -97,6 +97,12 @@ async function runSample(browser, base, name, results) {
   page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} (${r.failure() && r.failure().errorText})`));
   let probing = true, paused = false, inflight = Promise.resolve();
   const probeSamples = [];
+  // The browser's own record of main-thread tasks over 50 ms (the Long Tasks API), beside the probe.
+  await page.evaluateOnNewDocument(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((l) => l.getEntries().forEach((e) =>
+      window.__longTasks.push([e.startTime, e.duration]))).observe({ type: 'longtask', buffered: true });
+  });
   const t0 = Date.now();
   const nav = page.goto(`${base}/${name}.html`, { waitUntil: 'load' });
   await nav.catch((e) => errors.push(`navigation: ${e.message}`));
@@ -168,6 +174,13 @@ async function runSample(browser, base, name, results) {
   }
   probing = false;
   await prober;
+  // Long tasks after the loop started (page time: the loop's start is when state became running).
+  const lt = await page.evaluate(() => ({ tasks: window.__longTasks || [], now: performance.now() }))
+    .catch(() => ({ tasks: [], now: 0 }));
+  const loopStartPage = lt.now - (Date.now() - t0 - (r.startMs || 0));
+  const ltDuring = lt.tasks.filter(([at]) => at >= loopStartPage);
+  r.longTasks = { n: ltDuring.length, maxMs: ltDuring.reduce((m, [, d]) => Math.max(m, d), 0),
+                  beforeLoopMaxMs: lt.tasks.filter(([at]) => at < loopStartPage).reduce((m, [, d]) => Math.max(m, d), 0) };
   // Judged while the loop runs (from Module.tempoLoop "running" on); main()'s own set-up before
   // tempo_loop_run() blocks the page too, and is reported beside it (loading generates its assets).
   const during = probeSamples.filter((p) => r.startMs !== undefined && p.at >= r.startMs);
@@ -189,7 +202,8 @@ async function runSample(browser, base, name, results) {
     pd.n > 10 && late <= allowed && pd.max <= (allowed ? PROBE_LATE_MS : PROBE_MAX_MS),
     `${pd.n} probes, p50 ${pd.p50.toFixed(1)} ms, max ${pd.max.toFixed(1)} ms at ${pd.maxAt} ms, ` +
     `${late} over ${PROBE_MAX_MS} ms (${allowed} allowed, up to ${PROBE_LATE_MS} ms) ` +
-    `(before the loop started at ${r.startMs} ms: ${pb.n} probes, max ${pb.max.toFixed(1)} ms)`);
+    `(before the loop started at ${r.startMs} ms: ${pb.n} probes, max ${pb.max.toFixed(1)} ms); ` +
+    `long tasks while running: ${r.longTasks.n}, longest ${r.longTasks.maxMs.toFixed(0)} ms`);
   check(`${name}: no error logged`, errors.length === 0, errors.slice(0, 3).join(' | '));
   if (r.stats) console.log(`     ${name} figures: ${JSON.stringify(r.stats, (k, v) => typeof v === 'number' ? +v.toFixed(2) : v)}`);
   results.push(r);
