@@ -25,7 +25,7 @@
  * game's state static or on the heap). When the loop quits or fails, the
  * callbacks stop and the page stays as it is.
  *
- * What the page can read (the gallery and tests/web_test.mjs do):
+ * What the page can read (the gallery and tests/web_test.js do):
  *   Module.tempoLoop   "running", "quit" or "error: <text>";
  *   Module.tempoStats  once a second: the loop's last-second counts
  *                      (updates/s, renders/s, tick lateness) beside the
@@ -49,6 +49,7 @@
 typedef struct web_driver {
     tempo_loop *loop;
     bool running;
+    bool frames_set;   /* emscripten_set_main_loop_arg was called */
     long timer_id;     /* the armed setTimeout, 0: none */
     uint64_t timer_at; /* its deadline */
     /* this second's figures for Module.tempoStats */
@@ -117,12 +118,14 @@ static void run_frame(web_driver *d, bool display)
     if (d->timer_id != 0)
         emscripten_clear_timeout(d->timer_id);
     d->timer_id = 0;
-    emscripten_cancel_main_loop();
+    if (d->frames_set)
+        emscripten_cancel_main_loop();
     if (r < 0) {
-        char text[300];
-        snprintf(text, sizeof text, "error: %s (%s)", tempo_strerror(r), tempo_get_error());
-        tempo__log(TEMPO_LOG_ERROR, "tempo_loop_run: the loop stopped: %s", text + 7);
-        publish_state(text);
+        char why[256], state[300];
+        snprintf(why, sizeof why, "%s (%s)", tempo_strerror(r), tempo_get_error());
+        snprintf(state, sizeof state, "error: %s", why);
+        tempo__log(TEMPO_LOG_ERROR, "tempo_loop_run: the loop stopped: %s", why);
+        publish_state(state);
     } else {
         tempo__log(TEMPO_LOG_INFO, "tempo_loop_run: the loop quit; the page stays as it is");
         publish_state("quit");
@@ -176,11 +179,12 @@ static void on_animation_frame(void *user)
      * is the display's, vsync or not: keep requestAnimationFrame. */
     int mode = 0, value = 0;
     emscripten_get_main_loop_timing(&mode, &value);
-    if (d->running && (mode != EM_TIMING_RAF || value != 1))
+    if (!d->running)
+        return;
+    if (mode != EM_TIMING_RAF || value != 1)
         emscripten_set_main_loop_timing(EM_TIMING_RAF, 1);
     publish_stats(d, now);
-    if (d->running)
-        arm_timer(d);
+    arm_timer(d);
 }
 
 int plat_loop_run(tempo_loop *loop)
@@ -198,6 +202,7 @@ int plat_loop_run(tempo_loop *loop)
     arm_timer(d);
     /* fps 0: requestAnimationFrame. simulate_infinite_loop 1: does not
      * return (see the top of this file). */
+    d->frames_set = true;
     emscripten_set_main_loop_arg(on_animation_frame, d, 0, 1);
     return 0; /* not reached */
 }
