@@ -2569,7 +2569,7 @@ static void display_frames_render_and_ticks_update(void)
     CHECK_EQ_U64(c.renders_between, 0);
     CHECK_EQ_U64(off_schedule, 0);
     CHECK(c.updates >= 250 && c.updates <= 251);
-    /* Not from a callback, like tempo_loop_frame. */
+    /* NULL is refused, as tempo_loop_frame refuses it. */
     CHECK_EQ_INT(tempo_loop_display_frame(NULL), TEMPO_EINVAL);
     tempo_loop_destroy(loop);
 }
