@@ -8,12 +8,15 @@
 //   - log no error (console.error, an uncaught exception, a failed request),
 //   - get a key sent by the test (V: the sample's own "vsync ..." line, where it has that key;
 //     Esc: every loop sample quits, Module.tempoLoop becomes "quit"),
-//   - keep its main thread answering: a probe (page.evaluate of performance.now()) every
-//     PROBE_EVERY_MS while the loop runs returns within PROBE_MAX_MS. A page whose loop blocks
-//     the main thread answers no probe until it stops; on a loaded machine an answer is now and
-//     then late for reasons of the machine's (two cores shared by several builds here: 47-53 ms
-//     were measured), so a few (PROBE_LATE_SHARE, at least one) may take up to PROBE_LATE_MS.
-//     TEMPO_WEB_PROBE_STRICT=1: every probe within PROBE_MAX_MS. Both are printed either way.
+//   - keep its main thread free while the loop runs: a probe (page.evaluate of performance.now())
+//     every PROBE_EVERY_MS is answered, and the browser records no main-thread task (Long Tasks
+//     API) past the first second's GL set-up. The target is PROBE_MAX_MS (50 ms) for every
+//     probe; each check prints how many missed it. The verdict uses give-up bounds (median within
+//     PROBE_MAX_MS, every probe within PROBE_GIVEUP_MS, no task over TASK_GIVEUP_MS): a page whose
+//     loop blocks (the bug this backend exists for) answers nothing for seconds, while on a
+//     machine whose two cores are shared a probe is now and then 60-130 ms late with no task of
+//     the page's over 50 ms (measured here: the renderer waits for a CPU). No verdict depends on
+//     the machine's load. TEMPO_WEB_PROBE_STRICT=1 judges the target itself.
 // Prints one "ok"/"FAIL" line per check, the measured figures, and "N passed, N failed" last.
 //   node tests/web_test.js SITE_DIR [SAMPLE...]     (TEMPO_WEB_RESULTS=FILE: figures as JSON)
 'use strict';
@@ -26,8 +29,9 @@ const { start } = require('../samples/web/serve.js');
 const RUN_S = 2.5;
 const PROBE_EVERY_MS = 50;
 const PROBE_MAX_MS = 50;
-const PROBE_LATE_MS = 250;
-const PROBE_LATE_SHARE = 0.05;
+const PROBE_GIVEUP_MS = 1000;
+const TASK_GIVEUP_MS = 250;
+const WARMUP_MS = 1000; // the first frames compile the renderer's GL shaders (a 70 ms task seen)
 const START_TIMEOUT_MS = 60000; // generous: this machine may be busy compiling
 const KEYED = { bounce: 'v', loading: 'v' }; // samples whose key prints a line of their own
 // Samples without tempo_loop_run (waitdemo waits in tempo_wait itself, under Asyncify on the
@@ -41,6 +45,8 @@ function check(name, ok, detail) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ': ' + detail : ''}`);
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// A page call that gives up after `ms` (a frozen page never answers): the value, or `fallback`.
+const within = (promise, ms, fallback) => Promise.race([promise.catch(() => fallback), sleep(ms).then(() => fallback)]);
 
 // The pixels of an 8-bit RGB/RGBA, non-interlaced PNG (what Chromium's screenshots are).
 function decodePng(buf) {
@@ -95,7 +101,7 @@ async function runSample(browser, base, name, results) {
   });
   page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
   page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} (${r.failure() && r.failure().errorText})`));
-  let probing = true, paused = false, inflight = Promise.resolve();
+  let probing = true, paused = false, inflight = Promise.resolve(), frozen = false;
   const probeSamples = [];
   // The browser's own record of main-thread tasks over 50 ms (the Long Tasks API), beside the probe.
   await page.evaluateOnNewDocument(() => {
@@ -111,23 +117,25 @@ async function runSample(browser, base, name, results) {
     while (probing) {
       if (paused) { await sleep(10); continue; }
       const a = process.hrtime.bigint(), at = Date.now() - t0;
-      inflight = page.evaluate(() => performance.now());
-      try { await inflight; } catch (e) { break; }
+      inflight = page.evaluate(() => performance.now()).catch(() => null);
+      const answered = await within(inflight.then(() => true), PROBE_GIVEUP_MS, false);
       const ms = Number(process.hrtime.bigint() - a) / 1e6;
       probeSamples.push({ at, ms }); // when it was sent
+      if (!answered) { frozen = true; break; } // the page stopped answering: no use asking again
       await sleep(PROBE_EVERY_MS);
     }
   })();
   const state = LOOPLESS[name]
     ? async () => (lines.some((l) => LOOPLESS[name].test(l)) ? 'quit'
-      : (await page.evaluate(() => typeof Module === 'object' && !!Module.calledRun)) ? 'running' : '')
-    : () => page.evaluate(() => (typeof Module === 'object' && Module.tempoLoop) || '');
+      : (await within(page.evaluate(() => typeof Module === 'object' && !!Module.calledRun), 5000, 'frozen')) === true
+        ? 'running' : '')
+    : () => within(page.evaluate(() => (typeof Module === 'object' && Module.tempoLoop) || ''), 5000, 'frozen');
   const waitState = async (want, ms) => {
     const end = Date.now() + ms;
     let s = '';
     while (Date.now() < end) {
       s = await state();
-      if (s === want || s.startsWith('error')) break;
+      if (s === want || s === 'frozen' || s.startsWith('error')) break;
       await sleep(50);
     }
     return s;
@@ -138,10 +146,12 @@ async function runSample(browser, base, name, results) {
   const r = { name, loadMs, startMs };
   const marks = {};
   if (s === 'running') {
-    await page.focus('#canvas').catch(() => {});
+    await within(page.focus('#canvas'), 5000, null);
     await sleep(RUN_S * 1000);
-    s = await state();
+    s = frozen ? 'frozen' : await state();
     check(`${name}: runs ${RUN_S} s`, s === 'running', `state "${s}"`);
+  }
+  if (s === 'running') {
     // No probe while Chromium captures the screenshot: the capture holds the DevTools session
     // (probes sent meanwhile wait behind it), which is the test's own delay, not the page's.
     paused = true;
@@ -174,6 +184,15 @@ async function runSample(browser, base, name, results) {
   }
   probing = false;
   await prober;
+  if (frozen) {
+    // Nothing more can be asked of a page that does not answer: judge what was seen and go.
+    const p = probeSamples[probeSamples.length - 1];
+    check(`${name}: main thread answers while the loop runs`, false,
+      `a probe sent at ${p.at} ms got no answer within ${PROBE_GIVEUP_MS} ms: the page's main thread is blocked`);
+    results.push(r);
+    await within(page.close(), 5000, null);
+    return;
+  }
   // Long tasks after the loop started (page time: the loop's start is when state became running).
   const lt = await page.evaluate(() => ({ tasks: window.__longTasks || [], now: performance.now() }))
     .catch(() => ({ tasks: [], now: 0 }));
@@ -197,13 +216,19 @@ async function runSample(browser, base, name, results) {
     console.log(`     ${name} slowest probes: ` + during.slice().sort((a, b) => b.ms - a.ms).slice(0, 5)
       .map((p) => `${p.ms.toFixed(0)} ms at ${p.at}`).join(', ') + `; marks: ${JSON.stringify(marks)}`);
   const late = during.filter((p) => p.ms > PROBE_MAX_MS).length;
-  const allowed = process.env.TEMPO_WEB_PROBE_STRICT === '1' ? 0 : Math.max(1, Math.floor(pd.n * PROBE_LATE_SHARE));
-  check(`${name}: main thread answers within ${PROBE_MAX_MS} ms while the loop runs`,
-    pd.n > 10 && late <= allowed && pd.max <= (allowed ? PROBE_LATE_MS : PROBE_MAX_MS),
+  const strict = process.env.TEMPO_WEB_PROBE_STRICT === '1';
+  check(`${name}: main thread answers while the loop runs`,
+    pd.n > 10 && (strict ? pd.max <= PROBE_MAX_MS : pd.p50 <= PROBE_MAX_MS && pd.max <= PROBE_GIVEUP_MS),
     `${pd.n} probes, p50 ${pd.p50.toFixed(1)} ms, max ${pd.max.toFixed(1)} ms at ${pd.maxAt} ms, ` +
-    `${late} over ${PROBE_MAX_MS} ms (${allowed} allowed, up to ${PROBE_LATE_MS} ms) ` +
-    `(before the loop started at ${r.startMs} ms: ${pb.n} probes, max ${pb.max.toFixed(1)} ms); ` +
-    `long tasks while running: ${r.longTasks.n}, longest ${r.longTasks.maxMs.toFixed(0)} ms`);
+    `${late} over the ${PROBE_MAX_MS} ms target` + (strict ? ' (strict)' : '') +
+    ` (before the loop started at ${r.startMs} ms: ${pb.n} probes, max ${pb.max.toFixed(1)} ms)`);
+  const tasks = ltDuring.filter(([at]) => at >= loopStartPage + WARMUP_MS);
+  const longest = tasks.reduce((m, [, d]) => Math.max(m, d), 0);
+  check(`${name}: no long main-thread task while the loop runs`,
+    strict ? tasks.length === 0 : longest <= TASK_GIVEUP_MS,
+    `${tasks.length} tasks over 50 ms after the first ${WARMUP_MS} ms, longest ${longest.toFixed(0)} ms ` +
+    `(${r.longTasks.n} from the loop's start, longest ${r.longTasks.maxMs.toFixed(0)} ms; ` +
+    `Tempo's longest frame ${r.stats && r.stats.longestFrameMs !== undefined ? r.stats.longestFrameMs.toFixed(1) + ' ms' : 'n/a'})`);
   check(`${name}: no error logged`, errors.length === 0, errors.slice(0, 3).join(' | '));
   if (r.stats) console.log(`     ${name} figures: ${JSON.stringify(r.stats, (k, v) => typeof v === 'number' ? +v.toFixed(2) : v)}`);
   results.push(r);
@@ -224,6 +249,7 @@ async function main() {
   const browser = await puppeteer.launch({
     executablePath: process.env.TEMPO_CHROMIUM || '/usr/bin/chromium',
     headless: true,
+    protocolTimeout: 30000, // a frozen page's calls fail in 30 s, not puppeteer's 180 s
     args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--use-angle=swiftshader',
            '--enable-unsafe-swiftshader', '--window-size=1000,800'],
   });

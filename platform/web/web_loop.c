@@ -33,7 +33,7 @@
  *                      main-thread time per animation frame spent in
  *                      tempo_loop_display_frame() and the main-thread ms per
  *                      second spent in Tempo's frames (game callbacks
- *                      included).
+ *                      included), and the longest single frame.
  *
  * State: one loop runs at a time, on the main thread; no locks. */
 #include <stdio.h>
@@ -57,6 +57,7 @@ typedef struct web_driver {
     uint32_t win_rafs, win_timer_frames;
     uint64_t win_frame_ns; /* inside tempo_loop_display_frame() */
     uint64_t win_timer_ns; /* inside tempo_loop_frame() from timers */
+    uint64_t win_longest_ns; /* the longest single frame */
 } web_driver;
 
 static web_driver g_drv; /* [main thread] */
@@ -67,11 +68,12 @@ static void arm_timer(web_driver *d);
 EM_JS(void, publish_state, (const char *state), { Module['tempoLoop'] = UTF8ToString(state); });
 
 EM_JS(void, publish_numbers, (double raf_per_s, double timer_frames_per_s, double frame_ms_per_raf,
-                              double tempo_ms_per_s,
+                              double tempo_ms_per_s, double longest_frame_ms,
                               double updates_per_s, double renders_per_s, double frames_per_s,
                               double late_p50_ms, double late_p99_ms, double late_max_ms), {
     Module['tempoStats'] = { rafPerS: raf_per_s, timerFramesPerS: timer_frames_per_s,
                              frameMsPerRaf: frame_ms_per_raf, tempoMsPerS: tempo_ms_per_s,
+                             longestFrameMs: longest_frame_ms,
                              updatesPerS: updates_per_s,
                              rendersPerS: renders_per_s, framesPerS: frames_per_s,
                              latenessP50Ms: late_p50_ms, latenessP99Ms: late_p99_ms,
@@ -90,13 +92,14 @@ static void publish_stats(web_driver *d, uint64_t now)
     const tempo_loop_counts *c = &st->last_second;
     publish_numbers(d->win_rafs / s, d->win_timer_frames / s,
                     d->win_rafs ? (double)d->win_frame_ns / 1e6 / d->win_rafs : 0.0,
-                    (double)(d->win_frame_ns + d->win_timer_ns) / 1e6 / s, c->updates_per_s,
+                    (double)(d->win_frame_ns + d->win_timer_ns) / 1e6 / s, (double)d->win_longest_ns / 1e6,
+                    c->updates_per_s,
                     c->renders_per_s, c->frames_per_s,
                     (double)c->lateness_p50_ns / 1e6, (double)c->lateness_p99_ns / 1e6,
                     (double)c->lateness_max_ns / 1e6);
     d->win_start = now;
     d->win_rafs = d->win_timer_frames = 0;
-    d->win_frame_ns = d->win_timer_ns = 0;
+    d->win_frame_ns = d->win_timer_ns = d->win_longest_ns = 0;
 }
 
 /* Runs one frame (an animation frame: the display's, which renders) and
@@ -112,6 +115,8 @@ static void run_frame(web_driver *d, bool display)
         d->win_frame_ns += b - a;
     else
         d->win_timer_ns += b - a;
+    if (b - a > d->win_longest_ns)
+        d->win_longest_ns = b - a;
     if (r == 0)
         return;
     d->running = false;
