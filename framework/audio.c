@@ -435,23 +435,23 @@ static void device_states(SDL_AudioStatus *out)
         out[id] = SDL_GetAudioDeviceStatus(id);
 }
 
-tempo_audio *tempo_audio_open(const tempo_audio_desc *desc)
+tempo_audio *tempo_audio_create(const tempo_audio_desc *desc)
 {
     tempo_audio_desc d = desc ? *desc : (tempo_audio_desc){0};
     if (d.frequency < 0 || d.channels < 0 || d.buffer_frames < 0 || d.mix_channels < 0 ||
         d.max_markers < 0) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_audio_open: negative field in the descriptor");
+        tempo__set_error(TEMPO_EINVAL, "tempo_audio_create: negative field in the descriptor");
         return NULL;
     }
     tempo_audio *expected = NULL;
     tempo_audio *au = calloc(1, sizeof *au);
     if (au == NULL) {
-        tempo__set_error(TEMPO_ENOMEM, "tempo_audio_open: out of memory");
+        tempo__set_error(TEMPO_ENOMEM, "tempo_audio_create: out of memory");
         return NULL;
     }
     if (!atomic_compare_exchange_strong(&g_audio, &expected, au)) {
         free(au);
-        tempo__set_error(TEMPO_EBUSY, "tempo_audio_open: an audio device is already open");
+        tempo__set_error(TEMPO_EBUSY, "tempo_audio_create: an audio device is already open");
         return NULL;
     }
     au->spec.frequency = d.frequency ? d.frequency : DEFAULT_FREQUENCY;
@@ -471,7 +471,7 @@ tempo_audio *tempo_audio_open(const tempo_audio_desc *desc)
     au->ring = calloc(au->max_markers, sizeof *au->ring);
     au->ready = tempo_event_create(true, false);
     if (au->streams == NULL || au->marks == NULL || au->ring == NULL || au->ready == NULL) {
-        tempo__set_error(TEMPO_ENOMEM, "tempo_audio_open: out of memory");
+        tempo__set_error(TEMPO_ENOMEM, "tempo_audio_create: out of memory");
         goto fail;
     }
     if (SDL_InitSubSystem(SDL_INIT_AUDIO) != 0) {
@@ -496,7 +496,7 @@ tempo_audio *tempo_audio_open(const tempo_audio_desc *desc)
         /* SDL_mixer was already open (it only counted another reference). */
         Mix_CloseAudio();
         SDL_QuitSubSystem(SDL_INIT_AUDIO);
-        tempo__set_error(TEMPO_EBUSY, "tempo_audio_open: SDL_mixer's device was already open");
+        tempo__set_error(TEMPO_EBUSY, "tempo_audio_create: SDL_mixer's device was already open");
         goto fail;
     }
     /* The compressed music decoders load on demand (Mix_Init); without
@@ -509,7 +509,7 @@ tempo_audio *tempo_audio_open(const tempo_audio_desc *desc)
                     {MIX_INIT_OPUS, "OPUS"}};
     for (size_t i = 0; i < sizeof decoders / sizeof decoders[0]; i++)
         if ((Mix_Init(decoders[i].flag) & decoders[i].flag) == 0)
-            tempo__log(TEMPO_LOG_DEBUG, "tempo_audio_open: no %s decoder in this SDL_mixer: %s",
+            tempo__log(TEMPO_LOG_DEBUG, "tempo_audio_create: no %s decoder in this SDL_mixer: %s",
                        decoders[i].name, Mix_GetError());
     Mix_AllocateChannels(au->nchan);
     lock(au);
@@ -535,11 +535,11 @@ fail:
     return NULL;
 }
 
-void tempo_audio_close(tempo_audio *au)
+void tempo_audio_destroy(tempo_audio *au)
 {
     if (au == NULL)
         return;
-    if (tempo__leave_loop(au->loop, au->ready, "tempo_audio_close") < 0)
+    if (tempo__leave_loop(au->loop, au->ready, "tempo_audio_destroy") < 0)
         return;
     release_hold(au);
     Mix_HaltChannel(-1); /* done callbacks raise the last notices */

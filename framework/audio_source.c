@@ -4,7 +4,6 @@
 
 #include "audio_internal.h"
 #include "loop_internal.h"
-#include "replay_internal.h"
 #include "sources_internal.h"
 #include "tempo/loop.h"
 #include "tempo/sources.h"
@@ -15,20 +14,16 @@ typedef struct audio_source {
     tempo_audio_notice_fn fn;
     void *user;
     tempo_loop *loop;
-    uint32_t channel;               /* record/replay channel (replay_internal.h); 0: none */
-    const tempo_audio_notice *live; /* the notice being delivered live */
 } audio_source;
 
-/* Notices go to the game through the source's record/replay channel:
- * recorded when the loop records, replaced by the recorded ones (kind,
- * channel, tag, frame; the times are 0) when it replays. */
-static void audio_item(tempo_loop *loop, uint32_t channel, const tempo_replay_item *it, void *user)
+/* [loop thread] The source's deliver (tempo/loop.h): a notice as it came
+ * (live), or rebuilt from a recording (kind, channel, tag, frame; the times
+ * are 0). */
+static void audio_deliver(void *self, const tempo_replay_item *it, const void *live)
 {
-    (void)loop;
-    (void)channel;
-    audio_source *a = user;
-    if (a->live != NULL) {
-        a->fn(a->live, a->user);
+    audio_source *a = self;
+    if (live != NULL) {
+        a->fn(live, a->user);
         return;
     }
     tempo_audio_notice n = {.kind = it->type, .channel = it->audio_channel, .tag = it->id, .frame = it->value};
@@ -37,15 +32,9 @@ static void audio_item(tempo_loop *loop, uint32_t channel, const tempo_replay_it
 
 static void deliver(audio_source *a, const tempo_audio_notice *n)
 {
-    if (a->channel == 0) {
-        a->fn(n, a->user);
-        return;
-    }
     tempo_replay_item it = {.kind = TEMPO_REPLAY_AUDIO, .type = n->kind, .audio_channel = n->channel,
                             .id = n->tag, .value = n->frame};
-    a->live = n;
-    tempo_loop_deliver(a->loop, a->channel, &it);
-    a->live = NULL;
+    tempo_loop_source_deliver(a->loop, tempo_audio_handle(a->au), &it, n);
 }
 
 static int audio_dispatch(void *self, tempo_source_call *call)
@@ -90,7 +79,6 @@ static void audio_detached(void *self)
 {
     audio_source *a = self;
     tempo__audio_follow_loop(a->au, false, false, false); /* no loop pauses it now */
-    tempo__replay_detach_channel(a->loop, a->channel);
     *tempo__audio_loop(a->au) = NULL;
     free(self);
 }
@@ -104,19 +92,19 @@ int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn 
     audio_source *a = malloc(sizeof *a);
     if (a == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_audio_attach: out of memory");
-    *a = (audio_source){au, fn, user, loop, 0, NULL};
+    *a = (audio_source){au, fn, user, loop};
     tempo_source_desc d = {.name = "audio",
                            .handle = tempo_audio_handle(au),
                            .dispatch = audio_dispatch,
                            .detach = audio_detached,
-                           .self = a};
+                           .self = a,
+                           .deliver = audio_deliver};
     int r = tempo_loop_add_source(loop, &d);
     if (r < 0) {
         free(a); /* a failed add never calls detach */
         return r;
     }
     *tempo__audio_loop(au) = loop;
-    a->channel = tempo__replay_attach_channel(loop, TEMPO__REPLAY_AUDIO, audio_item, a);
     tempo__loop_source_pause_hook(loop, d.handle, audio_pause_hook);
     return 0;
 }

@@ -182,6 +182,25 @@ plat_handle *tempo__handle_remove(tempo_handle *id, int *kind)
     return obj;
 }
 
+tempo_handle *tempo__handle_lend(plat_handle *obj, int kind)
+{
+    if (obj == NULL)
+        return NULL;
+    plat_handles_retain(&obj, 1); /* the table's reference: the owner keeps its own */
+    tempo_handle *id = tempo__handle_add(obj, kind);
+    if (id == NULL)
+        plat_handles_release(&obj, 1);
+    return id;
+}
+
+void tempo__handle_unlend(tempo_handle *id)
+{
+    int kind = 0;
+    plat_handle *obj = tempo__handle_remove(id, &kind);
+    if (obj != NULL)
+        plat_handles_release(&obj, 1); /* not destroyed: that is the owner's call */
+}
+
 void tempo__handle_shutdown(void)
 {
     plat_mutex *m = atomic_load(&g_lock);

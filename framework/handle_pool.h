@@ -59,6 +59,17 @@ int tempo__handle_retain(tempo_handle *const *ids, int n, plat_handle **objs);
  * live handle: nothing changes. */
 plat_handle *tempo__handle_remove(tempo_handle *id, int *kind);
 
+/* A public id for `obj`, a backend object that someone else owns and
+ * destroys (plat_input_handle's event): the table takes a reference of its
+ * own (plat_handles_retain) instead of the owner's. NULL (obj NULL, or the
+ * detail set as for tempo__handle_add). Unlend the id before the owner
+ * destroys the object, so that no live id names a dead object. */
+tempo_handle *tempo__handle_lend(plat_handle *obj, int kind);
+
+/* Kills an id from tempo__handle_lend and drops the table's reference; the
+ * object is left alive for its owner. NULL or a dead id: no-op. */
+void tempo__handle_unlend(tempo_handle *id);
+
 /* Frees the table when no handle is alive (tempo_shutdown). Ids issued
  * before stay dead: generations continue where they were. [loop thread,
  * no other thread inside Tempo] */

@@ -7,7 +7,10 @@
  * timer ("hotreload-settle"), armed only while something settles, whose
  * dispatch submits the files that have been quiet for settle_ns. Both
  * dispatches finish their work in one call (return 0): neither is signalled,
- * so neither wakes the loop, while nothing changes.
+ * so neither wakes the loop, while nothing changes. The settle source
+ * declares what it delivers (a file's name: reload it now), so the loop
+ * records the reloads and replays them at their ticks, with no replay code
+ * here (tempo/loop.h, "What a source delivers").
  *
  * A reload in flight is a `ticket` (the loader's `user`): it outlives an
  * unwatch or a destroy, which orphan it (ticket->w = NULL) and cancel the
@@ -237,18 +240,46 @@ static int changes_dispatch(void *self, tempo_source_call *call)
     return 0;
 }
 
+/* [loop thread] The settle source's deliver (tempo/loop.h): reload the
+ * file the item names. Live from settle_dispatch; in a replay the loop
+ * hands over the recorded decisions at their ticks instead (and drops the
+ * live ones), so the reloads are submitted in the recorded order and the
+ * loader's recorded completions find them. */
+static void settle_deliver(void *self, const tempo_replay_item *item, const void *live)
+{
+    tempo_hotreload *hr = self;
+    if (live != NULL) {
+        submit(hr, (watch *)live); /* the watch itself */
+        return;
+    }
+    char *name = malloc((size_t)item->size + 1);
+    if (name == NULL) {
+        tempo__set_error(TEMPO_ENOMEM, "hotreload: out of memory; a replayed reload is lost");
+        return;
+    }
+    memcpy(name, item->data, item->size);
+    name[item->size] = '\0';
+    watch *w = find(hr, name); /* NULL: not watched in this run */
+    free(name);
+    if (w != NULL)
+        submit(hr, w);
+}
+
 static int settle_dispatch(void *self, tempo_source_call *call)
 {
     tempo_hotreload *hr = self;
     uint64_t now = tempo_now_ns();
     uint32_t items = 0;
-    /* Submitting may not reorder the array, so one pass is enough. */
+    /* Delivering submits, which may not reorder the array (nor call the
+     * game), so one pass is enough. */
     for (int i = 0; i < hr->count; i++) {
         watch *w = hr->watches[i];
         if (w->settling && w->changed_ns + hr->settle_ns <= now) {
             w->settling = false;
             hr->st.settling--;
-            submit(hr, w);
+            tempo_replay_item it = {
+                .kind = TEMPO_REPLAY_MESSAGE, .data = w->name, .size = (uint32_t)strlen(w->name)};
+            tempo_loop_source_deliver(hr->loop, hr->settle, &it, w);
             items++;
         }
     }
@@ -283,7 +314,8 @@ int tempo_hotreload_attach(tempo_hotreload *hr, tempo_loop *loop)
                                                         .handle = hr->settle,
                                                         .dispatch = settle_dispatch,
                                                         .detach = source_detached,
-                                                        .self = hr});
+                                                        .self = hr,
+                                                        .deliver = settle_deliver});
     if (r < 0) {
         tempo_loop_remove_source(loop, hr->changes);
         return r;
@@ -425,7 +457,7 @@ int tempo_hotreload_unwatch(tempo_hotreload *hr, const char *name)
     return TEMPO_EINVAL;
 }
 
-int tempo_hotreload_stats_get(const tempo_hotreload *hr, tempo_hotreload_stats *out)
+int tempo_hotreload_get_stats(const tempo_hotreload *hr, tempo_hotreload_stats *out)
 {
     if (hr == NULL || out == NULL)
         return TEMPO_EINVAL;

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handle_pool.h"
 #include "platform.h"
 #include "replay_internal.h"
+#include "sources_internal.h"
 #include "tempo/input.h"
 #include "tempo_internal.h"
 
@@ -51,6 +53,7 @@ struct tempo_input {
     pad *pads;
     uint32_t npads, pads_cap;
     plat_input *native;    /* attached native devices, or NULL */
+    tempo_handle *native_id; /* the public id lent to native's event (handle_pool.h) */
     unsigned native_devs;  /* TEMPO_INPUT_NATIVE_* bits covered by `native` */
 
     /* state left by the pushed events */
@@ -64,6 +67,7 @@ struct tempo_input {
     tempo__input_tap_fn tap; /* the recorder's view of pushed events (replay.c), or NULL */
     void *tap_user;
     bool hold; /* a replay owns the ring: pushes from elsewhere are ignored */
+    tempo_loop *loop; /* the loop it feeds (tempo_input_attach, loop.c), or NULL */
 };
 
 /* Process-wide, like the backend's poll interval. [loop thread] */
@@ -250,10 +254,17 @@ tempo_input *tempo_input_create(const tempo_input_desc *desc)
     return in;
 }
 
+tempo_loop **tempo__input_loop(tempo_input *in)
+{
+    return &in->loop;
+}
+
 void tempo_input_destroy(tempo_input *in)
 {
     if (in == NULL)
         return;
+    if (in->loop != NULL)
+        tempo_input_detach(in); /* it leaves its loop: no destroy order */
     plat_input_close(in->native);
     for (uint32_t i = 0; i < in->npads; i++)
         SDL_GameControllerClose(in->pads[i].gc);
@@ -659,7 +670,16 @@ int tempo_input_attach_window(tempo_input *in, SDL_Window *window, unsigned devi
         int code = tempo__error_code();
         return code < 0 ? code : TEMPO_EPLATFORM;
     }
+    /* The backend's event stays the backend's: the game and the loop get a
+     * public id lent to it, taken back before the backend destroys it. */
+    tempo_handle *id = tempo__handle_lend(plat_input_handle(p), PLAT_HANDLE_EVENT);
+    if (id == NULL) {
+        int code = tempo__error_code();
+        plat_input_close(p);
+        return code < 0 ? code : TEMPO_EPLATFORM;
+    }
     in->native = p;
+    in->native_id = id;
     in->native_devs = devices;
     if (devices & TEMPO_INPUT_NATIVE_PADS) {
         /* The native side opens (and reports) every controller itself:
@@ -677,6 +697,8 @@ void tempo_input_detach_window(tempo_input *in)
     if (in == NULL || in->native == NULL)
         return;
     bool pads = (in->native_devs & TEMPO_INPUT_NATIVE_PADS) != 0;
+    tempo__handle_unlend(in->native_id);
+    in->native_id = NULL;
     plat_input_close(in->native);
     in->native = NULL;
     in->native_devs = 0;
@@ -692,7 +714,7 @@ void tempo_input_detach_window(tempo_input *in)
 
 tempo_handle *tempo_input_native_handle(const tempo_input *in)
 {
-    return in != NULL && in->native != NULL ? plat_input_handle(in->native) : NULL;
+    return in != NULL ? in->native_id : NULL;
 }
 
 static void push_native(const tempo_input_event *ev, void *user)

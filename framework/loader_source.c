@@ -1,6 +1,6 @@
 /* tempo_loader_attach(): the loader as a tempo_loop source (tempo/sources.h),
- * built on the loader's public API plus its record/replay hooks
- * (replay_internal.h). [loop thread]
+ * built on the loader's public API plus two hooks of its own
+ * (sources_internal.h). [loop thread]
  *
  * Why not tempo_loader_process_until() alone: it declines to start an item
  * when its running cost estimate exceeds the time left, and the estimate only
@@ -13,14 +13,16 @@
  * whole 256x256 software upload per frame was forced past the deadline):
  * the image is delivered when its last strip is up.
  *
- * Record and replay: every delivery is a LOAD item of the source's channel
- * (id, type, error, group, bytes; not the asset). While the loop replays,
- * the source delivers nothing by itself: each recorded completion makes the
- * loader deliver that request (loaded again, live) right before its
- * recorded tick, waiting for the loader threads if they are behind. */
+ * Record and replay, through the source contract (tempo/loop.h): every
+ * delivery is handed to tempo_loop_source_deliver() as a LOAD item (id,
+ * type, error, group, bytes; not the asset). A delivery cannot be taken
+ * back (the loader calls `done` right after), so while the loop replays
+ * (call->replaying) the dispatch delivers nothing by itself: the loop hands
+ * each recorded completion to loader_deliver, which makes the loader
+ * deliver that request (loaded again, live) right before its recorded tick,
+ * waiting for the loader threads if they are behind. */
 #include <stdlib.h>
 
-#include "replay_internal.h"
 #include "sources_internal.h"
 #include "tempo/loop.h"
 #include "tempo/sources.h"
@@ -32,21 +34,20 @@
 typedef struct loader_source {
     tempo_loader *ld;
     tempo_loop *loop;
-    uint32_t channel; /* 0: none (no memory) */
-    uint64_t missed;  /* replayed completions the loader could not deliver */
+    uint64_t missed; /* replayed completions the loader could not deliver */
 } loader_source;
 
 static bool loader_has_results(tempo_loader *ld)
 {
     tempo_loader_stats st;
-    return tempo_loader_stats_get(ld, &st) == 0 && st.finished > 0;
+    return tempo_loader_get_stats(ld, &st) == 0 && st.finished > 0;
 }
 
 static int loader_dispatch(void *self, tempo_source_call *call)
 {
     loader_source *s = self;
     tempo_loader *ld = s->ld;
-    if (tempo__replay_active(s->loop))
+    if (call->replaying)
         return loader_has_results(ld) ? 1 : 0; /* held for their recorded ticks: parked */
     uint32_t items = 0, strips = 0;
     /* Idle time first: budget-sized slices up to the deadline (each call
@@ -74,22 +75,23 @@ static int loader_dispatch(void *self, tempo_source_call *call)
     return loader_has_results(ld) ? 1 : 0;
 }
 
-/* [loop thread] A delivery: recorded when the loop records (the item's
- * handler does nothing live; the loader goes on to call `done`). */
+/* [loop thread] Every delivery of the loader goes through the loop, which
+ * records it (loader_deliver does nothing live: the loader goes on to call
+ * `done`). */
 static void loader_tap(void *user, const tempo_load_result *res)
 {
     loader_source *s = user;
     tempo_replay_item it = {.kind = TEMPO_REPLAY_LOAD, .type = (uint32_t)res->type, .id = res->id,
                             .error = res->error, .group = res->group, .value = res->bytes};
-    tempo_loop_deliver(s->loop, s->channel, &it);
+    tempo_loop_source_deliver(s->loop, tempo_loader_handle(s->ld), &it, res);
 }
 
-/* [loop thread] A recorded completion during a replay: deliver that request now. */
-static void loader_item(tempo_loop *loop, uint32_t channel, const tempo_replay_item *it, void *user)
+/* [loop thread] The source's deliver (tempo/loop.h). A recorded completion
+ * in a replay (live NULL): deliver that request now. */
+static void loader_deliver(void *self, const tempo_replay_item *it, const void *live)
 {
-    (void)channel;
-    loader_source *s = user;
-    if (!tempo__replay_active(loop))
+    loader_source *s = self;
+    if (live != NULL)
         return; /* live: the loader delivers by itself */
     int r = tempo__loader_deliver_id(s->ld, it->id, REPLAY_WAIT_NS);
     if (r < 0) {
@@ -103,7 +105,6 @@ static void loader_detached(void *self)
 {
     loader_source *s = self;
     tempo__loader_set_tap(s->ld, NULL, NULL);
-    tempo__replay_detach_channel(s->loop, s->channel);
     *tempo__loader_loop(s->ld) = NULL;
     free(s);
 }
@@ -123,16 +124,15 @@ int tempo_loader_attach(tempo_loader *ld, tempo_loop *loop)
                            .handle = tempo_loader_handle(ld),
                            .dispatch = loader_dispatch,
                            .detach = loader_detached,
-                           .self = s};
+                           .self = s,
+                           .deliver = loader_deliver};
     int r = tempo_loop_add_source(loop, &d);
     if (r < 0) {
         free(s); /* a failed add never calls detach */
         return r;
     }
     *tempo__loader_loop(ld) = loop;
-    s->channel = tempo__replay_attach_channel(loop, TEMPO__REPLAY_LOADER, loader_item, s);
-    if (s->channel != 0)
-        tempo__loader_set_tap(ld, loader_tap, s);
+    tempo__loader_set_tap(ld, loader_tap, s);
     return 0;
 }
 

@@ -18,13 +18,19 @@
  * instant and cost one wake-up, not two. The epoch moves only when the
  * schedule must restart: the first frame, a stall, a resume, a change of
  * policy to or from VARIABLE, or a change of rate (which keeps the phase of
- * the last update). */
+ * the last update).
+ *
+ * What is due and when is decided by pure functions (loop_schedule.c, over
+ * a snapshot of the schedule taken by sched_of); this file applies the
+ * decisions, waits and dispatches. The wait is one path: a clock and a wait
+ * chosen at create (the platform's, or desc.clock's adapter wait_clock). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "handle_pool.h"
 #include "loop_internal.h"
+#include "loop_schedule.h"
 #include "replay_internal.h"
 #include "sources_internal.h"
 #include "tempo_internal.h"
@@ -33,9 +39,6 @@
 #define DEFAULT_HZ 60u
 #define DEFAULT_FRAMESKIP 5u
 #define DEFAULT_MAX_GAP_NS (250 * TEMPO_NS_PER_MS)
-/* The largest float below 1: alpha must stay in [0,1) even when the float
- * conversion of a value just below 1 rounds up. */
-#define ALPHA_MAX 0x1.fffffep-1f
 /* Most SDL events one frame dispatches. An event callback that pushes an
  * event for every event it gets would otherwise keep the frame forever; the
  * rest stay queued and make the next wait return at once. */
@@ -57,6 +60,17 @@ static const char *const pacing_names[TEMPO_LOOP_PACING_COUNT] = {"timer", "vsyn
 #define WITHHELD_PROBE_NS (500 * TEMPO_NS_PER_MS)
 /* Probe rounds that may end undecided before the loop picks a pacing. */
 #define PROBE_MAX_ROUNDS 2
+/* TIMER chosen by a measurement is measured again (presents that start
+ * blocking on vblanks: vsync turned on in the driver, the window moved to
+ * a display that has it): at the next present after a window event that
+ * can change what the presents do (shown, restored, another display);
+ * after REPROBE_RUN presents in a row that blocked more than a quarter
+ * period (not sooner than REPROBE_FIRST_NS after the verdict); and
+ * periodically, REPROBE_FIRST_NS after the verdict, the interval doubling
+ * with each verdict up to REPROBE_MAX_NS (reset by a window event). */
+#define REPROBE_FIRST_NS (2 * NS_PER_S)
+#define REPROBE_MAX_NS (32 * NS_PER_S)
+#define REPROBE_RUN 3
 
 const char *tempo_loop_policy_name(tempo_loop_policy policy)
 {
@@ -78,9 +92,17 @@ static uint64_t step_of(uint32_t hz)
     return (NS_PER_S + hz / 2) / hz;
 }
 
+/* The loop's clock: tempo_now_ns(), or desc.clock's (L->clock.now is set
+ * either way, at create). */
 static uint64_t loop_now(const tempo_loop *L)
 {
-    return L->fake ? L->clock.now(L->clock.user) : tempo_now_ns();
+    return L->clock.now(L->clock.user);
+}
+
+static uint64_t real_now(void *user)
+{
+    (void)user;
+    return tempo_now_ns();
 }
 
 /* ---- Display pacing -------------------------------------------------------------- */
@@ -101,11 +123,12 @@ static uint32_t detect_display_hz(SDL_Window *window)
 
 /* The rate of the render slot schedule: the cap, else (without vsync) the
  * display's refresh rate; 0 when the vblanks alone pace (vsync, no cap). */
+static tempo__sched sched_of(const tempo_loop *L);
+
 static uint32_t pace_hz(const tempo_loop *L)
 {
-    if (L->render_hz != 0)
-        return L->render_hz;
-    return L->pacing == TEMPO_LOOP_PACING_TIMER ? L->display_hz : 0;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_pace_hz(&s);
 }
 
 /* Forget the vblank phase (resume, vsync toggle, another display): the
@@ -126,10 +149,53 @@ static void set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
     L->pacing = pacing;
     L->vsync = pacing == TEMPO_LOOP_PACING_VSYNC;
     L->long_presents = 0;
+    L->present_grid_ns = 0;
+    L->reprobe_ns = 0;
+    L->blocking_presents = 0;
+    L->reprobing = false;
+    L->slot_shift_ns = 0;
     pace_reset(L);
-    if (pacing == TEMPO_LOOP_PACING_PROBING)
+    if (pacing == TEMPO_LOOP_PACING_PROBING) {
         tempo__probe_start(&L->probe, L->pacer.nominal_period_ns);
+        L->st.win.probes++;
+    }
     realign_render_slot(L);
+}
+
+/* Switches the pacing on what the presents were measured to do (a probe's
+ * verdict, presents that stopped blocking or block on a grid of their own,
+ * a re-measurement). The run of presents that
+ * blocked past the withheld bound goes on: a verdict reached on such a
+ * present (a window minimized while the loop probed) must not make the
+ * compositor's withholding wait for two more. */
+static void set_measured_pacing(tempo_loop *L, tempo_loop_pacing pacing)
+{
+    int run = L->long_presents;
+    set_pacing(L, pacing);
+    L->long_presents = run;
+}
+
+/* A measurement at `now` chose the timer (`grid_ns`: the presents block on
+ * a grid of their own of that period, else 0): measure again later. */
+static void timer_verdict(tempo_loop *L, uint64_t now, uint64_t grid_ns)
+{
+    set_measured_pacing(L, TEMPO_LOOP_PACING_TIMER);
+    L->present_grid_ns = grid_ns;
+    L->timer_since_ns = now;
+    if (L->reprobe_every_ns == 0)
+        L->reprobe_every_ns = REPROBE_FIRST_NS;
+    L->reprobe_ns = now + L->reprobe_every_ns;
+    L->reprobe_every_ns = L->reprobe_every_ns * 2 < REPROBE_MAX_NS ? L->reprobe_every_ns * 2 : REPROBE_MAX_NS;
+}
+
+/* Something may have changed what the presents do: measure again at the
+ * next present (when a measurement chose the timer), and restart the
+ * periodic re-measurement's backoff. */
+static void reprobe_soon(tempo_loop *L)
+{
+    L->reprobe_every_ns = REPROBE_FIRST_NS;
+    if (L->pacing == TEMPO_LOOP_PACING_TIMER && L->reprobe_ns != 0)
+        L->reprobe_ns = 1;
 }
 
 /* The pacing to start from: measure the presents the loop makes, unless
@@ -149,6 +215,10 @@ static bool input_listener(const tempo_input_event *ev, void *user)
     L->frame_game_ns += loop_now(L) - a;
     return consumed;
 }
+
+typedef struct tempo__frame_wait frame_wait;
+static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
+static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
 
 /* ---- Creation ----------------------------------------------------------------- */
 
@@ -190,11 +260,12 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->event = desc->event;
     L->user = desc->user;
     L->window = desc->window;
-    L->clock = desc->clock;
-    L->fake = desc->clock.now != NULL;
-    L->input = desc->input;
+    /* The clock and the wait, chosen once: the real ones, or desc.clock's
+     * adapter (wait_clock). Nothing else in the loop tells them apart. */
+    const bool fake = desc->clock.now != NULL;
+    L->clock = fake ? desc->clock : (tempo_clock){real_now, NULL, NULL};
+    L->wait = fake ? wait_clock : wait_real;
     L->thread = SDL_ThreadID();
-    L->dispatching = -1;
     L->renderer = desc->renderer;
     L->present = desc->present;
     L->owns_present = desc->renderer != NULL || desc->present != NULL;
@@ -205,7 +276,12 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
                                         : detect_display_hz(L->window);
     tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
     /* Not SDL_RENDERER_PRESENTVSYNC: the software renderer reports it and
-     * does not block. The presents themselves are measured. */
+     * does not block. The presents themselves are measured; SDL's software
+     * renderer has no vblank of its own to wait for (tempo__pacer_judge). */
+    SDL_RendererInfo rinfo;
+    L->software_present = desc->renderer != NULL && desc->present == NULL &&
+                          SDL_GetRendererInfo(desc->renderer, &rinfo) == 0 && rinfo.name != NULL &&
+                          strcmp(rinfo.name, "software") == 0;
     L->vsync_mode = (unsigned)desc->vsync <= TEMPO_LOOP_VSYNC_OFF ? desc->vsync : TEMPO_LOOP_VSYNC_AUTO;
     set_pacing(L, initial_pacing(L));
     atomic_init(&L->quit, false);
@@ -219,8 +295,14 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
         free(L);
         return NULL; /* detail set by the handle's creation */
     }
-    if (L->input != NULL && L->input_event != NULL)
-        tempo_input_set_listener(L->input, input_listener, L);
+    if (desc->input != NULL && tempo_input_attach(desc->input, L) < 0) {
+        tempo_event_destroy(L->wake);
+        tempo_timer_destroy(L->timer);
+        free(L);
+        tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY,
+                            "tempo_loop_create: desc.input is attached to another loop");
+        return NULL;
+    }
     if (L->window != NULL && !L->run_hidden) {
         Uint32 flags = SDL_GetWindowFlags(L->window);
         if (flags & SDL_WINDOW_MINIMIZED)
@@ -233,27 +315,25 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
 
 static void detach_all_sources(tempo_loop *L);
 
-int tempo_loop_destroy(tempo_loop *L)
+void tempo_loop_destroy(tempo_loop *L)
 {
     if (L == NULL)
-        return 0;
+        return;
     if (L->in_frame) {
         /* The frame reads the loop after the callback returns: freeing it
          * here was a use-after-free. Refuse loudly instead. */
-        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_destroy: called from inside tempo_loop_frame() "
-                                             "(a loop callback); quit, and destroy after the loop returns");
+        (void)tempo__set_error(TEMPO_EBUSY, "tempo_loop_destroy: called from inside tempo_loop_frame() "
+                                            "(a loop callback); quit, and destroy after the loop returns");
+        return;
     }
     detach_all_sources(L);
-    if (L->input != NULL && L->input_event != NULL)
-        tempo_input_set_listener(L->input, NULL, NULL);
-    if (L->input != NULL && L->notified_paused)
-        tempo_input_suspend_polling(L->input, false); /* the input outlives the loop */
+    if (L->input != NULL)
+        tempo_input_detach(L->input); /* it may outlive the loop: it lets go of it */
     if (L->replay != NULL)
         tempo__replay_loop_destroy(L); /* after the sources: their detach may still deliver */
     tempo_event_destroy(L->wake);
     tempo_timer_destroy(L->timer);
     free(L);
-    return 0;
 }
 
 /* ---- Settings ------------------------------------------------------------------- */
@@ -363,9 +443,8 @@ uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
 /* First render slot after the last render on the current epoch. */
 static void realign_render_slot(tempo_loop *L)
 {
-    uint32_t hz = pace_hz(L);
-    L->slot = hz && L->last_render_ns >= L->epoch_ns ? tempo__sched_count(L->epoch_ns, hz, L->last_render_ns)
-                                                     : 0;
+    tempo__sched s = sched_of(L);
+    L->slot = tempo__sched_realigned_slot(&s);
 }
 
 /* Restarts the schedule with an update due at `now` (first frame, stall,
@@ -462,7 +541,7 @@ uint64_t tempo_loop_get_step_ns(const tempo_loop *L)
     return L ? L->step_ns : 0;
 }
 
-/* ---- Watches ---------------------------------------------------------------------- */
+/* ---- The registry: watches and sources ---------------------------------------------- */
 
 static int find_watch(const tempo_loop *L, const tempo_handle *h)
 {
@@ -472,15 +551,45 @@ static int find_watch(const tempo_loop *L, const tempo_handle *h)
     return -1;
 }
 
+static int find_watch_by_id(const tempo_loop *L, uint64_t id)
+{
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].id == id)
+            return i;
+    return -1;
+}
+
+/* The source added with `h`, or NULL. */
+static tempo__source *find_source(tempo_loop *L, const tempo_handle *h)
+{
+    int i = h != NULL ? find_watch(L, h) : -1;
+    return i >= 0 && L->watches[i].source >= 0 ? &L->watches[i].src : NULL;
+}
+
+/* A new entry at the end of the table, or NULL when it is full. */
+static tempo__watch *add_entry(tempo_loop *L, tempo_handle *handle)
+{
+    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
+        return NULL;
+    tempo__watch *w = &L->watches[L->nwatch++];
+    memset(w, 0, sizeof *w);
+    w->handle = handle;
+    w->id = ++L->next_watch_id;
+    w->source = -1;
+    return w;
+}
+
 int tempo_loop_watch(tempo_loop *L, tempo_handle *handle, tempo_loop_watch_fn fn, void *user)
 {
     if (L == NULL || fn == NULL || tempo__handle_kind(handle) == 0) /* NULL or destroyed */
         return TEMPO_EINVAL;
     if (find_watch(L, handle) >= 0)
         return TEMPO_EBUSY;
-    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
+    tempo__watch *w = add_entry(L, handle);
+    if (w == NULL)
         return TEMPO_ETOOMANY;
-    L->watches[L->nwatch++] = (tempo__watch){handle, fn, user, ++L->next_watch_id, -1};
+    w->fn = fn;
+    w->user = user;
     return 0;
 }
 
@@ -503,49 +612,49 @@ int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
     return 0;
 }
 
-/* ---- Sources ------------------------------------------------------------------------ */
-
-static int find_source_by_id(const tempo_loop *L, uint64_t id)
-{
-    for (int k = 0; k < L->nsource; k++)
-        if (L->sources[k].id == id)
-            return k;
-    return -1;
-}
-
 int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
 {
     if (L == NULL || desc == NULL || desc->handle == NULL || desc->dispatch == NULL)
         return TEMPO_EINVAL;
     if (find_watch(L, desc->handle) >= 0)
         return TEMPO_EBUSY;
-    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES || L->nsource == TEMPO_LOOP_MAX_SOURCES)
+    if (L->nsource == TEMPO_LOOP_MAX_SOURCES)
         return TEMPO_ETOOMANY;
-    uint64_t id = ++L->next_watch_id;
-    tempo__source *src = &L->sources[L->nsource++];
-    memset(src, 0, sizeof *src);
+    tempo__watch *w = add_entry(L, desc->handle);
+    if (w == NULL)
+        return TEMPO_ETOOMANY;
+    w->source = 0;
+    L->nsource++;
+    tempo__source *src = &w->src;
     src->desc = *desc;
     snprintf(src->name, sizeof src->name, "%s", desc->name ? desc->name : "source");
-    src->id = id;
     /* A new source owes no progress in a frame it has not seen. */
     src->progress_frame = UINT64_MAX;
-    L->watches[L->nwatch++] = (tempo__watch){desc->handle, NULL, NULL, id, 0};
+    /* What it delivers is recorded and replayed through its channel. */
+    if (desc->deliver != NULL)
+        src->channel = tempo__replay_source_added(L, src->name, desc->deliver, desc->self);
     return 0;
 }
 
-/* Removes source k (and its watch entry), then runs its detach. */
-static void drop_source(tempo_loop *L, int k)
+int tempo__loop_source_lookup(tempo_loop *L, tempo_handle *handle, tempo_source_deliver_fn *deliver, void **self,
+                              uint32_t *channel)
 {
-    tempo__source gone = L->sources[k];
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].id == gone.id) {
-            drop_watch(L, i);
-            break;
-        }
-    memmove(&L->sources[k], &L->sources[k + 1], sizeof L->sources[0] * (size_t)(L->nsource - k - 1));
+    const tempo__source *src = find_source(L, handle);
+    if (src == NULL || src->desc.deliver == NULL)
+        return TEMPO_EINVAL;
+    *deliver = src->desc.deliver;
+    *self = src->desc.self;
+    *channel = src->channel;
+    return 0;
+}
+
+/* Removes the source entry i, then runs its detach. */
+static void drop_source(tempo_loop *L, int i)
+{
+    tempo__source gone = L->watches[i].src;
+    drop_watch(L, i);
     L->nsource--;
-    if (L->dispatching > k)
-        L->dispatching--;
+    tempo__replay_source_removed(L, gone.channel);
     if (gone.desc.detach != NULL)
         gone.desc.detach(gone.desc.self);
 }
@@ -557,12 +666,9 @@ int tempo_loop_remove_source(tempo_loop *L, tempo_handle *handle)
     int i = find_watch(L, handle);
     if (i < 0 || L->watches[i].source < 0)
         return TEMPO_EINVAL;
-    int k = find_source_by_id(L, L->watches[i].id);
-    if (k < 0)
-        return TEMPO_EINVAL;
-    if (k == L->dispatching)
+    if (L->watches[i].id == L->dispatching)
         return TEMPO_EBUSY; /* its dispatch is still running: detach would free it */
-    drop_source(L, k);
+    drop_source(L, i);
     return 0;
 }
 
@@ -577,10 +683,16 @@ int tempo__leave_loop(tempo_loop *L, tempo_handle *handle, const char *what)
     return 0;
 }
 
+/* Last added first. A detach may remove other sources (a hot-reload has
+ * two): start again from the end each time. */
 static void detach_all_sources(tempo_loop *L)
 {
-    while (L->nsource > 0)
-        drop_source(L, L->nsource - 1);
+    while (L->nsource > 0) {
+        int i = L->nwatch - 1;
+        while (L->watches[i].source < 0)
+            i--;
+        drop_source(L, i);
+    }
 }
 
 /* A new frame for the sources: an update or render ran, the loop paused or
@@ -590,14 +702,14 @@ static void new_source_frame(tempo_loop *L, uint64_t now)
 {
     L->frame_seq++;
     L->frame_seq_ns = now;
-    for (int k = 0; k < L->nsource; k++)
-        L->sources[k].parked = false;
+    for (int i = 0; i < L->nwatch; i++)
+        L->watches[i].src.parked = false; /* false for every watch too */
 }
 
 static bool any_parked(const tempo_loop *L)
 {
-    for (int k = 0; k < L->nsource; k++)
-        if (L->sources[k].parked)
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].src.parked)
             return true;
     return false;
 }
@@ -606,8 +718,8 @@ static bool any_parked(const tempo_loop *L)
  * without waiting (its handle may be an auto-reset one already consumed). */
 static bool any_ready(const tempo_loop *L)
 {
-    for (int k = 0; k < L->nsource; k++)
-        if (L->sources[k].more && !L->sources[k].parked)
+    for (int i = 0; i < L->nwatch; i++)
+        if (L->watches[i].src.more && !L->watches[i].src.parked)
             return true;
     return false;
 }
@@ -626,29 +738,31 @@ static void add_source_counts(tempo_loop_source_counts *c, uint64_t busy, uint32
 
 static uint64_t source_deadline(const tempo_loop *L, uint64_t now);
 
-/* Dispatches source k once. Returns 0 or the dispatch's error (the source
- * is then removed). */
-static int dispatch_source(tempo_loop *L, int k)
+/* Dispatches the source of entry i once. Returns 0 or the dispatch's error
+ * (the source is then removed). */
+static int dispatch_source(tempo_loop *L, int i)
 {
-    tempo__source *src = &L->sources[k];
-    uint64_t id = src->id;
+    tempo__source *src = &L->watches[i].src;
+    uint64_t id = L->watches[i].id;
     uint64_t now = loop_now(L);
     tempo_source_call call = {
         .now_ns = now,
         .deadline_ns = source_deadline(L, now),
         .must_progress = src->progress_frame != L->frame_seq,
         .frame = L->frame_seq,
+        .replaying = tempo__replay_active(L),
     };
     if (call.must_progress)
         src->progress_frame = L->frame_seq;
-    L->dispatching = k;
+    L->dispatching = id;
     int r = src->desc.dispatch(src->desc.self, &call);
-    L->dispatching = -1;
+    L->dispatching = 0;
     uint64_t t = loop_now(L);
     L->frame_game_ns += t - now;
-    /* The dispatch may have removed other sources (not itself): find it again. */
-    k = find_source_by_id(L, id);
-    src = &L->sources[k];
+    /* The dispatch may have added or removed other entries (not itself):
+     * find it again. */
+    i = find_watch_by_id(L, id);
+    src = &L->watches[i].src;
     bool overrun = t > call.deadline_ns;
     bool forced = now >= call.deadline_ns && call.items > 0;
     add_source_counts(&src->win, t - now, call.items, overrun, forced, call.oldest_age_ns);
@@ -656,7 +770,7 @@ static int dispatch_source(tempo_loop *L, int k)
     src->oldest_age_ns = call.oldest_age_ns;
     if (r < 0) {
         tempo__set_error(r, "loop: source \"%s\" failed (%s): removed", src->name, tempo_strerror(r));
-        drop_source(L, k);
+        drop_source(L, i);
         return r;
     }
     src->more = r > 0;
@@ -726,11 +840,14 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
         L->pause_mask &= ~(unsigned)PAUSE_MINIMIZED;
         L->dirty = true;
         L->withheld_probe_ns = 0; /* withheld presents: probe at once */
+        if (we->event == SDL_WINDOWEVENT_RESTORED)
+            reprobe_soon(L);
         break;
     case SDL_WINDOWEVENT_SHOWN:
         L->pause_mask &= ~(unsigned)PAUSE_HIDDEN;
         L->dirty = true;
         L->withheld_probe_ns = 0;
+        reprobe_soon(L);
         break;
     case SDL_WINDOWEVENT_SIZE_CHANGED:
         L->dirty = true;
@@ -750,6 +867,8 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
             tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
             L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
             set_pacing(L, initial_pacing(L)); /* measure the new display's presents */
+        } else {
+            reprobe_soon(L);
         }
         break;
     default:
@@ -809,6 +928,50 @@ static int native_input_dispatch(void *self, tempo_source_call *call)
     return 0;
 }
 
+/* ---- The input (desc.input, tempo_input_attach) ------------------------------------ */
+
+int tempo_input_attach(tempo_input *in, tempo_loop *L)
+{
+    if (in == NULL || L == NULL)
+        return TEMPO_EINVAL;
+    tempo_loop **at = tempo__input_loop(in);
+    if (*at == L && L->input == in)
+        return 0;
+    if (*at != NULL || L->input != NULL)
+        return TEMPO_EBUSY;
+    *at = L;
+    L->input = in;
+    if (L->input_event != NULL)
+        tempo_input_set_listener(in, input_listener, L);
+    if (L->notified_paused)
+        tempo_input_suspend_polling(in, true); /* as the loop did when it paused */
+    if (L->replay != NULL)
+        tempo__replay_input_attached(L);
+    /* Its native handle joins the sources at the next frame (sync_native_input). */
+    return 0;
+}
+
+int tempo_input_detach(tempo_input *in)
+{
+    tempo_loop *L = in != NULL ? *tempo__input_loop(in) : NULL;
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    /* Its native handle is the input's: it leaves the wait set now, or,
+     * from inside its own dispatch (the listener), at the start of the next
+     * frame (sync_native_input), before the loop waits again. */
+    if (L->input_watch != NULL && tempo_loop_remove_source(L, L->input_watch) != TEMPO_EBUSY)
+        L->input_watch = NULL;
+    if (L->input_event != NULL)
+        tempo_input_set_listener(in, NULL, NULL);
+    if (L->notified_paused)
+        tempo_input_suspend_polling(in, false);
+    if (L->replay != NULL)
+        tempo__replay_input_detached(L, in);
+    L->input = NULL;
+    *tempo__input_loop(in) = NULL;
+    return 0;
+}
+
 /* [loop thread] Keeps desc.input's native handle (tempo_input_attach_window)
  * among the sources, so a game attaches or detaches at any time and the
  * loop follows at the next frame. As a source on purpose: it then gets the
@@ -835,14 +998,14 @@ static void sync_native_input(tempo_loop *L)
 
 /* ---- The wait ----------------------------------------------------------------- */
 
-typedef struct frame_wait {
+struct tempo__frame_wait {
     tempo__watch snap[TEMPO_LOOP_MAX_WATCHES]; /* the watches when the frame began */
     bool fired[TEMPO_LOOP_MAX_WATCHES];
     int nsnap;
     tempo_loop_wake wake;
     bool messages; /* the wait reported window messages: pump them */
     bool slept;
-} frame_wait;
+};
 
 /* Polls the snapshot's handles that have not fired yet, without waiting.
  * Each zero-timeout wait reports the lowest signalled one, which is then
@@ -897,7 +1060,7 @@ static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadl
     fw->slept = timeout != 0;
     if (r == TEMPO_ETIMEDOUT) {
         fw->wake = TEMPO_LOOP_WAKE_DUE;
-        return 0;
+        return poll_watches(fw);
     }
     if (r < 0)
         return r;
@@ -915,209 +1078,125 @@ static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadl
     }
     if (!fw->slept)
         fw->wake = TEMPO_LOOP_WAKE_DUE;
-    return 0;
+    return poll_watches(fw); /* the wait returned one: the others too */
 }
 
-/* The fake clock's "wait": hand the deadline to the clock, then look at
- * what arrived meanwhile without blocking. */
-static void wait_fake(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
+/* desc.clock's wait, the same contract as wait_real: hand the deadline to
+ * the clock (which moves its time there, or as far as it likes), then look
+ * at what arrived meanwhile without blocking. A wake is reported as the
+ * real wait would: the first fired watch or source, else pending SDL
+ * events, else the timer. */
+static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
 {
     fw->slept = deadline > now;
     if (fw->slept && L->clock.wait_until != NULL)
         L->clock.wait_until(L->clock.user, deadline);
     fw->messages = SDL_WasInit(SDL_INIT_EVENTS) != 0; /* pump: nobody else did */
     fw->wake = fw->slept ? TEMPO_LOOP_WAKE_TIMER : TEMPO_LOOP_WAKE_DUE;
+    int rc = poll_watches(fw);
+    if (rc < 0 || fw->wake != TEMPO_LOOP_WAKE_TIMER)
+        return rc;
+    for (int j = 0; j < fw->nsnap; j++)
+        if (fw->fired[j]) { /* the first, as the real wait reports the lowest */
+            fw->wake = fw->snap[j].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
+            return 0;
+        }
+    if (fw->messages && SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
+        fw->wake = TEMPO_LOOP_WAKE_MESSAGES;
+    return 0;
 }
 
-/* ---- Deciding what is due --------------------------------------------------------- */
+/* ---- Deciding what is due ---------------------------------------------------------
+ * The decisions themselves are pure functions in loop_schedule.c, over a
+ * snapshot of the schedule state taken here. */
+
+static tempo__sched sched_of(const tempo_loop *L)
+{
+    return (tempo__sched){
+        .policy = L->policy,
+        .update_hz = L->update_hz,
+        .render_hz = L->render_hz,
+        .display_hz = L->display_hz,
+        .max_frameskip = L->max_frameskip,
+        .max_gap_ns = L->max_gap_ns,
+        .step_ns = L->step_ns,
+        .on_demand = L->on_demand,
+        .pacing = L->pacing,
+        .vsync = L->vsync,
+        .nominal_period_ns = L->pacer.nominal_period_ns,
+        .pace_wake_ns = L->pace_wake_ns,
+        .withheld_probe_ns = L->withheld_probe_ns,
+        .probe_n = L->probe.n,
+        .probe_period_ns = L->probe.period_ns,
+        .epoch_ns = L->epoch_ns,
+        .tick = L->tick,
+        .slot = L->slot,
+        .slot_shift_ns = L->slot_shift_ns,
+        .last_update_ns = L->last_update_ns,
+        .last_render_ns = L->last_render_ns,
+        .updates_since_render = L->updates_since_render,
+        .dirty = L->dirty,
+        .event_dirty = L->event_dirty,
+        .game_paused = L->game_paused,
+        .display_driven = L->display_driven,
+        .in_display_frame = L->in_display_frame,
+        .last_display_ns = L->last_display_ns,
+    };
+}
 
 static uint64_t next_tick_ns(const tempo_loop *L)
 {
-    return tempo__sched_at(L->epoch_ns, L->update_hz, L->tick);
+    tempo__sched s = sched_of(L);
+    return tempo__sched_next_tick_ns(&s);
 }
 
-/* Whether render slots follow a schedule (pace_hz) rather than the ticks:
- * LOCKSTEP's renders follow its ticks and ignore the pace, except in the
- * game's pause, where no tick runs. */
 static bool render_scheduled(const tempo_loop *L)
 {
-    return L->policy != TEMPO_LOOP_LOCKSTEP || L->game_paused;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_render_scheduled(&s);
 }
 
-/* When the next render may happen: the next slot of the pace (cap or
- * display rate), and with vsync not before the pacer's wake. */
 static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
 {
-    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
-        return L->withheld_probe_ns; /* renders only as the probe */
-    /* The host calls a frame per displayed frame (tempo_loop_display_frame):
-     * the display is the vsync, so a render happens in such a frame and
-     * only there. A slot schedule of our own would beat against the
-     * display's: with both at 60 Hz and a slot a hair after the display's
-     * call, every other displayed frame would go without a render. A render
-     * cap still holds. */
-    if (L->display_driven) {
-        if (!L->in_display_frame)
-            return TEMPO_INFINITE;
-        if (L->render_hz == 0 || !render_scheduled(L))
-            return now;
-        uint64_t cap = tempo__sched_at(L->epoch_ns, L->render_hz, L->slot);
-        return cap > now ? cap : now;
-    }
-    /* LOCKSTEP renders after its ticks: its probe renders alternate
-     * between the tick and a quarter period after it, and wait for the
-     * probe's instant after the previous return as well (a present that
-     * blocks past the next tick would otherwise put every call right
-     * after a return, a quarter period apart from nothing). */
-    if (L->pacing == TEMPO_LOOP_PACING_PROBING && !render_scheduled(L)) {
-        uint64_t at = L->last_update_ns + (L->probe.n % 2 ? L->probe.period_ns / 4 : 0);
-        if (L->pace_wake_ns > at)
-            at = L->pace_wake_ns; /* and never right after the previous return */
-        return at > now ? at : now;
-    }
-    if (!render_scheduled(L))
-        return now;
-    uint32_t hz = pace_hz(L);
-    uint64_t slot = hz != 0 ? tempo__sched_at(L->epoch_ns, hz, L->slot) : now;
-    if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
-        /* The probe's call times (tempo__probe_wake_ns); never before the
-         * previous present returned, so a probe does not spin. */
-        if (L->pace_wake_ns > slot)
-            slot = L->pace_wake_ns;
-    } else if (L->vsync) {
-        if (L->pace_wake_ns > slot)
-            slot = L->pace_wake_ns;
-        /* A present that does not block (vsync refused by the driver or
-         * compositor, SDL's offscreen software renderer, whatever the
-         * renderer flags say) must not make the loop spin, locked or not:
-         * with jittery render costs its returns look like a faster display
-         * and the pacer would follow them. So never more than one render per
-         * nominal refresh period (the display mode's, or desc.display_hz),
-         * less 1/16 for a display slightly faster than its integer mode
-         * (59.94 vs 60) and for wake-up jitter. A blocking present paces
-         * the loop anyway; a display faster than its mode says gets the
-         * mode's rate unless the game sets desc.display_hz. */
-        uint64_t nominal = L->pacer.nominal_period_ns;
-        uint64_t floor = L->last_render_ns + nominal - nominal / 16;
-        if (L->last_render_ns != 0 && floor > slot)
-            slot = floor;
-    }
-    return slot;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_render_slot_ns(&s, now);
 }
 
-/* Whether the policy wants a render now that events and updates ran. */
 static bool render_wanted(const tempo_loop *L, bool variable_ran)
 {
-    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
-        return true; /* the probe: the only way to learn that presents come back */
-    if (L->game_paused)
-        return true; /* the pause menu animates at the render pace */
-    switch (L->policy) {
-    case TEMPO_LOOP_INTERPOLATED:
-        return !L->on_demand || L->dirty || L->event_dirty;
-    case TEMPO_LOOP_VARIABLE:
-        return variable_ran || L->dirty;
-    default: /* LOCKSTEP and CONSTANT_SPEED_MAX_FPS: after updates, or when asked */
-        return L->dirty;
-    }
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
-}
-
-/* The most updates that may run between two renders: max_frameskip, or,
- * when a render cap is below update_hz / max_frameskip, the updates one
- * render interval holds (so a low cap does not slow the game down).
- * LOCKSTEP renders after each of its ticks. */
-static uint64_t updates_per_render_limit(const tempo_loop *L)
-{
-    if (L->policy == TEMPO_LOOP_LOCKSTEP)
-        return 1;
-    uint64_t limit = L->max_frameskip;
-    /* The render rate: the cap, the display rate, or the vblanks (the
-     * display rate is their nominal rate). */
-    uint32_t hz = pace_hz(L) != 0 ? pace_hz(L) : L->display_hz;
-    uint64_t per = (L->update_hz + hz - 1) / hz;
-    if (per > limit)
-        limit = per;
-    return limit;
-}
-
-/* Updates may not run until a render has: the catch-up limit is used up. */
-static bool updates_blocked(const tempo_loop *L)
-{
-    /* Withheld presents: no render to wait for; updates keep the clock. */
-    return L->policy != TEMPO_LOOP_VARIABLE && L->pacing != TEMPO_LOOP_PACING_WITHHELD &&
-           L->updates_since_render >= updates_per_render_limit(L);
+    tempo__sched s = sched_of(L);
+    return tempo__sched_render_wanted(&s, variable_ran);
 }
 
 /* The next instant something is due, for the wait. */
 static uint64_t next_deadline(const tempo_loop *L, uint64_t now)
 {
-    uint64_t slot = render_slot_ns(L, now);
-    if (L->game_paused)
-        return slot; /* no ticks while the game is paused */
-    uint64_t tick = next_tick_ns(L);
-    switch (L->policy) {
-    case TEMPO_LOOP_VARIABLE:
-        return slot; /* a frame (update + render) per render slot */
-    case TEMPO_LOOP_INTERPOLATED:
-        if (!render_wanted(L, false))
-            return tick;
-        break;
-    default:
-        if (!L->dirty)
-            return tick;
-        break;
-    }
-    /* A render is owed: when the catch-up limit is used up, only the render
-     * slot counts (the overdue ticks wait for it). */
-    return updates_blocked(L) ? slot : min_u64(tick, slot);
+    tempo__sched s = sched_of(L);
+    return tempo__sched_next_deadline(&s, now);
 }
 
 /* ---- Updates and render ------------------------------------------------------------- */
 
-/* Runs the updates due at `t` under a fixed policy. */
+/* Runs the updates due at `t` under a fixed policy: the plan
+ * (tempo__sched_plan_fixed) says how many and which clamp applies first. */
 static void run_fixed_updates(tempo_loop *L, uint64_t t)
 {
-    uint64_t due = next_tick_ns(L);
-    if (t < due)
+    tempo__sched s = sched_of(L);
+    tempo__sched_plan plan = tempo__sched_plan_fixed(&s, t, L->absent_ns);
+    if (!plan.run)
         return;
-    /* The catch-up cap bounds the updates between two renders, not per
-     * frame: a frame that cannot render yet (render cap) must not be
-     * followed by another batch. The overdue ticks wait for the render. */
-    uint64_t per_render = updates_per_render_limit(L);
-    if (updates_blocked(L))
-        return;
-    uint64_t limit = L->pacing == TEMPO_LOOP_PACING_WITHHELD ? UINT64_MAX : per_render - L->updates_since_render;
     tempo_loop_counts *c = &L->st.win;
-    uint64_t pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
-    tempo__stats_lateness(&L->st, t - due);
-    if (t - due > L->max_gap_ns) {
-        if (L->absent_ns > L->max_gap_ns) {
-            /* A stall: the loop did not run at all for longer than the
-             * clamp (a suspended process, a debugger, a clock jump). Drop
-             * what is owed and restart at the present. */
-            c->stalls++;
-            c->dropped_updates += pending - 1;
-            rebase(L, t);
-            pending = 1;
-        } else {
-            /* A slow machine: the loop ran all along (renders or updates
-             * slower than the schedule). Keep the debt at max_gap instead
-             * of throwing it away, so up to max_frameskip updates still run
-             * per render and the game slows down only as far as it must
-             * (deWiTTERS' loop); what is given up is game time behind the
-             * wall clock (slowdown_ns). */
-            uint64_t new_due = t - L->max_gap_ns;
-            c->slowdown_ns += new_due - due;
-            L->epoch_ns = new_due;
-            L->tick = 0;
-            realign_render_slot(L);
-            pending = tempo__sched_count(L->epoch_ns, L->update_hz, t) - L->tick;
-        }
+    uint64_t pending = plan.pending, limit = plan.limit;
+    tempo__stats_lateness(&L->st, plan.late_ns);
+    if (plan.clamp == TEMPO__SCHED_STALL) {
+        c->stalls++;
+        c->dropped_updates += plan.dropped;
+        rebase(L, t);
+    } else if (plan.clamp == TEMPO__SCHED_DEBT_CAP) {
+        c->slowdown_ns += plan.slowdown_ns;
+        L->epoch_ns = plan.new_epoch_ns;
+        L->tick = 0;
+        realign_render_slot(L);
     }
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
@@ -1155,11 +1234,10 @@ static bool run_variable_update(tempo_loop *L, uint64_t t)
         return false;
     if (pace_hz(L) != 0)
         tempo__stats_lateness(&L->st, t - slot);
-    uint64_t dt = t >= L->last_update_ns ? t - L->last_update_ns : 0;
-    if (dt > L->max_gap_ns) {
-        L->st.win.stalls++;
-        dt = L->step_ns; /* drop the gap: advance one nominal step */
-    }
+    tempo__sched s = sched_of(L);
+    bool stall;
+    uint64_t dt = tempo__sched_variable_dt(&s, t, &stall);
+    L->st.win.stalls += stall;
     L->last_update_ns = t;
     L->st.win.updates++;
     call_update(L, dt);
@@ -1170,15 +1248,124 @@ static float alpha_at(const tempo_loop *L, uint64_t t)
 {
     if (L->game_paused)
         return L->frozen_alpha;
-    if (L->policy != TEMPO_LOOP_INTERPOLATED || L->tick == 0)
-        return 0.0f;
-    uint64_t prev = L->last_update_ns, next = next_tick_ns(L);
-    if (t <= prev || next <= prev)
-        return 0.0f;
-    if (t >= next)
-        return ALPHA_MAX; /* behind schedule: the most extrapolation allowed */
-    float a = (float)((double)(t - prev) / (double)(next - prev));
-    return a < ALPHA_MAX ? a : ALPHA_MAX;
+    tempo__sched s = sched_of(L);
+    return tempo__sched_alpha(&s, t);
+}
+
+/* The verdict of a measurement whose rounds all ended undecided (the
+ * first probe's and a timer's re-measurement alike): ON paces by the
+ * presents (the game asked for vsync); AUTO too when they lasted a quarter
+ * period or more (they wait, for frame callbacks too irregular for the
+ * quarter-period test: a compositor repainting slower than its mode), else
+ * by the timer. */
+static int undecided_verdict(const tempo_loop *L)
+{
+    return L->vsync_mode == TEMPO_LOOP_VSYNC_ON || TEMPO__PROBE_WAITED(&L->probe) ? TEMPO__PROBE_BLOCKS
+                                                                                  : TEMPO__PROBE_FREE;
+}
+
+/* Measure the presents from scratch (the first probe's way: calls timed
+ * from the previous return, so a present that blocks loses no vblank). */
+static void reprobe_from_scratch(tempo_loop *L, uint64_t b)
+{
+    set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
+    L->last_return_ns = b; /* the next render (at once) anchors the probe */
+}
+
+/* A present paced by the timer returned (called at `a`, returned at `b`).
+ * When a measurement chose the timer, it is measured again:
+ *  - presents that now block more than a quarter period (REPROBE_RUN in a
+ *    row, not sooner than REPROBE_FIRST_NS after the verdict): from
+ *    scratch, as at the start;
+ *  - periodically, on the timer's own renders, without a visible frame
+ *    lost: the first probe's test (does a present called a quarter period
+ *    earlier block a quarter period longer?) made by moving the render
+ *    phase. Each pair is a present "b" on the schedule, then the schedule
+ *    moved a quarter period earlier and a present "a" on it: one render
+ *    interval of 3/4 period per pair, none longer than a period. After the
+ *    4 pairs the schedule has moved a whole period: back on its grid, one
+ *    render more in all. (A present blocking more than a quarter period
+ *    would delay the "a" render; the run above catches those.) */
+static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
+{
+    if (L->reprobe_ns == 0)
+        return; /* the timer was asked for */
+    uint64_t P = L->pacer.nominal_period_ns;
+    /* SDL's software renderer waits for no vblank, ever: if its present
+     * blocks, SDL sleeps (emulated vsync, decided when it was created), and
+     * a call moved a quarter period earlier sleeps longer, like a vsync
+     * present. Only a window event measures it again. Nor does a present
+     * known to sleep to a grid of its own say anything by blocking. */
+    if (L->software_present && L->reprobe_ns != 1)
+        return;
+    L->blocking_presents = b - a > P / 4 && L->present_grid_ns == 0 ? L->blocking_presents + 1 : 0;
+    if (L->blocking_presents >= REPROBE_RUN && b >= L->timer_since_ns + REPROBE_FIRST_NS) {
+        reprobe_from_scratch(L, b);
+        return;
+    }
+    if (L->reprobing) {
+        if (L->probe_b_call == 0) { /* this is a "b": the next render a quarter period earlier */
+            L->probe_b_call = a;
+            L->probe_b_return = b;
+            L->slot_shift_ns += P / 4;
+            return;
+        }
+        tempo__probe_presented(&L->probe, a, b); /* "a" first, then its "b" */
+        int verdict = tempo__probe_presented(&L->probe, L->probe_b_call, L->probe_b_return);
+        L->probe_b_call = 0;
+        /* A present known to sleep to a regular grid of its own (the judge
+         * saw its returns on the line) drifts against the timer's calls, so
+         * some pairs differ: the median alone says free, as before the
+         * every-pair rule, which is for irregular frame callbacks. */
+        if (verdict == TEMPO__PROBE_UNSURE && L->present_grid_ns != 0 &&
+            llabs(L->probe.last_median_ns) < (int64_t)P / 8)
+            verdict = TEMPO__PROBE_FREE;
+        if (L->slot_shift_ns >= P - P / 16) { /* a whole period: back on the grid */
+            L->slot_shift_ns = 0;
+            realign_render_slot(L);
+        }
+        /* Undecided: as the first probe, but a present known to sleep to
+         * a grid of its own waits by design and says nothing by it. */
+        if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
+            verdict = L->present_grid_ns != 0 ? TEMPO__PROBE_FREE : undecided_verdict(L);
+        /* It blocks, or (undecided) the presents waited: measure from
+         * scratch, where the first probe's rules decide and the pacer
+         * learns the vblanks. */
+        if (verdict == TEMPO__PROBE_BLOCKS)
+            reprobe_from_scratch(L, b);
+        else if (verdict == TEMPO__PROBE_FREE)
+            timer_verdict(L, b, L->present_grid_ns);
+        return;
+    }
+    if (b < L->reprobe_ns)
+        return;
+    if (!L->display_hz_given) {
+        /* The display mode may have changed meanwhile. */
+        uint32_t hz = detect_display_hz(L->window);
+        if (hz != L->display_hz) {
+            L->display_hz = hz;
+            tempo__pacer_init(&L->pacer, step_of(hz), 0);
+            reprobe_from_scratch(L, b); /* another display: measure from scratch */
+            return;
+        }
+    }
+    if (L->reprobe_ns == 1) { /* a window event: at once, from scratch */
+        reprobe_from_scratch(L, b);
+        return;
+    }
+    if (!render_scheduled(L)) {
+        /* LOCKSTEP renders after its ticks, on no phase the measurement
+         * could move without a longer interval: only a run of blocking
+         * presents or a window event measures it again. */
+        L->reprobe_ns = UINT64_MAX;
+        return;
+    }
+    tempo__probe_start(&L->probe, P);
+    L->st.win.probes++;
+    L->reprobing = true;
+    L->probe_b_call = a; /* this present is the first "b" */
+    L->probe_b_return = b;
+    L->slot_shift_ns = P / 4;
 }
 
 /* Presents the frame rendered at `t`. The time blocked in the present is
@@ -1227,8 +1414,10 @@ static void do_present(tempo_loop *L, uint64_t t)
             return;
         }
     }
-    if (L->pacing == TEMPO_LOOP_PACING_TIMER)
+    if (L->pacing == TEMPO_LOOP_PACING_TIMER) {
+        timer_present(L, a, b);
         return;
+    }
     /* The render's cost counts from the wake the pacer asked for when the
      * render was on its schedule, so late wake-ups count as cost and the
      * pacer learns to wake earlier. */
@@ -1241,14 +1430,14 @@ static void do_present(tempo_loop *L, uint64_t t)
         /* The first present of a measurement only anchors the next one. */
         int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
         if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
-            verdict = L->vsync_mode == TEMPO_LOOP_VSYNC_ON ? TEMPO__PROBE_BLOCKS : TEMPO__PROBE_FREE;
+            verdict = undecided_verdict(L);
         if (verdict == TEMPO__PROBE_BLOCKS) {
             /* Keep the fit the probes started: the vblanks are known. */
             L->pacing = TEMPO_LOOP_PACING_VSYNC;
             L->vsync = true;
             L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
         } else if (verdict == TEMPO__PROBE_FREE) {
-            set_pacing(L, TEMPO_LOOP_PACING_TIMER);
+            timer_verdict(L, b, 0);
         } else {
             L->pace_wake_ns = tempo__probe_wake_ns(&L->probe, b, L->pacer.predicted_cost_ns);
         }
@@ -1257,8 +1446,15 @@ static void do_present(tempo_loop *L, uint64_t t)
     L->st.win.missed_vblanks += L->pacer.st.missed - missed;
     if (fit == TEMPO__PACER_UNBLOCKED) {
         /* Returns off every vblank for a while: do the presents still block? */
-        set_pacing(L, TEMPO_LOOP_PACING_PROBING);
+        set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
         L->last_return_ns = b; /* the next render (at once) anchors the probe */
+        return;
+    }
+    /* Blocks, but returns more often than the display refreshes: a grid of
+     * the present's own (SDL's emulated vsync), no vblank to pace by. */
+    if (tempo__pacer_judge(&L->pacer, L->pacer.nominal_period_ns, L->software_present) ==
+        TEMPO__PACER_JUDGE_OWN_GRID) {
+        timer_verdict(L, b, tempo__pacer_period_ns(&L->pacer));
         return;
     }
     L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
@@ -1282,9 +1478,9 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
     L->event_dirty = false;
     L->last_render_ns = t;
     L->updates_since_render = 0;
-    uint32_t hz = pace_hz(L);
-    if (hz != 0 && render_scheduled(L))
-        L->slot = tempo__sched_count(L->epoch_ns, hz, t); /* skip missed slots */
+    tempo__sched s = sched_of(L);
+    if (tempo__sched_pace_hz(&s) != 0 && tempo__sched_render_scheduled(&s))
+        L->slot = tempo__sched_slot_after_render(&s, t); /* skip missed slots */
     tempo__stats_render(&L->st, t);
     call_render(L, alpha_at(L, t));
     if (L->owns_present && !atomic_load(&L->quit))
@@ -1299,8 +1495,8 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
  * second), forgets the vblank phase on resume, and tells the game. */
 static void tell_sources_pause(tempo_loop *L)
 {
-    for (int k = 0; k < L->nsource; k++) {
-        tempo__source *src = &L->sources[k];
+    for (int i = 0; i < L->nwatch; i++) {
+        tempo__source *src = &L->watches[i].src;
         if (src->pause_hook != NULL)
             src->pause_hook(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
     }
@@ -1317,16 +1513,13 @@ static void note_quit(tempo_loop *L)
 
 int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn)
 {
-    for (int k = 0; L != NULL && k < L->nsource; k++) {
-        tempo__source *src = &L->sources[k];
-        if (src->desc.handle == handle) {
-            src->pause_hook = fn;
-            if (fn != NULL)
-                fn(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
-            return 0;
-        }
-    }
-    return TEMPO_EINVAL;
+    tempo__source *src = L != NULL ? find_source(L, handle) : NULL;
+    if (src == NULL)
+        return TEMPO_EINVAL;
+    src->pause_hook = fn;
+    if (fn != NULL)
+        fn(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
+    return 0;
 }
 
 static void note_pause(tempo_loop *L)
@@ -1365,16 +1558,8 @@ static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
         return d > now ? d : now + L->step_ns;
     }
     if (L->display_driven) {
-        /* The host's display frames render (tempo_loop_display_frame), and
-         * the host runs one thing at a time: in a display frame the render
-         * follows the sources, which get half a refresh period from the
-         * frame's start; between display frames they get until the next
-         * one is expected. Due updates come first, as always. */
-        uint64_t period = step_of(L->display_hz);
-        uint64_t by = L->in_display_frame ? L->wake_ns + period / 2 : L->last_display_ns + period;
-        if (!L->game_paused && L->policy != TEMPO_LOOP_VARIABLE)
-            by = min_u64(by, next_tick_ns(L));
-        return by;
+        tempo__sched s = sched_of(L);
+        return tempo__sched_display_source_by(&s, L->wake_ns);
     }
     return next_deadline(L, now);
 }
@@ -1416,6 +1601,7 @@ int tempo_loop_frame(tempo_loop *L)
     if (!L->started) {
         L->started = true;
         tempo__stats_start(&L->st, t0);
+        L->st.win.probes = L->pacing == TEMPO_LOOP_PACING_PROBING; /* the one set_pacing began */
         rebase(L, t0);
         L->dirty = true;
         L->frame_seq_ns = t0;
@@ -1437,11 +1623,8 @@ int tempo_loop_frame(tempo_loop *L)
     fw.nsnap = 0;
     for (int i = 0; i < L->nwatch; i++) {
         const tempo__watch *w = &L->watches[i];
-        if (w->source >= 0) {
-            int k = find_source_by_id(L, w->id);
-            if (k >= 0 && L->sources[k].parked)
-                continue; /* out of the wait until the next frame */
-        }
+        if (w->src.parked)
+            continue; /* a source out of the wait until the next frame */
         fw.snap[fw.nsnap++] = *w;
     }
     memset(fw.fired, 0, sizeof fw.fired[0] * (size_t)fw.nsnap);
@@ -1454,11 +1637,7 @@ int tempo_loop_frame(tempo_loop *L)
         deadline = L->withheld_probe_ns; /* paused for withheld presents: keep probing */
     if (any_ready(L))
         deadline = t0; /* work remains and may go on now: do not sleep */
-    int rc = 0;
-    if (L->fake)
-        wait_fake(L, &fw, t0, deadline);
-    else
-        rc = wait_real(L, &fw, t0, deadline);
+    int rc = L->wait(L, &fw, t0, deadline); /* fills fw: the wake and every fired watch */
     uint64_t t1 = loop_now(L);
     uint64_t wait_ns = fw.slept ? t1 - t0 : 0;
     /* Time nothing of the loop ran: since the previous frame ended, and
@@ -1469,26 +1648,14 @@ int tempo_loop_frame(tempo_loop *L)
         L->absent_ns += t1 > from ? t1 - from : 0;
     }
     L->st.sleep_since_render_ns += wait_ns; /* before this frame's render */
-    if (rc == 0 && fw.nsnap > 0)
-        rc = poll_watches(&fw);
     if (rc < 0) {
         L->in_frame = false;
         return rc;
     }
     if (atomic_exchange(&L->render_requested, false))
         L->dirty = true;
-    if (L->fake && fw.wake == TEMPO_LOOP_WAKE_TIMER) {
-        for (int j = 0; j < fw.nsnap; j++)
-            if (fw.fired[j]) { /* the first, as the real wait reports the lowest */
-                fw.wake = fw.snap[j].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
-                break;
-            }
-    }
     if (atomic_load(&L->quit) && fw.wake != TEMPO_LOOP_WAKE_DUE)
         fw.wake = TEMPO_LOOP_WAKE_SIGNAL;
-    else if (L->fake && fw.wake == TEMPO_LOOP_WAKE_TIMER && SDL_WasInit(SDL_INIT_EVENTS) &&
-             SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
-        fw.wake = TEMPO_LOOP_WAKE_MESSAGES;
 
     /* Events first (they may pause, resume or quit), then the watches and
      * sources in the order they were added. */
@@ -1501,20 +1668,23 @@ int tempo_loop_frame(tempo_loop *L)
         int i = find_watch(L, fw.snap[j].handle);
         if (i < 0 || L->watches[i].id != fw.snap[j].id)
             continue; /* unwatched (or re-watched) by an earlier callback */
-        tempo__watch w = L->watches[i];
-        if (w.source >= 0) {
-            int k = find_source_by_id(L, w.id);
-            if (k < 0 || L->sources[k].parked || !(fw.fired[j] || L->sources[k].more))
+        const tempo__watch *w = &L->watches[i];
+        if (w->source >= 0) {
+            if (w->src.parked || !(fw.fired[j] || w->src.more))
                 continue;
-            int r = dispatch_source(L, k);
+            int r = dispatch_source(L, i);
             if (r < 0 && src_err == 0)
                 src_err = r;
             continue;
         }
         if (!fw.fired[j])
             continue;
+        /* A watch: its callback (which may change the table). */
+        tempo_loop_watch_fn fn = w->fn;
+        tempo_handle *handle = w->handle;
+        void *user = w->user;
         uint64_t a = loop_now(L);
-        w.fn(L, w.handle, w.user);
+        fn(L, handle, user);
         L->frame_game_ns += loop_now(L) - a;
     }
 
@@ -1576,9 +1746,10 @@ int tempo_loop_frame(tempo_loop *L)
     tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns + L->frame_present_ns, L->frame_game_ns,
                        paused_before && fw.slept);
     if (L->st.win_start_ns != win_start) {
-        for (int k = 0; k < L->nsource; k++) {
-            L->sources[k].last = L->sources[k].win;
-            memset(&L->sources[k].win, 0, sizeof L->sources[k].win);
+        for (int i = 0; i < L->nwatch; i++) {
+            tempo__source *src = &L->watches[i].src;
+            src->last = src->win;
+            memset(&src->win, 0, sizeof src->win);
         }
     }
     L->in_frame = false;
@@ -1625,10 +1796,12 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
     if (L->started)
         tempo__stats_refresh(&L->st, loop_now(L));
     L->st.pub.paused = L->pause_mask != 0;
-    L->st.pub.source_count = L->nsource;
-    for (int k = 0; k < L->nsource; k++) {
-        const tempo__source *src = &L->sources[k];
-        tempo_loop_source_stats *o = &L->st.pub.sources[k];
+    L->st.pub.source_count = 0;
+    for (int i = 0; i < L->nwatch; i++) {
+        if (L->watches[i].source < 0)
+            continue;
+        const tempo__source *src = &L->watches[i].src;
+        tempo_loop_source_stats *o = &L->st.pub.sources[L->st.pub.source_count++];
         memcpy(o->name, src->name, sizeof o->name);
         o->pending = src->more;
         o->parked = src->parked;
@@ -1641,5 +1814,6 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
     L->st.pub.pacing = L->pacing;
     L->st.pub.refresh_ns = tempo_loop_get_refresh_ns(L);
     L->st.pub.predicted_render_ns = L->vsync ? L->pacer.predicted_cost_ns : 0;
+    L->st.pub.present_grid_ns = L->pacing == TEMPO_LOOP_PACING_TIMER ? L->present_grid_ns : 0;
     return &L->st.pub;
 }

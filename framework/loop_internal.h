@@ -91,27 +91,37 @@ typedef void (*tempo__source_pause_fn)(void *self, bool idle_paused, bool game_p
  * the source leaves. Returns 0 or TEMPO_EINVAL (no source has `handle`). */
 int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn);
 
-/* A source (tempo_loop_add_source): its descriptor, its scheduling state
- * and its counters. */
+/* A source's part of its registry entry: its descriptor, its scheduling
+ * state and its counters. */
 typedef struct tempo__source {
     tempo_source_desc desc;
     char name[24];
-    uint64_t id;         /* the id of its watch entry */
     bool more;           /* its last dispatch said work remains */
     bool parked;         /* out of the wait until the next frame */
     uint64_t progress_frame; /* frame_seq of its last dispatch with must_progress */
     uint64_t oldest_age_ns;
     tempo_loop_source_counts win, last, total; /* window, last complete window, total */
     tempo__source_pause_fn pause_hook; /* NULL: none (tempo__loop_source_pause_hook) */
+    uint32_t channel;    /* its record/replay channel (desc.deliver; replay.c); 0: none */
 } tempo__source;
 
+/* One entry of the loop's one registry of handles, in the order added: a
+ * watch (tempo_loop_watch: a callback when signalled) or a source
+ * (tempo_loop_add_source, the framework's attaches, native input: a
+ * dispatch with a deadline, parking, progress and statistics). The frame
+ * waits on every entry's handle (parked sources excepted) and serves them
+ * in this order. */
 typedef struct tempo__watch {
     tempo_handle *handle;
-    tempo_loop_watch_fn fn; /* NULL for a source */
+    tempo_loop_watch_fn fn; /* a watch's callback; NULL for a source */
     void *user;
-    uint64_t id; /* unique per watch() call: a re-watch is a new entry */
-    int source;  /* index in sources[] for a source, -1 for a plain watch */
+    uint64_t id; /* unique per add: a re-watch is a new entry */
+    int source;  /* >= 0 for a source (then `src` is its state), -1 for a watch */
+    tempo__source src;
 } tempo__watch;
+
+/* What one frame's wait saw (loop.c). */
+struct tempo__frame_wait;
 
 struct tempo_loop {
     /* settings (defaults applied) */
@@ -129,8 +139,10 @@ struct tempo_loop {
     tempo_loop_event_fn event;
     void *user;
     SDL_Window *window;
-    tempo_loop_clock clock;
-    bool fake; /* clock.now is set */
+    /* The clock and the wait, chosen once at create: tempo_now_ns() and the
+     * real wait, or desc.clock and its adapter (loop.c, wait_clock). */
+    tempo_loop_clock clock; /* .now always set */
+    int (*wait)(struct tempo_loop *L, struct tempo__frame_wait *fw, uint64_t now, uint64_t deadline);
     tempo_input *input; /* not owned; NULL: events go to the callback only */
     tempo_handle *input_watch; /* input's native handle while the loop has it as a source */
     uint64_t wake_ns;          /* when this frame's wait returned (stamps native input) */
@@ -184,6 +196,15 @@ struct tempo_loop {
     tempo__pacer pacer;
     uint64_t pace_wake_ns;         /* vsync: when to start the next render (0: now) */
     uint64_t frame_present_ns;     /* blocked in the present this frame */
+    bool software_present;         /* desc.renderer is SDL's "software" renderer */
+    uint64_t present_grid_ns;      /* TIMER: the presents' own grid (tempo__pacer_judge), or 0 */
+    uint64_t reprobe_ns;           /* TIMER chosen by a measurement: the next one (0: none) */
+    uint64_t reprobe_every_ns;     /* the periodic re-measurement's interval (backoff) */
+    uint64_t timer_since_ns;       /* when the last measurement chose TIMER */
+    int blocking_presents;         /* TIMER: consecutive presents that blocked > P/4 */
+    bool reprobing;                /* TIMER: re-measuring by shifting the render phase */
+    uint64_t probe_b_call, probe_b_return; /* its last "b" present */
+    uint64_t slot_shift_ns;        /* render slots this much earlier than the schedule */
 
     /* pause notifications and the game's own pause */
     tempo_loop_input_fn input_event;
@@ -194,17 +215,17 @@ struct tempo_loop {
     bool game_resumed;             /* restart the update schedule at the next frame */
     float frozen_alpha;            /* alpha while game-paused */
 
+    /* The registry: watches and sources in one table (tempo__watch). */
     tempo__watch watches[TEMPO_LOOP_MAX_WATCHES];
     int nwatch;
     uint64_t next_watch_id;
 
     /* Sources. A "frame" for them is an iteration that ran an update or a
      * render, or, while paused with parked work, one update step. */
-    tempo__source sources[TEMPO_LOOP_MAX_SOURCES];
-    int nsource;
+    int nsource;             /* entries that are sources */
     uint64_t frame_seq;      /* frames begun: parking lasts until it moves */
     uint64_t frame_seq_ns;   /* when it last moved */
-    int dispatching;         /* index of the source inside dispatch, or -1 */
+    uint64_t dispatching;    /* entry id of the source inside dispatch, or 0 */
     bool frame_ran;          /* this iteration ran an update or a render */
     bool src_paused;         /* the pause state the sources last saw */
 

@@ -156,7 +156,7 @@ int tempo_loop_draw_stats_scaled(tempo_loop *L, SDL_Renderer *r, int x, int y, i
     fail |= SDL_SetRenderDrawColor(r, 70, 80, 100, 255);
     fail |= SDL_RenderDrawRect(r, &panel);
 
-    char a[32], b[16], d[16];
+    char a[64], b[16], d[16];
     int tx = x + PAD * k, ty = y + PAD * k;
     fail |= SDL_SetRenderDrawColor(r, 120, 200, 255, 255);
     /* A slow machine: the game time given up (the game runs behind the wall clock). */
@@ -171,6 +171,9 @@ int tempo_loop_draw_stats_scaled(tempo_loop *L, SDL_Renderer *r, int x, int y, i
     /* The pacing in force is named: timer, vsync, probing, presents-withheld. */
     if (L->render_hz)
         snprintf(a, sizeof a, "cap %uHz %s", L->render_hz, tempo_loop_pacing_name(L->pacing));
+    else if (L->pacing == TEMPO_LOOP_PACING_TIMER && L->present_grid_ns != 0)
+        snprintf(a, sizeof a, "timer %.2fHz (present grid %.1fHz)", 1e9 / (double)tempo_loop_get_refresh_ns(L),
+                 1e9 / (double)L->present_grid_ns);
     else
         snprintf(a, sizeof a, "%s %.2fHz", tempo_loop_pacing_name(L->pacing),
                  1e9 / (double)tempo_loop_get_refresh_ns(L));

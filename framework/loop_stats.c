@@ -131,6 +131,7 @@ static void add_counts(tempo_loop_counts *to, const tempo_loop_counts *from)
     to->withheld_presents += from->withheld_presents;
     to->withheld_ns += from->withheld_ns;
     to->skipped_renders += from->skipped_renders;
+    to->probes += from->probes;
     to->late_samples += from->late_samples;
 }
 

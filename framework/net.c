@@ -346,13 +346,13 @@ static int net_main(void *arg)
     return 0;
 }
 
-tempo_net *tempo_net_connect(const tempo_net_desc *desc)
+tempo_net *tempo_net_create(const tempo_net_desc *desc)
 {
     if (desc == NULL || desc->queue == NULL || desc->port == 0 || desc->max_payload_bytes > TEMPO_NET_MAX_PAYLOAD ||
         (desc->host != NULL && strlen(desc->host) >= 256) ||
         (desc->send_cap_bytes != 0 && (desc->send_cap_bytes < MIN_SEND_CAP || desc->send_cap_bytes > MAX_SEND_CAP))) {
         tempo__set_error(TEMPO_EINVAL,
-                         "tempo_net_connect: queue and port are required, max_payload_bytes <= %u, "
+                         "tempo_net_create: queue and port are required, max_payload_bytes <= %u, "
                          "send_cap_bytes 0 or in [64, 1 GiB]",
                          (unsigned)TEMPO_NET_MAX_PAYLOAD);
         return NULL;
@@ -364,7 +364,7 @@ tempo_net *tempo_net_connect(const tempo_net_desc *desc)
     tempo_net *n = calloc(1, sizeof *n);
     if (n == NULL) {
         SDLNet_Quit();
-        tempo__set_error(TEMPO_ENOMEM, "tempo_net_connect: out of memory");
+        tempo__set_error(TEMPO_ENOMEM, "tempo_net_create: out of memory");
         return NULL;
     }
     n->q = desc->queue;
@@ -382,7 +382,7 @@ tempo_net *tempo_net_connect(const tempo_net_desc *desc)
     atomic_init(&n->stopping, false);
     atomic_init(&n->error, 0);
     if (n->rx == NULL || n->tx == NULL) {
-        tempo__set_error(TEMPO_ENOMEM, "tempo_net_connect: out of memory");
+        tempo__set_error(TEMPO_ENOMEM, "tempo_net_create: out of memory");
         goto fail;
     }
     /* Touch the send ring now: its pages are then there when a send copies
@@ -396,20 +396,20 @@ tempo_net *tempo_net_connect(const tempo_net_desc *desc)
     n->wake_pkt = SDLNet_AllocPacket(1);
     if (bound == NULL || n->wake_pkt == NULL ||
         SDLNet_ResolveHost(&n->wake_pkt->address, "127.0.0.1", SDLNet_Read16(&bound->port)) != 0) {
-        tempo__set_error(TEMPO_EPLATFORM, "tempo_net_connect: wake socket: %s", SDLNet_GetError());
+        tempo__set_error(TEMPO_EPLATFORM, "tempo_net_create: wake socket: %s", SDLNet_GetError());
         goto fail;
     }
     n->wake_pkt->len = 1;
     n->wake_pkt->data[0] = 0;
     int e = 0;
     if (!socket_of(n->wake, bound, &n->wake_fd)) {
-        tempo__set_error(TEMPO_ENOTSUP, "tempo_net_connect: this SDL_net's UDPsocket layout is unknown");
+        tempo__set_error(TEMPO_ENOTSUP, "tempo_net_create: this SDL_net's UDPsocket layout is unknown");
         goto fail;
     }
     if ((e = plat_socket_set_nonblocking(n->wake_fd)) != 0) {
         char why[96];
         plat_socket_describe(e, why, sizeof why);
-        tempo__set_error(TEMPO_EPLATFORM, "tempo_net_connect: wake socket: %s", why);
+        tempo__set_error(TEMPO_EPLATFORM, "tempo_net_create: wake socket: %s", why);
         goto fail;
     }
     n->thread = plat_thread_create(net_main, "tempo-net", n);

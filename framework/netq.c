@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "platform.h"
-#include "replay_internal.h"
 #include "sources_internal.h"
 #include "tempo/loop.h"
 #include "tempo/netq.h"
@@ -50,7 +49,7 @@ struct tempo_netq {
     plat_mutex *lock;
     tempo_handle *ready; /* manual-reset: messages are queued */
     tempo_handle *room;  /* auto-reset: a drain freed room for push_wait */
-    tempo_netq_clock_fn now;
+    uint64_t (*now)(void *user); /* desc.clock's, or tempo_now_ns */
     void *clock_user;
 
     /* [lock] */
@@ -78,8 +77,6 @@ struct tempo_netq {
     tempo_netq_handler att_fn;
     void *att_user;
     uint64_t att_frame; /* the loop's frame number at the last dispatch */
-    uint32_t att_channel; /* its record/replay channel (replay_internal.h); 0: none */
-    const tempo_netq_msg *att_msg; /* the live message being delivered */
     bool att_seen;
     /* DEADLINE's measurements (estimates, so floating point). */
     bool have_start, have_cost, left_backlog;
@@ -191,13 +188,6 @@ tempo_netq *tempo_netq_create(const tempo_netq_desc *desc)
         d.target_age_ns = 33 * MS; /* two 60 Hz frames (netq.h) */
     if (!d.floor_ns)
         d.floor_ns = 4 * MS < d.budget_max_ns ? 4 * MS : d.budget_max_ns;
-    if (d.clock.now != NULL) { /* the shared tempo_clock wins over the older fields */
-        d.now_ns = d.clock.now;
-        d.clock_user = d.clock.user;
-    } else if (!d.now_ns) {
-        d.now_ns = default_clock;
-        d.clock_user = NULL;
-    }
 
     tempo_netq *q = calloc(1, sizeof *q);
     if (q == NULL) {
@@ -216,8 +206,8 @@ tempo_netq *tempo_netq_create(const tempo_netq_desc *desc)
     }
     q->cap = d.cap_bytes;
     q->d = d;
-    q->now = d.now_ns;
-    q->clock_user = d.clock_user;
+    q->now = d.clock.now != NULL ? d.clock.now : default_clock;
+    q->clock_user = d.clock.now != NULL ? d.clock.user : NULL;
     q->policy = d.policy;
     q->budget = d.budget_start_ns;
     q->pub.policy = d.policy;
@@ -674,30 +664,13 @@ int tempo_netq_drain_until(tempo_netq *q, tempo_netq_handler fn, void *user, uin
 
 /* ---- As a loop source (tempo_netq_attach) ------------------------------------------ */
 
-/* [loop thread] Messages of an attached queue go to the game through its
- * record/replay channel: recorded when the loop records, dropped when it
- * replays (the recorded ones arrive at their ticks through att_item). */
-static void att_deliver(const tempo_netq_msg *msg, void *user)
+/* [loop thread] The source's deliver (tempo/loop.h): the message as it is
+ * (live), or one rebuilt from a recording. */
+static void att_item(void *self, const tempo_replay_item *it, const void *live)
 {
-    tempo_netq *q = user;
-    if (q->att_channel == 0) {
-        q->att_fn(msg, q->att_user);
-        return;
-    }
-    tempo_replay_item it = {
-        .kind = TEMPO_REPLAY_MESSAGE, .type = msg->type, .data = msg->data, .size = msg->size};
-    q->att_msg = msg;
-    tempo_loop_deliver(q->loop, q->att_channel, &it);
-    q->att_msg = NULL;
-}
-
-static void att_item(tempo_loop *loop, uint32_t channel, const tempo_replay_item *it, void *user)
-{
-    (void)loop;
-    (void)channel;
-    tempo_netq *q = user;
-    if (q->att_msg != NULL) {
-        q->att_fn(q->att_msg, q->att_user); /* live: the message as it is */
+    tempo_netq *q = self;
+    if (live != NULL) {
+        q->att_fn(live, q->att_user);
         return;
     }
     /* Replayed: a copy of the recorded bytes, aligned as the queue
@@ -715,6 +688,16 @@ static void att_item(tempo_loop *loop, uint32_t channel, const tempo_replay_item
     tempo_netq_msg m = {.type = it->type, .size = it->size, .data = data, .pushed_ns = q->now(q->clock_user)};
     q->att_fn(&m, q->att_user);
     free(copy);
+}
+
+/* [loop thread] Each message of an attached queue goes to the game through
+ * the loop (tempo_loop_source_deliver), which records or replays it. */
+static void att_deliver(const tempo_netq_msg *msg, void *user)
+{
+    tempo_netq *q = user;
+    tempo_replay_item it = {
+        .kind = TEMPO_REPLAY_MESSAGE, .type = msg->type, .data = msg->data, .size = msg->size};
+    tempo_loop_source_deliver(q->loop, q->ready, &it, msg);
 }
 
 /* [loop thread] The loop's dispatch: one frame per loop frame. The deadline
@@ -743,8 +726,6 @@ static int netq_dispatch(void *self, tempo_source_call *call)
 static void netq_detached(void *self)
 {
     tempo_netq *q = self;
-    tempo__replay_detach_channel(q->loop, q->att_channel);
-    q->att_channel = 0;
     q->loop = NULL;
     q->att_fn = NULL;
     q->att_user = NULL;
@@ -756,8 +737,12 @@ int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, vo
         return TEMPO_EINVAL;
     if (q->loop != NULL)
         return TEMPO_EBUSY;
-    tempo_source_desc d = {
-        .name = "netq", .handle = q->ready, .dispatch = netq_dispatch, .detach = netq_detached, .self = q};
+    tempo_source_desc d = {.name = "netq",
+                           .handle = q->ready,
+                           .dispatch = netq_dispatch,
+                           .detach = netq_detached,
+                           .self = q,
+                           .deliver = att_item};
     int r = tempo_loop_add_source(loop, &d);
     if (r < 0)
         return r;
@@ -765,7 +750,6 @@ int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, vo
     q->att_fn = fn;
     q->att_user = user;
     q->att_seen = false;
-    q->att_channel = tempo__replay_attach_channel(loop, TEMPO__REPLAY_NETQ, att_item, q);
     return 0;
 }
 

@@ -189,7 +189,27 @@ static void add_sample(tempo__pacer *p, int64_t k, uint64_t t)
     refit(p);
 }
 
+static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns);
+
+/* The lead the wake keeps before the vblank: at once when it grows, by at
+ * most TEMPO__PACER_LEAD_RELAX_NS when it shrinks. */
+static void update_lead(tempo__pacer *p)
+{
+    double target = (double)p->predicted_cost_ns + (double)p->margin_ns + p->extra_margin_ns;
+    if (target >= p->lead_ns - TEMPO__PACER_LEAD_RELAX_NS)
+        p->lead_ns = target;
+    else
+        p->lead_ns -= TEMPO__PACER_LEAD_RELAX_NS;
+}
+
 int tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns)
+{
+    int r = presented(p, start_ns, call_ns, return_ns);
+    update_lead(p);
+    return r;
+}
+
+static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns)
 {
     p->st.presents++;
     uint64_t pred_before = p->predicted_cost_ns;
@@ -282,10 +302,18 @@ int tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns,
         /* The render kept to its prediction (give or take the base margin)
          * and still missed: the present needs more time before the flip
          * than the margin leaves. */
-        if (cost <= pred_before + p->margin_ns && p->extra_margin_ns < P / 2)
+        if (cost <= pred_before + p->margin_ns && p->extra_margin_ns < P / 2) {
             p->extra_margin_ns += P / 32;
+            p->margin_floor_ns = p->extra_margin_ns; /* what the present was seen to need */
+        }
     } else if (p->locked) {
-        p->extra_margin_ns -= p->extra_margin_ns / 1024; /* every vblank met: give it back slowly */
+        /* Every vblank met: give the margin back slowly, but not below what
+         * a miss showed the present needs (each try below it would cost a
+         * frame: with 0.3-1.5 ms of present work, 7 misses in 50 s). That
+         * floor is forgotten over minutes (the present may get cheaper). */
+        p->margin_floor_ns -= p->margin_floor_ns / 262144;
+        if (p->extra_margin_ns > p->margin_floor_ns)
+            p->extra_margin_ns -= (p->extra_margin_ns - p->margin_floor_ns) / 1024;
     }
     add_sample(p, p->last_k + n, return_ns);
     return TEMPO__PACER_OK;
@@ -306,10 +334,47 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
 {
     if (!p->locked)
         return now_ns;
-    uint64_t lead = p->predicted_cost_ns + p->margin_ns + (uint64_t)p->extra_margin_ns;
-    if ((double)lead >= p->period_ns)
+    uint64_t need = p->predicted_cost_ns + p->margin_ns + (uint64_t)p->extra_margin_ns;
+    if ((double)need >= p->period_ns)
         return now_ns; /* no slack: render at once, the present paces us */
-    return tempo__pacer_next_vblank(p, now_ns + lead) - lead;
+    /* The vblank to aim at: the first the render can still make. The wake
+     * before it: the lead, which may still be relaxing from a costlier
+     * frame (never later than that; at once if that is past). */
+    uint64_t v = tempo__pacer_next_vblank(p, now_ns + need);
+    uint64_t lead = p->lead_ns > (double)need ? (uint64_t)p->lead_ns : need;
+    return v - now_ns > lead ? v - lead : now_ns;
+}
+
+/* ---- Are the returns the display's vblanks? ------------------------------- */
+
+/* How many returns of the fit lie within an eighth of a period after the
+ * fitted vblank line. */
+static int returns_on_the_line(const tempo__pacer *p)
+{
+    int on = 0;
+    for (int i = 0; i < p->nfit; i++) {
+        double x = (double)(p->fit_k[i] - p->last_k);
+        double r = (double)((int64_t)(p->fit_t[i] - p->anchor_ns)) - p->period_ns * x;
+        on += r <= p->period_ns / 8;
+    }
+    return on;
+}
+
+int tempo__pacer_judge(const tempo__pacer *p, uint64_t display_period_ns, bool software)
+{
+    if (!p->locked || p->nfit < TEMPO__PACER_JUDGE_SAMPLES || display_period_ns == 0)
+        return TEMPO__PACER_JUDGE_MORE;
+    double r = p->period_ns / (double)display_period_ns;
+    double tol = software ? 0.005 : 0.02;
+    if (!(r > 0.75 && r < 1.0 - tol))
+        return TEMPO__PACER_JUDGE_DISPLAY;
+    /* A grid of the present's own is a clock (whole-millisecond sleeps):
+     * its returns sit on the line. A compositor's irregular frame callbacks
+     * (weston: 48 frames/s under a 60 Hz mode, each up to 6-10 ms late)
+     * scatter over the period, and a fit of them faster than the mode is a
+     * numbering of those returns, not a grid. */
+    return returns_on_the_line(p) >= p->nfit - p->nfit / 8 ? TEMPO__PACER_JUDGE_OWN_GRID
+                                                           : TEMPO__PACER_JUDGE_DISPLAY;
 }
 
 /* ---- Does the present block? ------------------------------------------------ */
@@ -356,11 +421,21 @@ int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_n
         d[i] = mod_period(pr->dur[2 * i] - pr->dur[2 * i + 1], P);
     qsort(d, TEMPO__PROBE_PAIRS, sizeof d[0], cmp_i64);
     int64_t med = (d[TEMPO__PROBE_PAIRS / 2 - 1] + d[TEMPO__PROBE_PAIRS / 2]) / 2;
+    int64_t spread = llabs(d[0]) > llabs(d[TEMPO__PROBE_PAIRS - 1]) ? llabs(d[0]) : llabs(d[TEMPO__PROBE_PAIRS - 1]);
+    int64_t dur[2 * TEMPO__PROBE_PAIRS];
+    memcpy(dur, pr->dur, sizeof dur);
+    qsort(dur, 2 * TEMPO__PROBE_PAIRS, sizeof dur[0], cmp_i64);
     pr->last_median_ns = med;
+    pr->last_duration_ns = (dur[TEMPO__PROBE_PAIRS - 1] + dur[TEMPO__PROBE_PAIRS]) / 2;
     pr->n = 0;
     if (llabs(med - q) < P / 8)
         return TEMPO__PROBE_BLOCKS;
-    if (llabs(med) < P / 8)
+    /* Free only when every pair agrees: a present that does not wait takes
+     * its own work's time whenever it is called. Presents that wait for a
+     * compositor's irregular frame callbacks give differences all over the
+     * period, whose median can land near 0 (weston: the loop then paced by
+     * its timer while the presents blocked 80-90% of the time). */
+    if (llabs(med) < P / 8 && spread < P / 8)
         return TEMPO__PROBE_FREE;
     pr->rounds++;
     return TEMPO__PROBE_UNSURE;

@@ -18,7 +18,11 @@
  * where the margin grows when a render that kept to its predicted cost
  * still missed its vblank (the present's own work before the flip, which
  * the pacer cannot see apart from its blocking) and shrinks slowly while
- * every vblank is met,
+ * every vblank is met, never below what the last miss showed to be needed
+ * (that floor is forgotten over minutes); the lead (cost + margins) grows
+ * at once and shrinks by at most 0.25 ms a frame, so renders start at most
+ * that much later than a period after the previous one when the
+ * prediction drops;
  * the same idea as Android's Swappy and DXGI's frame-latency waitable
  * object: never queue a frame, start it just in time. Input read at the
  * wake reaches the screen at that vblank, so input-to-screen is at most one
@@ -36,6 +40,7 @@
 
 #define TEMPO__PACER_FIT 64   /* presents in the fit */
 #define TEMPO__PACER_COSTS 16 /* render costs in the prediction */
+#define TEMPO__PACER_LEAD_RELAX_NS 250000.0 /* the most the wake moves later per present */
 
 /* What tempo__pacer_presented() saw. */
 enum {
@@ -80,6 +85,11 @@ typedef struct tempo__pacer {
     int ncost, cost_next;
     uint64_t predicted_cost_ns;
     double extra_margin_ns; /* learnt: what the present itself needs before the flip */
+    double margin_floor_ns; /* the extra margin a miss showed to be needed; forgotten over minutes */
+    double lead_ns;         /* how long before the vblank the wake is: cost + margins, grown at
+                               once, shrunk by at most TEMPO__PACER_LEAD_RELAX_NS a present, so
+                               the render start never jumps later (a render interval of a period
+                               plus the drop) when a costly frame leaves the prediction */
 
     tempo__pacer_stats st;
 } tempo__pacer;
@@ -120,6 +130,40 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns);
 /* The refresh period: fitted, or the nominal one before the fit locks. */
 uint64_t tempo__pacer_period_ns(const tempo__pacer *p);
 
+/* ---- Are the returns the display's vblanks? -------------------------------
+ * A present that blocks may wait for something else than the display. SDL
+ * emulates vsync for a renderer without it (its software renderer created
+ * with SDL_RENDERER_PRESENTVSYNC) by sleeping in the present to a grid of
+ * whole milliseconds of its own: 1000 / refresh ms, truncated (16 ms =
+ * 62.5 Hz on a 60 Hz display, 13 ms at 75 Hz, 6 ms at 144 Hz). The probe
+ * then says "blocks" and the fit learns the grid. A present that returns
+ * more often than the display refreshes is not waiting for its vblanks:
+ * once the fit holds TEMPO__PACER_JUDGE_SAMPLES returns, a period between
+ * 3/4 of the display's (faster by a whole ratio: a display faster than its
+ * mode, learnt as before) and 1 - tolerance of it is a grid of the
+ * present's own. The tolerance is 2 %, which a display of 59.94 Hz under a
+ * mode that says 59 (Windows) stays inside, and 0.5 % for SDL's software
+ * renderer (no vblank of its own to wait for: 90, 165 and 30 Hz truncate
+ * by 1 %). A display that delivers fewer frames than its mode (a slower
+ * period) is a display (pacer_presented learns it), and so are returns
+ * that scatter off the fitted line (fewer than 7/8 of the fit within an
+ * eighth of a period after it: a compositor's irregular frame callbacks,
+ * whose fit can come out faster than the mode; a grid of whole-millisecond
+ * sleeps is a clock). [loop thread] */
+
+#define TEMPO__PACER_JUDGE_SAMPLES 12
+
+enum {
+    TEMPO__PACER_JUDGE_MORE = 0,  /* not enough returns in the fit yet */
+    TEMPO__PACER_JUDGE_DISPLAY,   /* the returns follow the display's refresh */
+    TEMPO__PACER_JUDGE_OWN_GRID,  /* the present sleeps to a faster grid of its own */
+};
+
+/* Judges the fit against `display_period_ns` (the display mode's refresh
+ * period, or desc.display_hz's); `software`: the present is SDL's software
+ * renderer's. */
+int tempo__pacer_judge(const tempo__pacer *p, uint64_t display_period_ns, bool software);
+
 /* ---- Does the present block? ---------------------------------------------
  * SDL's renderer flags do not say (the software renderer reports
  * PRESENTVSYNC and returns at once), so the loop measures. Probe renders
@@ -135,6 +179,10 @@ uint64_t tempo__pacer_period_ns(const tempo__pacer *p);
 
 #define TEMPO__PROBE_PAIRS 4
 
+/* Undecided rounds end in a verdict from the presents' durations: a
+ * present that lasts a quarter period or more waited for something. */
+#define TEMPO__PROBE_WAITED(pr) ((pr)->last_duration_ns >= (int64_t)(pr)->period_ns / 4)
+
 enum {
     TEMPO__PROBE_MORE = 0,  /* keep probing */
     TEMPO__PROBE_BLOCKS,    /* presents wait for vblanks */
@@ -148,6 +196,7 @@ typedef struct tempo__probe {
     int64_t dur[2 * TEMPO__PROBE_PAIRS];
     int rounds;             /* rounds ended undecided */
     int64_t last_median_ns; /* the last round's median difference, for tests and logs */
+    int64_t last_duration_ns; /* the last round's median present duration */
 } tempo__probe;
 
 void tempo__probe_start(tempo__probe *pr, uint64_t period_ns);
@@ -159,7 +208,8 @@ uint64_t tempo__probe_wake_ns(const tempo__probe *pr, uint64_t prev_return_ns, u
 
 /* A probe present was called at `call_ns` and returned at `return_ns`.
  * Returns TEMPO__PROBE_MORE until a round of pairs is complete, then its
- * verdict (UNSURE starts a new round). */
+ * verdict (UNSURE starts a new round). FREE needs every pair's difference
+ * near 0, not only the median's. */
 int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_ns);
 
 #endif /* TEMPO_PACER_H */

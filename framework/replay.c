@@ -25,11 +25,19 @@
 
 #define DEFAULT_HASH_EVERY 60u
 
+/* A game's channel (fn) or a source's (deliver). */
 typedef struct channel {
     uint32_t id;
     tempo_replay_item_fn fn;
     void *user;
+    tempo_source_deliver_fn deliver;
+    void *self;
 } channel;
+
+/* Source classes (tempo__replay_source_added): 1-3 are the built-in names,
+ * the rest are given in order of first appearance. */
+#define SOURCE_CLASSES 64
+#define FIRST_FREE_CLASS 4
 
 typedef struct recorder {
     FILE *f;
@@ -66,7 +74,9 @@ struct tempo_replay {
 typedef struct tempo__replay_state {
     channel *ch;
     int nch, capch;
-    uint32_t next_source[16]; /* framework sources attached so far, per kind */
+    uint32_t next_source[SOURCE_CLASSES]; /* sources added so far, per class */
+    char class_name[SOURCE_CLASSES][24];  /* from FIRST_FREE_CLASS: the class's name */
+    int nclass;                           /* classes named so far (FIRST_FREE_CLASS..) */
     recorder *rec;     /* recording, or NULL */
     tempo_replay *rp;  /* replaying, or NULL */
 } tempo__replay_state;
@@ -80,7 +90,7 @@ static tempo__replay_state *state_of(tempo_loop *L)
 
 static uint64_t loop_clock(const tempo_loop *L)
 {
-    return L->fake ? L->clock.now(L->clock.user) : tempo_now_ns();
+    return L->clock.now(L->clock.user); /* the real clock or desc.clock */
 }
 
 bool tempo__replay_active(const tempo_loop *L)
@@ -120,7 +130,7 @@ static int set_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void
         }
         c = &s->ch[s->nch++];
     }
-    *c = (channel){id, fn, user};
+    *c = (channel){.id = id, .fn = fn, .user = user};
     return 0;
 }
 
@@ -131,18 +141,49 @@ int tempo_loop_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void
     return set_channel(L, id, fn, user);
 }
 
-uint32_t tempo__replay_attach_channel(tempo_loop *L, uint32_t kind, tempo_replay_item_fn fn, void *user)
+static uint32_t source_class(tempo__replay_state *s, const char *name)
 {
-    tempo__replay_state *s = state_of(L);
-    if (s == NULL || kind >= 16)
+    static const char *const builtin[FIRST_FREE_CLASS] = {NULL, "netq", "audio", "loader"};
+    for (uint32_t c = 1; c < FIRST_FREE_CLASS; c++)
+        if (strcmp(name, builtin[c]) == 0)
+            return c;
+    for (int c = FIRST_FREE_CLASS; c < s->nclass + FIRST_FREE_CLASS; c++)
+        if (strcmp(name, s->class_name[c]) == 0)
+            return (uint32_t)c;
+    if (s->nclass + FIRST_FREE_CLASS == SOURCE_CLASSES)
         return 0;
-    /* Attach order per kind: the same game attaches the same way when it
-     * records and when it replays, so the ids match across runs. */
-    uint32_t id = TEMPO__REPLAY_SOURCE_CHANNELS | kind << 16 | (s->next_source[kind]++ & 0xFFFF);
-    return set_channel(L, id, fn, user) == 0 ? id : 0;
+    int c = FIRST_FREE_CLASS + s->nclass++;
+    snprintf(s->class_name[c], sizeof s->class_name[c], "%s", name);
+    return (uint32_t)c;
 }
 
-void tempo__replay_detach_channel(tempo_loop *L, uint32_t id)
+uint32_t tempo__replay_source_added(tempo_loop *L, const char *name, tempo_source_deliver_fn deliver, void *self)
+{
+    tempo__replay_state *s = state_of(L);
+    if (s == NULL)
+        return 0;
+    uint32_t cls = source_class(s, name);
+    if (cls == 0) {
+        tempo__log(TEMPO_LOG_WARN, "loop: more than %d source names; \"%s\" is not recorded",
+                   SOURCE_CLASSES - FIRST_FREE_CLASS, name);
+        return 0;
+    }
+    /* Attach order per class: the same game attaches the same way when it
+     * records and when it replays, so the ids match across runs. */
+    uint32_t id = TEMPO__REPLAY_SOURCE_CHANNELS | cls << 16 | (s->next_source[cls]++ & 0xFFFF);
+    if (s->nch == s->capch) {
+        int cap = s->capch ? 2 * s->capch : 8;
+        channel *n = realloc(s->ch, sizeof *n * (size_t)cap);
+        if (n == NULL)
+            return 0;
+        s->ch = n;
+        s->capch = cap;
+    }
+    s->ch[s->nch++] = (channel){.id = id, .deliver = deliver, .self = self};
+    return id;
+}
+
+void tempo__replay_source_removed(tempo_loop *L, uint32_t id)
 {
     if (L != NULL && L->replay != NULL && id != 0)
         set_channel(L, id, NULL, NULL);
@@ -161,27 +202,63 @@ static int write_item(recorder *r, uint32_t id, const tempo_replay_item *it)
     return TEMPO_EINVAL;
 }
 
-int tempo_loop_deliver(tempo_loop *L, uint32_t id, const tempo_replay_item *item)
+static int check_item(const tempo_replay_item *item)
 {
-    if (L == NULL || item == NULL || item->kind < TEMPO_REPLAY_MESSAGE || item->kind > TEMPO_REPLAY_AUDIO)
+    if (item->kind < TEMPO_REPLAY_MESSAGE || item->kind > TEMPO_REPLAY_AUDIO)
         return TEMPO_EINVAL;
     if (item->kind == TEMPO_REPLAY_MESSAGE && item->size > TEMPO__RPF_MAX_MESSAGE)
         return TEMPO_ERANGE;
+    return 0;
+}
+
+/* Writes the item for the coming tick when recording: 0 or TEMPO_EIO. */
+static int record_item(tempo__replay_state *s, uint32_t id, const tempo_replay_item *item)
+{
+    if (s == NULL || s->rec == NULL || id == 0)
+        return 0;
+    uint64_t t0 = tempo_now_ns();
+    int rc = write_item(s->rec, id, item);
+    s->rec->st.items++;
+    s->rec->st.cost_ns += tempo_now_ns() - t0;
+    return rc < 0 ? TEMPO_EIO : 0;
+}
+
+int tempo_loop_deliver(tempo_loop *L, uint32_t id, const tempo_replay_item *item)
+{
+    if (L == NULL || item == NULL)
+        return TEMPO_EINVAL;
+    int e = check_item(item);
+    if (e < 0)
+        return e;
     tempo__replay_state *s = L->replay;
     channel *c = find_channel(s, id);
-    if (c == NULL)
+    if (c == NULL || c->fn == NULL)
         return TEMPO_EINVAL;
     if (s->rp != NULL)
         return 0; /* the recorded copy arrives at its tick */
-    int rc = 0;
-    if (s->rec != NULL) {
-        uint64_t t0 = tempo_now_ns();
-        rc = write_item(s->rec, id, item);
-        s->rec->st.items++;
-        s->rec->st.cost_ns += tempo_now_ns() - t0;
-    }
+    int rc = record_item(s, id, item);
     c->fn(L, id, item, c->user);
-    return rc < 0 ? TEMPO_EIO : 0;
+    return rc;
+}
+
+int tempo_loop_source_deliver(tempo_loop *L, tempo_handle *handle, const tempo_replay_item *item, const void *live)
+{
+    if (L == NULL || item == NULL)
+        return TEMPO_EINVAL;
+    int e = check_item(item);
+    if (e < 0)
+        return e;
+    tempo_source_deliver_fn deliver;
+    void *self;
+    uint32_t id;
+    if (tempo__loop_source_lookup(L, handle, &deliver, &self, &id) < 0)
+        return TEMPO_EINVAL;
+    tempo__replay_state *s = L->replay;
+    if (s != NULL && s->rp != NULL)
+        return 0; /* the recorded copy arrives at its tick */
+    int rc = record_item(s, id, item);
+    deliver(self, item, live);
+    return rc < 0 ? rc : 1;
 }
 
 /* ---- Recording --------------------------------------------------------------------- */
@@ -289,7 +366,7 @@ int tempo_loop_record_stop(tempo_loop *L)
     return rc;
 }
 
-int tempo_loop_record_stats(const tempo_loop *L, tempo_record_stats *out)
+int tempo_loop_get_record_stats(const tempo_loop *L, tempo_record_stats *out)
 {
     if (L == NULL || out == NULL)
         return TEMPO_EINVAL;
@@ -339,16 +416,16 @@ static char *dup_str(const char *s)
     return d;
 }
 
-tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
+tempo_replay *tempo_replay_create(const tempo_replay_desc *desc)
 {
     if (desc == NULL || desc->path == NULL) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_replay_open: NULL desc or path");
+        tempo__set_error(TEMPO_EINVAL, "tempo_replay_create: NULL desc or path");
         return NULL;
     }
     tempo_replay *rp = calloc(1, sizeof *rp);
     if (rp == NULL || (rp->path = dup_str(desc->path)) == NULL) {
         free(rp);
-        tempo__set_error(TEMPO_ENOMEM, "tempo_replay_open: out of memory");
+        tempo__set_error(TEMPO_ENOMEM, "tempo_replay_create: out of memory");
         return NULL;
     }
     rp->desc = *desc;
@@ -358,7 +435,7 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
         /* A missing or unreadable replay is the caller's to handle (NULL
          * and this detail): DEBUG, like a file the loader refuses. */
         tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOENT, "%s: cannot open: %s", desc->path, strerror(errno));
-        tempo_replay_close(rp);
+        tempo_replay_destroy(rp);
         return NULL;
     }
     size_t cap = 1 << 16;
@@ -366,8 +443,8 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     for (;;) {
         if (rp->data == NULL) {
             fclose(f);
-            tempo__set_error(TEMPO_ENOMEM, "tempo_replay_open: out of memory");
-            tempo_replay_close(rp);
+            tempo__set_error(TEMPO_ENOMEM, "tempo_replay_create: out of memory");
+            tempo_replay_destroy(rp);
             return NULL;
         }
         rp->size += fread(rp->data + rp->size, 1, cap - rp->size, f);
@@ -383,7 +460,7 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     fclose(f);
     if (read_error) {
         tempo__set_error(TEMPO_EIO, "%s: read error", desc->path);
-        tempo_replay_close(rp);
+        tempo_replay_destroy(rp);
         return NULL;
     }
 
@@ -394,7 +471,7 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     if (tempo__rpf_reader_init(&hr, rp->data, rp->size, &err) < 0 || (n < 0 && !desc->partial)) {
         tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EFORMAT, "%s: byte %zu, tick %llu: %s", desc->path, err.offset,
                             (unsigned long long)err.tick, err.why);
-        tempo_replay_close(rp);
+        tempo_replay_destroy(rp);
         return NULL;
     }
     const tempo__rpf_header *h = &hr.header;
@@ -422,7 +499,7 @@ tempo_replay *tempo_replay_open(const tempo_replay_desc *desc)
     return rp;
 }
 
-void tempo_replay_close(tempo_replay *rp)
+void tempo_replay_destroy(tempo_replay *rp)
 {
     if (rp == NULL)
         return;
@@ -487,7 +564,7 @@ int tempo_loop_replay_fp(tempo_loop *L, tempo_replay *rp, uint32_t fingerprint)
         return tempo__set_error(TEMPO_EBUSY, "tempo_loop_replay: busy");
     tempo_loop_set_update_hz(L, rp->info.update_hz);
     tempo_loop_set_policy(L, rp->info.policy);
-    if (L->fake && L->clock.user == rp && L->render_hz == 0)
+    if (L->clock.user == rp && L->render_hz == 0) /* the replay's own clock */
         tempo_loop_set_max_render_hz(L, rp->info.update_hz);
     rp->loop = L;
     s->rp = rp;
@@ -646,7 +723,11 @@ static void apply(tempo_replay *rp, tempo_loop *L, const tempo__rpf_record *r)
         return;
     }
     channel *c = find_channel(s, ch);
-    if (c != NULL)
+    if (c == NULL)
+        return; /* its source or channel is not there in this run */
+    if (c->deliver != NULL)
+        c->deliver(c->self, &it, NULL);
+    else
         c->fn(L, ch, &it, c->user);
 }
 
@@ -724,6 +805,24 @@ void tempo__replay_after_update(tempo_loop *L)
         replay_after(s->rp, L);
     else if (s->rec != NULL)
         rec_after(s->rec, L);
+}
+
+void tempo__replay_input_attached(tempo_loop *L)
+{
+    tempo__replay_state *s = L->replay;
+    if (s->rec != NULL)
+        tempo__input_set_tap(L->input, record_tap, s->rec);
+    if (s->rp != NULL) {
+        tempo__input_clear(L->input); /* from here the ring gets the recorded input only */
+        tempo__input_set_hold(L->input, true);
+    }
+}
+
+void tempo__replay_input_detached(tempo_loop *L, tempo_input *in)
+{
+    (void)L;
+    tempo__input_set_tap(in, NULL, NULL);
+    tempo__input_set_hold(in, false);
 }
 
 void tempo__replay_loop_destroy(tempo_loop *L)

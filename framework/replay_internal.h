@@ -4,7 +4,6 @@
 #define TEMPO_REPLAY_INTERNAL_H
 
 #include "tempo/input.h"
-#include "tempo/loader.h"
 #include "tempo/loop.h"
 #include "tempo/replay.h"
 
@@ -29,38 +28,32 @@ void tempo__input_each(const tempo_input *in, tempo__input_tap_fn fn, void *user
  * forgets the newest time, so replayed events keep their recorded times. */
 void tempo__input_clear(tempo_input *in);
 
-/* ---- Framework sources (netq.c, audio_source.c) ---- */
+/* ---- Sources (loop.c) ---- */
 
-/* Channel ids from here up belong to framework sources; games use the
- * ones below (tempo_loop_channel refuses the others). */
+/* Channel ids from here up belong to sources (tempo_loop_add_source with
+ * desc.deliver); games use the ones below (tempo_loop_channel refuses the
+ * others). */
 #define TEMPO__REPLAY_SOURCE_CHANNELS UINT32_C(0x80000000)
-enum { TEMPO__REPLAY_NETQ = 1, TEMPO__REPLAY_AUDIO = 2, TEMPO__REPLAY_LOADER = 3 };
 
 /* True while the loop replays a recording. */
 bool tempo__replay_active(const tempo_loop *loop);
 
-/* ---- loader.c ---- */
+/* A source with desc.deliver was added: registers its channel and returns
+ * the id (0: no memory; the source then runs unrecorded). The id is the
+ * same in every run that adds sources of the same names in the same order:
+ * 0x80000000 | class << 16 | index among the sources of its class, where
+ * "netq" is class 1, "audio" 2 and "loader" 3 (the ids of recordings made
+ * before the contract, which still replay), other names 4, 5, ... in the
+ * order they first appear in this loop. */
+uint32_t tempo__replay_source_added(tempo_loop *loop, const char *name, tempo_source_deliver_fn deliver, void *self);
 
-/* Called with every result the loader delivers (right before its `done`,
- * also for requests without one; not for the cancellations of destroy). */
-typedef void (*tempo__loader_tap_fn)(void *user, const tempo_load_result *res);
-void tempo__loader_set_tap(tempo_loader *loader, tempo__loader_tap_fn tap, void *user);
+/* The source left the loop: its channel goes. id 0: nothing. */
+void tempo__replay_source_removed(tempo_loop *loop, uint32_t id);
 
-/* Delivers request `id` now (finalize + done), waiting up to timeout_ns of
- * real time for the loader threads to finish it: how a replay hands a live
- * result to the game at its recorded tick. Returns 0, TEMPO_ENOENT (not
- * submitted, or delivered already), TEMPO_ETIMEDOUT or TEMPO_EBUSY (from
- * a done callback). [loop thread] */
-int tempo__loader_deliver_id(tempo_loader *loader, uint64_t id, uint64_t timeout_ns);
-
-/* Registers fn as the channel of a framework source of `kind` attached to
- * the loop, and returns its id (0: no memory): the source then hands each
- * item to the game with tempo_loop_deliver(loop, id, item), which records
- * it, or in a replay drops it (the recorded one comes at its tick). */
-uint32_t tempo__replay_attach_channel(tempo_loop *loop, uint32_t kind, tempo_replay_item_fn fn, void *user);
-
-/* Removes it (the source left the loop). id 0: nothing. */
-void tempo__replay_detach_channel(tempo_loop *loop, uint32_t id);
+/* Finds the source added with `handle` (loop.c): its deliver, self and
+ * channel. Returns 0 or TEMPO_EINVAL (no such source, or no deliver). */
+int tempo__loop_source_lookup(tempo_loop *loop, tempo_handle *handle, tempo_source_deliver_fn *deliver, void **self,
+                              uint32_t *channel);
 
 /* ---- loop.c (only when loop->replay is set) ---- */
 
@@ -69,6 +62,11 @@ uint64_t tempo__replay_before_update(tempo_loop *loop, uint64_t dt_ns);
 
 /* Right after update(). */
 void tempo__replay_after_update(tempo_loop *loop);
+
+/* The loop's input changed (tempo_input_attach / _detach, loop.c): the
+ * recorder's tap and the replay's hold move with it. */
+void tempo__replay_input_attached(tempo_loop *loop);
+void tempo__replay_input_detached(tempo_loop *loop, tempo_input *in);
 
 /* From tempo_loop_destroy(): stops a recording, detaches a replay, frees
  * the channels. */

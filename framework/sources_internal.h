@@ -14,6 +14,7 @@
 /* The loop the loader / audio is a source of, or NULL: the field itself. */
 tempo_loop **tempo__loader_loop(tempo_loader *loader);
 tempo_loop **tempo__audio_loop(tempo_audio *au);
+tempo_loop **tempo__input_loop(tempo_input *in);
 
 /* The loader source's dispatch step (loader_source.c): tempo_loader_process_until()
  * that may also upload part of a large image (a strip of rows sized by the
@@ -23,6 +24,19 @@ tempo_loop **tempo__audio_loop(tempo_audio *au);
  * (the loop's guaranteed unit). Returns items delivered (or an error) and
  * adds the strips uploaded to *strips. */
 int tempo__loader_process_step(tempo_loader *loader, uint64_t deadline_ns, bool must_progress, uint32_t *strips);
+
+/* Called with every result the loader delivers (right before its `done`,
+ * also for requests without one; not for the cancellations of destroy):
+ * the loader source hands each to tempo_loop_source_deliver(). */
+typedef void (*tempo__loader_tap_fn)(void *user, const tempo_load_result *res);
+void tempo__loader_set_tap(tempo_loader *loader, tempo__loader_tap_fn tap, void *user);
+
+/* Delivers request `id` now (finalize + done), waiting up to timeout_ns of
+ * real time for the loader threads to finish it: how the loader source's
+ * deliver hands a replayed completion to the game at its recorded tick.
+ * Returns 0, TEMPO_ENOENT (not submitted, or delivered already),
+ * TEMPO_ETIMEDOUT or TEMPO_EBUSY (from a done callback). [loop thread] */
+int tempo__loader_deliver_id(tempo_loader *loader, uint64_t id, uint64_t timeout_ns);
 
 /* For an object's destroy: leaves the loop if attached. Returns 0, or
  * TEMPO_EBUSY with the detail logged (called from the object's own

@@ -1,15 +1,31 @@
 /* The platform contract: everything a Tempo backend provides.
  *
- * Exactly one backend (platform/sdl/ or platform/win32/) is compiled in. The
- * framework calls only what is declared here, after validating arguments, so
- * both backends see the same, already-checked input and give the same errors.
+ * Exactly one backend (platform/sdl/, platform/win32/ or platform/web/) is
+ * compiled into the library. Tests also build the framework against platform/fake/ (a
+ * virtual clock and scripted handles, fake_platform.h), which runs the same
+ * conformance suite; it is never installed. The framework calls only what
+ * is declared here, after validating arguments, so every backend sees the
+ * same, already-checked input and gives the same errors.
  * A backend's files mirror each other: <backend>_clock.c, <backend>_wait.c,
  * <backend>_thread.c, <backend>_filewatch.c, <backend>_input.c (win32:
  * win32_dinput.c). What both
  * backends share has one home: platform/plat_*.h (header-only logic:
- * plat_sched.h, plat_announce.h) and platform/common/ (plat_sdl_hook.c: the
- * SDL event-queue hook and controller polling of message waits, every
- * build; plat_clock_windows.c: the clock and process usage, Windows builds).
+ * plat_sched.h, plat_announce.h) and platform/common/ (plat_file.c: the file
+ * reader, plat_file_open_read; plat_loop_run.c: tempo_loop_run's blocking
+ * frames, every backend but the web; plat_sdl_hook.c: the SDL event-queue hook and
+ * controller polling of message waits, every build; plat_clock_windows.c:
+ * the clock and process usage, Windows builds). Under both lies the ground
+ * floor, platform/os/ (os.h: thin OS wrappers, one file per OS where the OS
+ * differs: os_file_posix.c, os_file_windows.c), which calls neither SDL nor
+ * Tempo.
+ *
+ * The platform layer never calls up into the framework's public API: it
+ * works with its own objects (plat_handle, plat_input...), and the framework
+ * maps public ids to them (framework/handle_pool.c) before calling down, or
+ * lends a public id to a backend-owned object (tempo__handle_lend). What it
+ * does use from the framework is the error detail (tempo__set_error, for
+ * "NULL with the detail set") and the plain types and codes of tempo/base.h
+ * and tempo/wait.h.
  *
  * Thread rules are those of the public functions that wrap these; every
  * function here is safe from any thread unless it says otherwise.
@@ -134,10 +150,12 @@ struct SDL_RWops;
  * without ever blocking: a FIFO without a writer would block open() (and a
  * pipe or device a read) forever. The type is judged on the opened file,
  * not the path, so it cannot be swapped in between. Returns an SDL_RWops
- * owned by the caller, or NULL: then *not_regular is true if the path
- * exists but is not a regular file (directory, FIFO, device, socket, pipe),
- * else errno holds the OS reason (0 if unknown; SDL_GetError() may say
- * more). */
+ * owned by the caller (read-only, seekable, with a small read-ahead), or
+ * NULL: then *not_regular is true if the path exists but is not a regular
+ * file (directory, FIFO, device, socket, pipe), else errno holds the OS
+ * reason (Windows errors mapped to errno values; 0 if none maps). One
+ * implementation for both backends: platform/common/plat_file.c over
+ * platform/os/os.h. */
 struct SDL_RWops *plat_file_open_read(const char *path, bool *not_regular);
 
 /* ---- File-change watches ----------------------------------------------
@@ -192,6 +210,10 @@ int plat_thread_cpu_ns(uint64_t *out_ns);
  * checking the event is alive and SetEvent. 0 (the default) turns it off.
  * Thread: any; affects every thread from the next signal on. */
 void plat_fault_set_signal_delay_ns(uint64_t delay_ns);
+/* How many signals have entered that pause since the process started: a
+ * test waits for it to grow instead of guessing how long a thread takes to
+ * get there on a loaded machine. Thread: any. */
+uint64_t plat_fault_signal_pauses(void);
 
 /* ---- Native input devices (win32: DirectInput8) --------------------------
  * A backend whose input devices can signal a handle reads them itself and
@@ -224,12 +246,13 @@ plat_input *plat_input_open(struct SDL_Window *window, unsigned devices);
 /* Closes the devices. NULL is a no-op. [loop thread] */
 void plat_input_close(plat_input *in);
 
-/* An auto-reset event (a public id: the backend creates it with
- * tempo_event_create), owned by `in`, signalled when a device has buffered
- * data, a controller came or went, or the window got the focus back (the
- * devices must be re-acquired). Put it in the loop's wait set and call
- * plat_input_read when it is returned. */
-tempo_handle *plat_input_handle(plat_input *in);
+/* An auto-reset event (plat_event_create), owned by `in` and destroyed by
+ * plat_input_close, signalled when a device has buffered data, a controller
+ * came or went, or the window got the focus back (the devices must be
+ * re-acquired). The framework gives it a public id (tempo__handle_lend,
+ * framework/wait.c) for the loop's wait set and calls plat_input_read when
+ * it is returned. NULL where the backend has no native input. */
+plat_handle *plat_input_handle(plat_input *in);
 
 /* Drains every device's buffer, calling fn for each translated event (per
  * device oldest first, time_ns = now_ns), re-acquires devices lost to a

@@ -342,7 +342,7 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
     g.tex = calloc((size_t)n_images, sizeof *g.tex);
     g.q = tempo_netq_create(naive ? &(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL} : NULL);
     g.ld = naive ? NULL : tempo_loader_create(&(tempo_loader_desc){.renderer = ren});
-    g.au = tempo_audio_open(&(tempo_audio_desc){.frequency = 48000, .buffer_frames = 480});
+    g.au = tempo_audio_create(&(tempo_audio_desc){.frequency = 48000, .buffer_frames = 480});
     g.in = tempo_input_create(NULL);
     g.loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = HZ, .max_render_hz = vsync ? 0 : HZ, .window = win,
                                                   .update = update, .render = render, .user = &g, .input = g.in,
@@ -411,7 +411,7 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
                    (double)c->max_age_ns / 1e6);
         }
         tempo_loader_stats lst;
-        if (tempo_loader_stats_get(g.ld, &lst) == 0)
+        if (tempo_loader_get_stats(g.ld, &lst) == 0)
             printf("  loader: %llu delivered, %llu upload strips, longest item %.1f ms, longest call %.1f ms\n",
                    (unsigned long long)lst.delivered, (unsigned long long)lst.upload_strips, lst.item_max_ns / 1e6,
                    lst.process_max_ns / 1e6);
@@ -419,7 +419,7 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
 
     tempo_loop_destroy(g.loop); /* detaches the sources */
     tempo_loader_destroy(g.ld);
-    tempo_audio_close(g.au);
+    tempo_audio_destroy(g.au);
     Mix_FreeChunk(chunk);
     tempo_netq_destroy(g.q);
     tempo_input_destroy(g.in);

@@ -314,7 +314,7 @@ static void run_mode(run *rn)
 
     if (st->loader) {
         tempo_loader_stats ls;
-        tempo_loader_stats_get(st->loader, &ls);
+        tempo_loader_get_stats(st->loader, &ls);
         rn->process_max_ns = ls.process_max_ns;
         rn->item_max_ns = ls.item_max_ns;
         rn->process_calls = ls.process_calls;

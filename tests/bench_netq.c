@@ -130,8 +130,8 @@ typedef struct result {
 static result simulate(const scenario *sc, tempo_netq_policy policy)
 {
     sim s = {.now = 0, .sc = sc};
-    s.q = tempo_netq_create(&(tempo_netq_desc){.policy = policy, .cap_bytes = CAP_BYTES, .now_ns = sim_clock,
-                                               .clock_user = &s});
+    s.q = tempo_netq_create(&(tempo_netq_desc){.policy = policy, .cap_bytes = CAP_BYTES, .clock = {.now = sim_clock,
+                                               .user = &s}});
     size_t cap = 1 << 16, n = 0;
     uint64_t *frames = malloc(cap * sizeof *frames);
     uint64_t tick = 0, limit = 300 * TEMPO_NS_PER_S;

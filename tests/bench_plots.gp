@@ -1,9 +1,15 @@
 # ./dev bench's plots, from the data files the benchmarks write when
 # TEMPO_BENCH_DATA names a directory. Usage:
 #   gnuplot -e "data='build/bench-data'; out='build/bench-plots'" tests/bench_plots.gp
+# docs/bench_pacing_slow.png (docs/pacing.md) from bench_pacing alone:
+#   mkdir -p build/bench-data build/bench-plots
+#   TEMPO_BENCH_DATA=$PWD/build/bench-data build/tests/bench_pacing
+#   gnuplot -e "data='build/bench-data'; out='build/bench-plots'; only='pacing'" tests/bench_plots.gp
 # Every plot is a small PNG (pngcairo is not in gnuplot-nox; the gd terminal is).
 if (!exists("data")) data = 'build/bench-data'
 if (!exists("out")) out = 'build/bench-plots'
+# only='pacing' (or netq, loader, wait): that plot alone, from one benchmark's data.
+if (!exists("only")) only = 'all'
 
 set terminal png size 800,360 font ",9"
 set grid ytics lc rgb '#dddddd'
@@ -13,6 +19,7 @@ f(n) = data.'/'.n
 # 1. bench_netq: frame time during the 10k-message burst, per drain policy
 # (fake clock, deterministic). The classic policy's flush shows as one
 # 2-second frame; log scale keeps the 16.7 ms line readable next to it.
+if (only eq 'all' || only eq 'netq') {
 set output out.'/bench_netq_burst.png'
 set title 'bench\_netq: frame time during a burst of 10 000 messages (0.2 ms each), per policy'
 set xlabel 'time since the burst (s, simulated 60 Hz loop)'
@@ -27,9 +34,11 @@ plot f('netq-burst-classic.dat') u 1:2 w steps lw 2 t 'classic', \
 unset logscale y
 unset arrow 1
 set xrange [*:*]
+}
 
 # 2. bench_loader: frame intervals while 500 PNGs load, synchronously vs
 # through the loader (real time, real window under Xvfb).
+if (only eq 'all' || only eq 'loader') {
 set output out.'/bench_loader_frames.png'
 set title 'bench\_loader: frame interval while loading the PNGs (60 Hz loop)'
 set xlabel 'time since the load started (s)'
@@ -42,9 +51,11 @@ plot f('loader-sync-all.dat') u 1:2 w linespoints pt 7 ps 0.6 lw 2 t 'synchronou
      f('loader-loader-2.dat') u 1:2 w lines lw 2 t 'Tempo loader, 2 threads'
 unset logscale y
 unset arrow 1
+}
 
 # 3. bench_wait: how late the 60 Hz ticks were, per waiting method
 # (cumulative distribution of the idle phase).
+if (only eq 'all' || only eq 'wait') {
 set output out.'/bench_wait_lateness.png'
 set title 'bench\_wait: tick lateness at 60 Hz, idle, per method (cumulative)'
 set xlabel 'tick lateness (ms, log scale)'
@@ -59,3 +70,30 @@ plot f('wait-late-tempo.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 3 t 'Temp
      f('wait-late-addtimer.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 2 t 'SDL\_AddTimer + WaitEvent', \
      f('wait-late-spin.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 1 dt 2 t 'SDL\_PollEvent spin', \
      f('wait-late-floor.dat') u ($1 > 0.001 ? $1 : 0.001):2 w lines lw 1 dt 3 lc rgb '#000000' t 'kernel floor (timerfd)'
+unset logscale x
+set xrange [*:*]
+set yrange [*:*]
+}
+
+# 4. bench_pacing: a slow machine. Game time / wall time against the render
+# cost (fake clock, 20 s per point, update 0.1 ms, 60 Hz, max_frameskip 5),
+# Tempo next to the textbook deWiTTERS loop, and their ratio (right axis).
+if (only eq 'all' || only eq 'pacing') {
+set output out.'/bench_pacing_slow.png'
+set title 'bench\_pacing: game time / wall time on a slow machine (render cost burnt per frame, 60 Hz updates)'
+set xlabel 'render cost (ms)'
+set ylabel 'game time / wall time'
+set yrange [0:1.05]
+set y2label 'Tempo / classic'
+set y2range [0.9:1.1]
+set y2tics 0.02
+set ytics nomirror
+set key top right
+plot f('pacing-slow.dat') u 1:2 w lines lw 4 lc rgb '#bbbbbb' t 'classic loop (deWiTTERS, MAX\_FRAMESKIP 5)', \
+     f('pacing-slow.dat') u 1:3 w linespoints pt 7 ps 0.5 lw 1 lc rgb '#1f77b4' t 'Tempo', \
+     f('pacing-slow.dat') u 1:($3/$2) axes x1y2 w lines dt 2 lc rgb '#d62728' t 'Tempo / classic (right axis)'
+unset y2label
+unset y2tics
+set y2range [*:*]
+set ytics mirror
+}

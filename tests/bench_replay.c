@@ -33,7 +33,7 @@ static uint64_t live_run(const char *path, uint32_t flush_every, uint64_t *bytes
     run(loop);
     if (flush_every) {
         tempo_record_stats st;
-        tempo_loop_record_stats(loop, &st);
+        tempo_loop_get_record_stats(loop, &st);
         tempo_loop_record_stop(loop);
         *bytes = st.bytes;
         *inputs = st.inputs;
@@ -51,7 +51,7 @@ static uint64_t replay_run(const char *path, uint64_t *replayed, bool *matches)
     game_init(&g, 0, NULL, NULL);
     uint64_t t0 = tempo_now_ns();
     tempo_replay *rp =
-        tempo_replay_open(&(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = &g});
+        tempo_replay_create(&(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = &g});
     if (rp == NULL) {
         fprintf(stderr, "bench_replay: %s\n", tempo_get_error());
         exit(1);
@@ -69,7 +69,7 @@ static uint64_t replay_run(const char *path, uint64_t *replayed, bool *matches)
     *replayed = res.ticks;
     *matches = res.matches;
     tempo_loop_destroy(loop);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     tempo_input_destroy(in);
     return dt;
 }

@@ -35,10 +35,10 @@ static tempo_audio *open_on(const char *driver, int max_markers)
     SDL_setenv("SDL_AUDIODRIVER", driver, 1);
     if (strcmp(driver, "disk") == 0)
         SDL_setenv("SDL_DISKAUDIOFILE", disk_file, 1);
-    tempo_audio *au = tempo_audio_open(&(tempo_audio_desc){
+    tempo_audio *au = tempo_audio_create(&(tempo_audio_desc){
         .frequency = RATE, .buffer_frames = BUF, .max_markers = max_markers});
     if (au == NULL)
-        tt_fail(__FILE__, __LINE__, "tempo_audio_open(%s): %s", driver, tempo_get_error());
+        tt_fail(__FILE__, __LINE__, "tempo_audio_create(%s): %s", driver, tempo_get_error());
     return au;
 }
 
@@ -195,7 +195,7 @@ static void markers_on(const char *driver)
     CHECK_EQ_INT(st.pending, 0);
     CHECK_EQ_INT(st.outstanding, 0);
     CHECK_GE_U64(st.notices, NM + 1);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     tempo_event_destroy(beat);
     free_sound(s);
 }
@@ -243,7 +243,7 @@ static void marks_after_the_fact_and_beyond_the_end(void)
     CHECK_EQ_INT(n[2].kind, TEMPO_AUDIO_END);
     CHECK_EQ_U64(n[2].tag, 5);
     CHECK_EQ_INT(tempo_audio_poll(au, &n[3]), 0);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     free_sound(s);
 }
 
@@ -284,7 +284,7 @@ static void replaying_a_channel_ends_the_old_play(void)
     CHECK_EQ_U64(n[2].tag, 3);
     CHECK_GE_U64(n[2].device_frame, n[1].device_frame);
     CHECK_EQ_INT(tempo_audio_stop(au, 3), 0);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     free_sound(s);
 }
 
@@ -306,7 +306,7 @@ static void looping_plays_count_across_loops(void)
     CHECK_LT_U64(n[0].device_frame, n[0].mixed_frames + BUF);
     CHECK_EQ_INT(n[1].kind, TEMPO_AUDIO_END);
     CHECK_EQ_U64(n[1].frame, 4000);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     free_sound(s);
 }
 
@@ -347,7 +347,7 @@ static void music_markers_and_end(void)
     CHECK(mus != NULL);
     if (mus == NULL) {
         tt_note("Mix_LoadMUS_RW: %s", Mix_GetError());
-        tempo_audio_close(au);
+        tempo_audio_destroy(au);
         free(wav);
         return;
     }
@@ -374,7 +374,7 @@ static void music_markers_and_end(void)
     /* Music that ends by itself is known to within one buffer. */
     CHECK_GE_U64(n[2].frame + BUF, 24000);
     CHECK_LE_U64(n[2].frame, 24000 + BUF);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     Mix_FreeMusic(mus);
     tempo_event_destroy(sig);
     free(wav);
@@ -382,11 +382,11 @@ static void music_markers_and_end(void)
 
 static void invalid_arguments_and_limits(void)
 {
-    CHECK(tempo_audio_open(&(tempo_audio_desc){.frequency = -1}) == NULL);
+    CHECK(tempo_audio_create(&(tempo_audio_desc){.frequency = -1}) == NULL);
     tempo_audio *au = open_on("dummy", 2);
     if (au == NULL)
         return;
-    CHECK(tempo_audio_open(NULL) == NULL); /* one at a time */
+    CHECK(tempo_audio_create(NULL) == NULL); /* one at a time */
     CHECK(strstr(tempo_get_error(), "already open") != NULL);
     sound s = make_sound(48000);
     tempo_audio_notice n;
@@ -410,13 +410,13 @@ static void invalid_arguments_and_limits(void)
     CHECK_EQ_INT(tempo_audio_poll(au, &n), 1);
     CHECK_EQ_INT(n.kind, TEMPO_AUDIO_CANCELED);
     CHECK_EQ_INT(tempo_audio_mark(au, ch, 40002, NULL, 3), 0); /* room again */
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     free_sound(s);
     /* Open again after close. */
     au = open_on("dummy", 0);
     CHECK(au != NULL);
-    tempo_audio_close(au);
-    tempo_audio_close(NULL);
+    tempo_audio_destroy(au);
+    tempo_audio_destroy(NULL);
 }
 
 /* A busy scene is no fault: tempo_audio_play finding no free channel
@@ -436,10 +436,10 @@ static void count_busy_log(void *user, int category, SDL_LogPriority priority, c
 static void no_free_channel_logs_at_debug(void)
 {
     SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
-    tempo_audio *au = tempo_audio_open(&(tempo_audio_desc){.frequency = RATE, .buffer_frames = BUF,
+    tempo_audio *au = tempo_audio_create(&(tempo_audio_desc){.frequency = RATE, .buffer_frames = BUF,
                                                            .mix_channels = 2});
     if (au == NULL) {
-        tt_fail(__FILE__, __LINE__, "tempo_audio_open(dummy): %s", tempo_get_error());
+        tt_fail(__FILE__, __LINE__, "tempo_audio_create(dummy): %s", tempo_get_error());
         return;
     }
     sound s = make_sound(4800);
@@ -466,7 +466,7 @@ static void no_free_channel_logs_at_debug(void)
     CHECK_EQ_INT(debug, 1000);
     CHECK(strstr(tempo_get_error(), "busy") != NULL);
     tempo_audio_stop(au, -1);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     free_sound(s);
 }
 

@@ -14,9 +14,9 @@
 static tempo_audio *open_at(int rate)
 {
     SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
-    tempo_audio *au = tempo_audio_open(&(tempo_audio_desc){.frequency = rate, .buffer_frames = 480});
+    tempo_audio *au = tempo_audio_create(&(tempo_audio_desc){.frequency = rate, .buffer_frames = 480});
     if (au == NULL)
-        tt_fail(__FILE__, __LINE__, "tempo_audio_open(%d Hz): %s", rate, tempo_get_error());
+        tt_fail(__FILE__, __LINE__, "tempo_audio_create(%d Hz): %s", rate, tempo_get_error());
     return au;
 }
 
@@ -49,7 +49,7 @@ static void ms_to_frames_round_up_at_44100(void)
     /* Round trip: the frame for t ms is heard at t ms (floor of the exact time). */
     for (uint64_t ms = 0; ms < 3000; ms += 7)
         CHECK_EQ_U64(tempo_audio_ms_at_frame(au, frame_at(au, ms)), ms);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
 }
 
 static void ms_to_frames_limits_and_errors(void)
@@ -71,7 +71,7 @@ static void ms_to_frames_limits_and_errors(void)
     CHECK_EQ_INT(tempo_audio_mark_ms(NULL, 0, 1, NULL, 0), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_audio_mark_ms(au, 0, 1, NULL, 0), TEMPO_EINVAL); /* nothing played yet */
     CHECK_EQ_INT(tempo_audio_mark_ms(au, 0, UINT64_MAX, NULL, 0), TEMPO_ERANGE);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
 }
 
 /* Marks at 0, 100 and 250 ms of a 300 ms play at 48 kHz carry frames 0,
@@ -122,7 +122,7 @@ static void marks_in_ms_fire_at_their_frames(void)
         }
     }
     CHECK_EQ_INT(got, 4);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     Mix_FreeChunk(chunk);
     free(pcm);
 }

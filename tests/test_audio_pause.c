@@ -29,10 +29,10 @@
 static tempo_audio *open_dummy(bool with_game, bool quiet)
 {
     SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
-    tempo_audio *au = tempo_audio_open(&(tempo_audio_desc){
+    tempo_audio *au = tempo_audio_create(&(tempo_audio_desc){
         .frequency = RATE, .buffer_frames = BUF, .pause_with_game = with_game, .quiet_when_idle = quiet});
     if (au == NULL)
-        tt_fail(__FILE__, __LINE__, "tempo_audio_open(dummy): %s", tempo_get_error());
+        tt_fail(__FILE__, __LINE__, "tempo_audio_create(dummy): %s", tempo_get_error());
     return au;
 }
 
@@ -204,7 +204,7 @@ static void pause_and_resume(bool music)
         CHECK_GE_U64(n[NMARKS].frame + (music ? BUF : 0), LEN);
         CHECK_LE_U64(n[NMARKS].frame, LEN + (music ? BUF : 0));
     }
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     if (mus != NULL)
         Mix_FreeMusic(mus);
     if (chunk != NULL)
@@ -265,7 +265,7 @@ static void play_started_while_paused_plays(void)
     CHECK_EQ_INT(tempo_audio_pause(NULL), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_audio_resume(NULL), TEMPO_EINVAL);
     CHECK(!tempo_audio_is_paused(NULL));
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     Mix_FreeChunk(longc);
     Mix_FreeChunk(click);
     free(pcm_long);
@@ -292,7 +292,7 @@ static void audio_follows_the_game_pause_when_asked(void)
     tempo_loop *loop = tempo_loop_create(NULL);
     tempo_audio *au = open_dummy(true, false);
     if (au == NULL || loop == NULL) {
-        tempo_audio_close(au);
+        tempo_audio_destroy(au);
         tempo_loop_destroy(loop);
         return;
     }
@@ -328,7 +328,7 @@ static void audio_follows_the_game_pause_when_asked(void)
     tempo_loop_unwatch(loop, busy);
     tempo_event_destroy(busy);
     tempo_audio_detach(au);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     tempo_loop_destroy(loop);
 
     /* Without pause_with_game the game pause leaves the audio alone. */
@@ -338,7 +338,7 @@ static void audio_follows_the_game_pause_when_asked(void)
     CHECK_EQ_INT(tempo_loop_set_game_paused(loop, true), 0);
     CHECK(!tempo_audio_is_paused(au));
     tempo_audio_detach(au);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     tempo_loop_destroy(loop);
 }
 
@@ -374,7 +374,7 @@ static void quiet_when_idle_stops_the_device_thread(void)
     tempo_loop *loop = tempo_loop_create(NULL);
     tempo_audio *au = open_dummy(false, true);
     if (au == NULL || loop == NULL) {
-        tempo_audio_close(au);
+        tempo_audio_destroy(au);
         tempo_loop_destroy(loop);
         return;
     }
@@ -472,7 +472,7 @@ static void quiet_when_idle_stops_the_device_thread(void)
     tempo_audio_get_stats(au, &st);
     CHECK(!st.quiet);
     CHECK(!st.paused);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     tempo_loop_destroy(loop);
     Mix_FreeChunk(chunk);
     free(pcm);
@@ -538,7 +538,7 @@ static void audio_closed_before_the_loop_leaves_it(void)
     tempo_loop *loop = fake_loop();
     tempo_audio *au = open_dummy(true, true);
     if (au == NULL || loop == NULL) {
-        tempo_audio_close(au);
+        tempo_audio_destroy(au);
         tempo_loop_destroy(loop);
         return;
     }
@@ -546,7 +546,7 @@ static void audio_closed_before_the_loop_leaves_it(void)
     CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), TEMPO_EBUSY);
     CHECK_EQ_INT(tempo_loop_frame(loop), 0);
     CHECK(raise_a_notice(au));
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     free_pending();
     CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
     int rendered = frames_rendered;
@@ -562,7 +562,7 @@ static void audio_closed_after_the_loop(void)
     tempo_loop *loop = fake_loop();
     tempo_audio *au = open_dummy(true, true);
     if (au == NULL || loop == NULL) {
-        tempo_audio_close(au);
+        tempo_audio_destroy(au);
         tempo_loop_destroy(loop);
         return;
     }
@@ -576,7 +576,7 @@ static void audio_closed_after_the_loop(void)
     loop = fake_loop();
     CHECK_EQ_INT(tempo_audio_attach(au, loop, on_notice, NULL), 0); /* free for another loop */
     tempo_loop_destroy(loop);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
 }
 
 /* Closing from its own notice callback: the loop is still reading it, so the
@@ -588,7 +588,7 @@ static void closing_notice(const tempo_audio_notice *n, void *user)
     (void)n;
     (void)user;
     closing_notices++;
-    tempo_audio_close(closing_au);
+    tempo_audio_destroy(closing_au);
 }
 
 static void audio_close_from_its_own_notice_is_refused(void)
@@ -596,7 +596,7 @@ static void audio_close_from_its_own_notice_is_refused(void)
     tempo_loop *loop = fake_loop();
     closing_au = open_dummy(false, false);
     if (closing_au == NULL || loop == NULL) {
-        tempo_audio_close(closing_au);
+        tempo_audio_destroy(closing_au);
         tempo_loop_destroy(loop);
         return;
     }
@@ -609,7 +609,7 @@ static void audio_close_from_its_own_notice_is_refused(void)
     CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 1); /* still attached, still open */
     tempo_audio_spec spec;
     CHECK_EQ_INT(tempo_audio_get_spec(closing_au, &spec), 0);
-    tempo_audio_close(closing_au); /* from outside: leaves and closes */
+    tempo_audio_destroy(closing_au); /* from outside: leaves and closes */
     free_pending();
     CHECK_EQ_INT(tempo_loop_get_stats(loop)->source_count, 0);
     CHECK_EQ_INT(tempo_loop_frame(loop), 0);

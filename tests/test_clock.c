@@ -217,7 +217,7 @@ static void one_fake_clock_drives_loop_loader_and_netq(void)
     CHECK_GE_INT(tempo_loader_process(ld), 0);
     CHECK_EQ_INT(s.finalized, 1);
     tempo_loader_stats st;
-    CHECK_EQ_INT(tempo_loader_stats_get(ld, &st), 0);
+    CHECK_EQ_INT(tempo_loader_get_stats(ld, &st), 0);
     CHECK_EQ_U64(st.item_max_ns, 7 * MS);
     CHECK_EQ_U64(tempo_loop_next_due_ns(loop), 5043 * MS);
 

@@ -81,7 +81,7 @@ static void keys_and_clicks_arrive_through_notifications(void)
         SDL_DestroyWindow(win);
         return;
     }
-    tempo_handle *h = plat_input_handle(in);
+    plat_handle *h = plat_input_handle(in); /* the backend's own: waited on with plat_wait */
     /* The pause lets the focus reach the window and the devices be acquired
      * (DirectInput only buffers while acquired). */
     char args[256];
@@ -95,7 +95,7 @@ static void keys_and_clicks_arrive_through_notifications(void)
     int notifications = 0, reads_with_events = 0, message_wakes = 0;
     uint64_t t0 = tempo_now_ns();
     while (!all_arrived(&s) && tempo_now_ns() - t0 < 10000 * MS) {
-        int r = tempo_wait(&h, 1, 10000 * MS, TEMPO_WAIT_MESSAGES);
+        int r = plat_wait(&h, 1, 10000 * MS, TEMPO_WAIT_MESSAGES);
         if (r == 0) {
             notifications++;
             int before = s.n;
@@ -272,8 +272,10 @@ static void loop_reads_native_input_once(void)
      * the callback) are swallowed by tempo_input_handle_sdl while attached. */
 
     /* Detaching hands the keyboard back to SDL events; the loop follows. */
+    tempo_handle *lent = tempo_input_native_handle(g.input);
     tempo_input_detach_window(g.input);
     CHECK(tempo_input_native_handle(g.input) == NULL);
+    CHECK_EQ_INT(tempo_event_set(lent), TEMPO_EINVAL); /* its id died with it */
     tempo_loop_destroy(loop);
     tempo_input_destroy(g.input);
     SDL_DestroyWindow(win);

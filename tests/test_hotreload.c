@@ -245,7 +245,7 @@ static void reloads_changed_file_on_loop_thread(void)
     CHECK_EQ_INT(g.w, 3);
     CHECK_EQ_INT(g.h, 7);
     tempo_hotreload_stats hs;
-    CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+    CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     CHECK_EQ_U64(hs.reloads, 2);
     CHECK_EQ_U64(hs.delivered, 2);
     CHECK_EQ_U64(hs.failed, 0);
@@ -300,7 +300,7 @@ static void deleted_file_gives_clear_error(void)
     CHECK(strstr(g.text, "hero.bmp") != NULL || g.text[0] != '\0');
     CHECK(g.on_loop_thread);
     tempo_hotreload_stats hs;
-    CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+    CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     CHECK_EQ_U64(hs.failed, 1);
 
     /* It comes back: the next reload succeeds. */
@@ -328,7 +328,7 @@ static void destroy_with_change_in_flight(void)
     uint64_t end = tempo_now_ns() + GIVE_UP_NS;
     while (hs.reloads == 0 && tempo_now_ns() < end) {
         CHECK_EQ_INT(tempo_loop_frame(r.loop), 0);
-        CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+        CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     }
     CHECK_EQ_U64(hs.reloads, 1);
     if (hs.in_flight == 1) {
@@ -366,7 +366,7 @@ static void unwatch_in_flight_and_loop_destroyed_first(void)
     uint64_t end = tempo_now_ns() + GIVE_UP_NS;
     while (hs.reloads == 0 && tempo_now_ns() < end) {
         CHECK_EQ_INT(tempo_loop_frame(r.loop), 0);
-        CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+        CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     }
     CHECK_EQ_U64(hs.reloads, 1);
     int before = g.calls;
@@ -399,7 +399,7 @@ static void change_during_reload_reloads_again(void)
     uint64_t end = tempo_now_ns() + GIVE_UP_NS;
     while (hs.reloads == 0 && tempo_now_ns() < end) {
         CHECK_EQ_INT(tempo_loop_frame(r.loop), 0);
-        CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+        CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     }
     /* In flight, or just delivered: either way one more. On Windows the
      * write fails while the loader thread has the file open (SDL opens it
@@ -411,7 +411,7 @@ static void change_during_reload_reloads_again(void)
     CHECK(wrote);
     run_until(&r, &g.calls, 2);
     run_for(&r, 5 * SETTLE_NS);
-    CHECK_EQ_INT(tempo_hotreload_stats_get(r.hr, &hs), 0);
+    CHECK_EQ_INT(tempo_hotreload_get_stats(r.hr, &hs), 0);
     tt_note("%d calls, %llu reloads; last: error %d, %dx%d", g.calls, (unsigned long long)hs.reloads, g.error, g.w,
             g.h);
     CHECK_EQ_INT(g.calls, 2);
@@ -420,6 +420,145 @@ static void change_during_reload_reloads_again(void)
     CHECK_EQ_INT(g.w, 6);
     CHECK_EQ_INT(g.h, 5);
     rig_close(&r);
+}
+
+/* The hot-reload declares what it delivers (tempo/loop.h), so the loop
+ * records a reload and its replay delivers it at the same tick, with no
+ * file changed during the replay and no replay code in hotreload.c: the
+ * recorded decision to reload submits the request again, and the loader's
+ * recorded completion hands it over at its tick. The recording goes into
+ * the working directory (the build directory). */
+typedef struct replay_game {
+    uint64_t updates;
+    uint64_t quit_at; /* 0: never */
+    int calls;
+    uint64_t reload_tick; /* updates run before the reload arrived */
+    int w, h, error;
+} replay_game;
+
+static void rg_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)dt_ns;
+    replay_game *g = user;
+    g->updates++;
+    if (g->quit_at != 0 && g->updates >= g->quit_at)
+        tempo_loop_quit(loop);
+}
+
+static void rg_reload(tempo_hotreload *hr, const tempo_load_result *r, void *user)
+{
+    (void)hr;
+    replay_game *g = user;
+    g->calls++;
+    g->reload_tick = g->updates;
+    g->error = r->error;
+    g->w = r->surface != NULL ? r->surface->w : 0;
+    g->h = r->surface != NULL ? r->surface->h : 0;
+    SDL_FreeSurface(r->surface);
+}
+
+static uint64_t rg_hash(tempo_loop *loop, void *user)
+{
+    (void)loop;
+    const replay_game *g = user;
+    return g->updates * 1000003u + (uint64_t)g->calls * 10007u + g->reload_tick * 101u + (uint64_t)g->w * 7u +
+           (uint64_t)g->h;
+}
+
+static void a_reload_is_recorded_and_replayed_at_its_tick(void)
+{
+    const char *path = "test_hotreload_replay.trec";
+    if (!make_dir()) {
+        tt_fail(__FILE__, __LINE__, "cannot make a temporary directory");
+        return;
+    }
+    CHECK(write_bmp("hero.bmp", 8, 8));
+    CHECK(write_bmp("other.bmp", 4, 4));
+
+    /* Record: the file changes once, live. */
+    replay_game rec = {0};
+    tempo_loop *loop = tempo_loop_create(
+        &(tempo_loop_desc){.update_hz = 20, .max_render_hz = 20, .update = rg_update, .user = &rec});
+    tempo_loader *ld = tempo_loader_create(NULL);
+    tempo_hotreload *hr = tempo_hotreload_create(&(tempo_hotreload_desc){.dir = dir, .loader = ld});
+    if (hr == NULL) {
+        tempo_loader_destroy(ld);
+        tempo_loop_destroy(loop);
+        remove_dir();
+        if (!watches_expected())
+            TT_SKIP("no file watches on this backend/OS");
+        tt_fail(__FILE__, __LINE__, "tempo_hotreload_create: %s", tempo_get_error());
+        return;
+    }
+    CHECK_EQ_INT(tempo_loader_attach(ld, loop), 0);
+    CHECK_EQ_INT(tempo_hotreload_attach(hr, loop), 0);
+    CHECK_EQ_INT(tempo_hotreload_watch(hr, "hero.bmp", TEMPO_LOAD_IMAGE, rg_reload, &rec), 0);
+    CHECK_EQ_INT(tempo_loop_record(loop, &(tempo_record_desc){.path = path, .hash = rg_hash, .hash_user = &rec,
+                                                              .hash_every = 1}),
+                 0);
+    uint64_t end = tempo_now_ns() + 300 * TEMPO_NS_PER_MS;
+    while (tempo_now_ns() < end)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(write_bmp("hero.bmp", 16, 8));
+    end = tempo_now_ns() + GIVE_UP_NS;
+    while (rec.calls == 0 && tempo_now_ns() < end)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK_EQ_INT(rec.calls, 1);
+    rec.quit_at = rec.updates + 5;
+    int r = 0;
+    end = tempo_now_ns() + GIVE_UP_NS;
+    while ((r = tempo_loop_frame(loop)) == 0 && tempo_now_ns() < end) {
+    }
+    CHECK_EQ_INT(r, 1);
+    tempo_record_stats rs;
+    tempo_loop_get_record_stats(loop, &rs);
+    tt_note("recorded %llu ticks, %llu items; reload %dx%d before update %llu", (unsigned long long)rs.ticks,
+            (unsigned long long)rs.items, rec.w, rec.h, (unsigned long long)rec.reload_tick + 1);
+    CHECK_EQ_U64(rs.items, 2); /* the decision to reload, the loader's completion */
+    CHECK_EQ_INT(tempo_loop_record_stop(loop), 0);
+    tempo_hotreload_destroy(hr);
+    tempo_loop_destroy(loop);
+    tempo_loader_destroy(ld);
+
+    /* Replay: nothing changes on disk; the same game code. */
+    replay_game rp_game = {0};
+    tempo_replay *rp =
+        tempo_replay_create(&(tempo_replay_desc){.path = path, .hash = rg_hash, .hash_user = &rp_game});
+    CHECK(rp != NULL);
+    if (rp == NULL) {
+        remove_dir();
+        return;
+    }
+    loop = tempo_loop_create(
+        &(tempo_loop_desc){.update = rg_update, .user = &rp_game, .clock = tempo_replay_clock(rp)});
+    ld = tempo_loader_create(NULL);
+    hr = tempo_hotreload_create(&(tempo_hotreload_desc){.dir = dir, .loader = ld});
+    CHECK(hr != NULL);
+    CHECK_EQ_INT(tempo_loader_attach(ld, loop), 0);
+    CHECK_EQ_INT(tempo_hotreload_attach(hr, loop), 0);
+    CHECK_EQ_INT(tempo_hotreload_watch(hr, "hero.bmp", TEMPO_LOAD_IMAGE, rg_reload, &rp_game), 0);
+    CHECK_EQ_INT(tempo_loop_replay(loop, rp), 0);
+    uint64_t frames = 0;
+    while ((r = tempo_loop_frame(loop)) == 0 && ++frames < 1000000) {
+    }
+    CHECK_EQ_INT(r, 1);
+    tempo_replay_result res;
+    tempo_replay_get_result(rp, &res);
+    if (!res.matches)
+        tt_note("%s", res.report);
+    CHECK(res.matches);
+    CHECK_EQ_U64(res.ticks, rs.ticks);
+    CHECK_EQ_INT(rp_game.calls, 1);
+    CHECK_EQ_U64(rp_game.reload_tick, rec.reload_tick);
+    CHECK_EQ_INT(rp_game.error, 0);
+    CHECK_EQ_INT(rp_game.w, 16);
+    CHECK_EQ_INT(rp_game.h, 8);
+    tempo_hotreload_destroy(hr);
+    tempo_loop_destroy(loop);
+    tempo_loader_destroy(ld);
+    tempo_replay_destroy(rp);
+    remove(path);
+    remove_dir();
 }
 
 static void create_errors(void)
@@ -438,7 +577,7 @@ static void create_errors(void)
     CHECK_EQ_INT(tempo_hotreload_attach(NULL, NULL), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_hotreload_detach(NULL), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_hotreload_unwatch(NULL, "x"), TEMPO_EINVAL);
-    CHECK_EQ_INT(tempo_hotreload_stats_get(NULL, &(tempo_hotreload_stats){0}), TEMPO_EINVAL);
+    CHECK_EQ_INT(tempo_hotreload_get_stats(NULL, &(tempo_hotreload_stats){0}), TEMPO_EINVAL);
     tempo_loader_destroy(ld);
 }
 
@@ -449,6 +588,7 @@ static const tt_case cases[] = {
     TT_CASE(destroy_with_change_in_flight),
     TT_CASE(unwatch_in_flight_and_loop_destroyed_first),
     TT_CASE(change_during_reload_reloads_again),
+    TT_CASE(a_reload_is_recorded_and_replayed_at_its_tick),
     TT_CASE(create_errors),
 };
 

@@ -619,7 +619,7 @@ static void cancel_in_flight_discards_the_result(void)
     uint64_t id = submit_hold(l, &h, 0);
     wait_started(&h);
     tempo_loader_stats st;
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     CHECK_EQ_INT(st.running, 1);
     CHECK_EQ_INT(tempo_loader_cancel(l, id), 0);
     tempo_event_set(h.release);
@@ -640,7 +640,7 @@ static void cancel_finished_before_delivery(void)
     uint64_t raw = submit_file(l, TEMPO_LOAD_BYTES, FX "text.txt", 0, 0, NULL);
     CHECK_EQ_INT(tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S), 0);
     tempo_loader_stats st;
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     CHECK_EQ_INT(st.finished, 2);
     CHECK_EQ_INT(tempo_loader_cancel(l, img), 0);
     CHECK_EQ_INT(process_all(l), 2);
@@ -651,7 +651,7 @@ static void cancel_finished_before_delivery(void)
         CHECK(!a->had_object);
         CHECK_EQ_INT(b->error, 0);
     }
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     CHECK_EQ_U64(st.cancelled, 1);
     CHECK_EQ_U64(st.delivered, 2);
     tempo_loader_destroy(l);
@@ -771,7 +771,7 @@ static void budget_limits_each_process_call(void)
 {
     fake_now = 1000 * MS;
     fake_step = MS / 2;
-    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.now_ns = fake_clock});
+    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.clock = {.now = fake_clock}});
     reset_recs();
     for (int i = 0; i < 10; i++)
         tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = quick_work,
@@ -786,7 +786,7 @@ static void budget_limits_each_process_call(void)
     CHECK_EQ_INT(tempo_wait(&h, 1, 0, 0), TEMPO_ETIMEDOUT); /* reset once empty */
     CHECK_EQ_INT(tempo_loader_process(l), 0);
     tempo_loader_stats st;
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     CHECK_EQ_U64(st.process_calls, 3);
     CHECK_EQ_U64(st.items_over_budget, 0);
     CHECK_EQ_U64(st.process_max_ns, 2 * MS);
@@ -799,7 +799,7 @@ static void budget_limits_each_process_call(void)
     tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S);
     CHECK_EQ_INT(tempo_loader_process(l), 3);
     CHECK_EQ_INT(tempo_loader_process(l), 1);
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     CHECK_EQ_U64(st.items_over_budget, 0);
     CHECK_EQ_U64(st.process_max_ns, 21 * MS / 10);
     /* An item longer than the whole budget still goes alone, one per call. */
@@ -810,7 +810,7 @@ static void budget_limits_each_process_call(void)
     tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S);
     CHECK_EQ_INT(tempo_loader_process(l), 1);
     CHECK_EQ_INT(tempo_loader_process(l), 1);
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     CHECK_EQ_U64(st.items_over_budget, 2);
     CHECK_EQ_U64(st.item_max_ns, 5 * MS);
     tempo_loader_destroy(l);
@@ -820,7 +820,7 @@ static void process_until_stops_before_the_deadline(void)
 {
     fake_now = 0;
     fake_step = MS / 2;
-    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.now_ns = fake_clock});
+    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.clock = {.now = fake_clock}});
     reset_recs();
     for (int i = 0; i < 10; i++)
         tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = quick_work,
@@ -845,7 +845,7 @@ static void custom_budget_from_desc(void)
     fake_now = 0;
     fake_step = MS;
     tempo_loader *l = tempo_loader_create(
-        &(tempo_loader_desc){.now_ns = fake_clock, .finalize_budget_ns = 5 * MS});
+        &(tempo_loader_desc){.clock = {.now = fake_clock}, .finalize_budget_ns = 5 * MS});
     reset_recs();
     for (int i = 0; i < 12; i++)
         tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = quick_work,
@@ -974,7 +974,7 @@ static void large_image_arrives_whole_after_a_split_upload(void)
     SDL_Surface *target = SDL_CreateRGBSurfaceWithFormat(0, 512, 512, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *ren = SDL_CreateSoftwareRenderer(target);
     CHECK(ren != NULL);
-    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.renderer = ren, .now_ns = fake_clock});
+    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.renderer = ren, .clock = {.now = fake_clock}});
     reset_recs();
     split_texture = NULL;
     tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_IMAGE, .path = FX "big.png", .done = keep_texture});
@@ -982,7 +982,7 @@ static void large_image_arrives_whole_after_a_split_upload(void)
     /* The deadline already passed: nothing, not even a strip. */
     CHECK_EQ_INT(tempo_loader_process_until(l, fake_now), 0);
     tempo_loader_stats st;
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     CHECK_EQ_U64(st.upload_strips, 0);
     /* The guaranteed unit past the deadline: one minimum strip (8 rows of 2 KiB). */
     uint32_t strips = 0;
@@ -993,12 +993,12 @@ static void large_image_arrives_whole_after_a_split_upload(void)
         int n = tempo_loader_process_until(l, fake_now + 200 * US);
         CHECK(n == 0 || n == 1);
         calls++;
-        tempo_loader_stats_get(l, &st);
+        tempo_loader_get_stats(l, &st);
         CHECK_EQ_U64(st.finished, (uint64_t)(nrecs == 0)); /* held until its last rows are up */
         if (tt_failed())
             break;
     }
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     /* 504 rows left, 97 per call: 5 strips, then the last 19 rows fit whole. */
     tt_note("delivered after %d calls, %llu strips", calls, (unsigned long long)st.upload_strips);
     CHECK_EQ_INT(nrecs, 1);
@@ -1050,14 +1050,14 @@ static void split_upload_cancelled_or_destroyed_midway(void)
     SDL_Surface *target = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *ren = SDL_CreateSoftwareRenderer(target);
     for (int destroy = 0; destroy < 2; destroy++) {
-        tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.renderer = ren, .now_ns = fake_clock});
+        tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.renderer = ren, .clock = {.now = fake_clock}});
         reset_recs();
         uint64_t id = tempo_loader_submit(
             l, &(tempo_load_request){.type = TEMPO_LOAD_IMAGE, .path = FX "big.png", .done = on_done});
         CHECK_EQ_INT(tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S), 0);
         CHECK_EQ_INT(tempo_loader_process_until(l, fake_now + 200 * US), 0);
         tempo_loader_stats st;
-        tempo_loader_stats_get(l, &st);
+        tempo_loader_get_stats(l, &st);
         CHECK_EQ_U64(st.upload_strips, 1);
         if (!destroy) {
             CHECK_EQ_INT(tempo_loader_cancel(l, id), 0);
@@ -1382,7 +1382,7 @@ static void without_a_callback_the_loader_frees(void)
         tempo_loader_process(l);
     CHECK_EQ_INT(discards, 1); /* ASan reports the rest if they leaked */
     tempo_loader_stats st;
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     CHECK_EQ_U64(st.delivered, audio_ok ? 4 : 3);
     tempo_loader_destroy(l);
     SDL_DestroyRenderer(ren);
@@ -1615,7 +1615,7 @@ static int stress_canceller(void *p)
         if (id > 3)
             tempo_loader_cancel(s->l, id - 3);
         tempo_loader_stats st;
-        tempo_loader_stats_get(s->l, &st);
+        tempo_loader_get_stats(s->l, &st);
         tempo_wait(NULL, 0, 200 * TEMPO_NS_PER_US, 0);
     }
     tempo_loader_cancel_group(s->l, 4);
@@ -1663,7 +1663,7 @@ static void many_threads_submit_cancel_and_deliver(void)
     }
     CHECK_EQ_INT(dup, 0);
     tempo_loader_stats st;
-    tempo_loader_stats_get(s.l, &st);
+    tempo_loader_get_stats(s.l, &st);
     CHECK_EQ_U64(st.submitted, (uint64_t)accepted);
     CHECK_EQ_U64(st.delivered, (uint64_t)accepted);
     CHECK_EQ_U64(st.cancelled, (uint64_t)cancelled);

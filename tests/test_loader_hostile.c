@@ -587,7 +587,7 @@ static void expected_failures_do_not_flood_the_log(void)
     while (tempo_loader_process(l) > 0)
         ;
     tempo_loader_stats st;
-    tempo_loader_stats_get(l, &st);
+    tempo_loader_get_stats(l, &st);
     CHECK_EQ_U64(st.failed, 50);
     tempo_loader_destroy(l);
     tempo_event_destroy(release);

@@ -482,13 +482,17 @@ static void auto_vsync_decides_from_the_present(void)
                 /* Renders at the refresh, never above it: the display's vblanks
                  * with vsync, else the timer at the display's rate (60). */
                 double expect = vsync ? hz : 60.0;
-                CHECK_LE_DBL(c.renders_per_s, expect * 1.005 + 0.1);
+                /* A re-measurement of the timer's presents (every 2, 4, ..
+                 * 32 s) moves the render phase a whole period: one render
+                 * more and a few wake-ups off the update grid, per probe. */
+                double probes = (double)c.probes;
+                CHECK_LE_DBL(c.renders_per_s, expect * 1.005 + 0.1 + probes);
                 CHECK_GE_DBL(c.renders_per_s, expect * 0.995 - 0.1);
                 if (vsync)
                     CHECK_LT_DBL(fabs(1e9 / (double)refresh - hz), 0.05);
                 /* Wake-ups: one per render (updates share the timer's slots, or
                  * sleep in the present) plus one per input, and a few. */
-                CHECK_LE_DBL(c.sleeps_per_s, (blocks ? hz + 60.0 : 60.0) + input_hz + 2);
+                CHECK_LE_DBL(c.sleeps_per_s, (blocks ? hz + 60.0 : 60.0) + input_hz + 2 + 8 * probes);
                 if (tt_failed())
                     return;
             }
@@ -516,6 +520,14 @@ static void lockstep_measures_the_present_too(void)
                      tempo_loop_pacing_name(blocks ? TEMPO_LOOP_PACING_VSYNC : TEMPO_LOOP_PACING_TIMER));
         CHECK_GE_U64(g.renders, 115);
         CHECK_LE_U64(g.renders, 125);
+        if (!blocks) {
+            /* Renders follow the ticks: no phase to move, so no periodic
+             * re-measurement (it would need a longer render interval). */
+            run_until(loop, &g, T0 + 20 * S, 10000000);
+            const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+            CHECK_EQ_U64(st->total.probes, 1);
+            CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), "timer");
+        }
         tempo_loop_destroy(loop);
         tempo_fake_clock_destroy(g.fc);
     }
@@ -622,6 +634,62 @@ static void withheld_presents_are_the_hidden_pause(void)
     withheld_run(false);
 }
 
+/* Presents withheld from the k-th present on, for every k over the first
+ * probe (which ends with a verdict and a change of pacing on one of these
+ * presents): at most two presents block before the loop names the state.
+ * Measured on weston (bench_present, 1 of 3 rounds): the hidden-pause came
+ * after three 167 ms presents when the window was minimized while the loop
+ * was probing; the verdict's change of pacing had reset the run of long
+ * presents. */
+typedef struct withheld_from_game {
+    game g;
+    int k, presents, long_before_state;
+} withheld_from_game;
+
+static void withheld_from_present(tempo_loop *loop, void *user)
+{
+    withheld_from_game *w = user;
+    if (++w->presents < w->k) {
+        tempo_fake_clock_advance(w->g.fc, 200 * US); /* does not block: the probe says "timer" */
+        return;
+    }
+    if (tempo_loop_get_pacing(loop) != TEMPO_LOOP_PACING_WITHHELD)
+        w->long_before_state++;
+    tempo_fake_clock_advance(w->g.fc, 167 * MS); /* the compositor sends no frame callback */
+}
+
+static void withheld_during_a_probe_takes_two_presents(void)
+{
+    int worst = 0, worst_k = 0;
+    for (int k = 1; k <= 16; k++) {
+        withheld_from_game w;
+        memset(&w, 0, sizeof w);
+        game_init(&w.g);
+        w.g.cost_lo = w.g.cost_hi = 1 * MS;
+        w.k = k;
+        tempo_loop_desc d = {.present = withheld_from_present, .run_while_hidden = true,
+                             .clock = tempo_fake_clock_get(w.g.fc), .update = on_update, .render = on_render,
+                             .user = &w};
+        tempo_loop *loop = tempo_loop_create(&d);
+        while (tempo_fake_clock_now(w.g.fc) < T0 + 3 * S && tempo_loop_get_pacing(loop) != TEMPO_LOOP_PACING_WITHHELD)
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        if (tempo_loop_get_pacing(loop) != TEMPO_LOOP_PACING_WITHHELD) {
+            tt_note("k=%d: never withheld", k);
+            worst = 99;
+            worst_k = k;
+        } else if (w.long_before_state > worst) {
+            worst = w.long_before_state;
+            worst_k = k;
+        }
+        tempo_loop_destroy(loop);
+        tempo_fake_clock_destroy(w.g.fc);
+        if (tt_failed())
+            break;
+    }
+    tt_note("most presents blocked before the state: %d (withheld from present %d on)", worst, worst_k);
+    CHECK_LE_INT(worst, 2);
+}
+
 /* ---- Issue 23 item 3: the refresh learnt is what the display delivers ----------- */
 
 typedef struct delivery {
@@ -629,6 +697,7 @@ typedef struct delivery {
     uint64_t base_ns;       /* frame k of the compositor at base + k * S/48 + jitter */
     int64_t k;              /* the next frame */
     uint64_t next_frame_ns; /* its time */
+    uint64_t jitter_ns;     /* 0 => 2 ms */
 } delivery;
 
 /* A compositor that delivers 48 frames/s irregularly (each frame callback
@@ -641,12 +710,65 @@ static void delivered_present(tempo_loop *loop, void *user)
     uint64_t now = tempo_fake_clock_now(v->g.fc);
     while (v->next_frame_ns < now) {
         v->k++;
-        v->next_frame_ns = v->base_ns + (uint64_t)v->k * S / 48 + rnd(&v->g.rng) % (2 * MS);
+        v->next_frame_ns = v->base_ns + (uint64_t)v->k * S / 48 + rnd(&v->g.rng) % (v->jitter_ns ? v->jitter_ns : 2 * MS);
     }
     tempo_fake_clock_set(v->g.fc, v->next_frame_ns + 30 * US);
     v->k++;
-    v->next_frame_ns = v->base_ns + (uint64_t)v->k * S / 48 + rnd(&v->g.rng) % (2 * MS);
+    v->next_frame_ns = v->base_ns + (uint64_t)v->k * S / 48 + rnd(&v->g.rng) % (v->jitter_ns ? v->jitter_ns : 2 * MS);
     v->g.presents++;
+}
+
+/* A compositor whose frame callbacks come irregularly (48 frames/s on a 60 Hz
+ * mode, each callback up to 6, 8 or 10 ms late on its grid: weston's pixman
+ * repaints here) keeps AUTO pacing by the presents for 30 s. The presents
+ * block, so the quarter-period probe must never call them free: it did
+ * (the median of four differences spread over the period landed near 0)
+ * and the loop paced by its 60 Hz timer while the presents blocked 87-93 %
+ * of the time (old code: timer after 4.8, 0.2 and 1.8 s). */
+static void irregular_frames_keep_vsync_pacing(void)
+{
+    const uint64_t jitter[] = {6 * MS, 8 * MS, 10 * MS};
+    for (int j = 0; j < 3; j++) {
+        delivery v;
+        memset(&v, 0, sizeof v);
+        game_init(&v.g);
+        v.g.cost_lo = 1 * MS;
+        v.g.cost_hi = 2 * MS;
+        v.jitter_ns = jitter[j];
+        v.base_ns = v.next_frame_ns = T0 + 7 * MS;
+        tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+            .present = delivered_present, .display_hz = 60, .clock = tempo_fake_clock_get(v.g.fc),
+            .update = on_update, .render = on_render, .user = &v});
+        uint64_t timer_at = 0;
+        int probes = 0;
+        tempo_loop_pacing last = TEMPO_LOOP_PACING_COUNT;
+        while (tempo_fake_clock_now(v.g.fc) < T0 + 30 * S) {
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+            tempo_loop_pacing p = tempo_loop_get_pacing(loop);
+            if (p == TEMPO_LOOP_PACING_TIMER && timer_at == 0)
+                timer_at = tempo_fake_clock_now(v.g.fc) - T0;
+            if (p != last && p == TEMPO_LOOP_PACING_PROBING)
+                probes++;
+            last = p;
+            if (tt_failed())
+                break;
+        }
+        const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+        double renders_per_s = (double)st->total.renders * 1e9 / (double)st->total.elapsed_ns;
+        tt_note("callbacks up to %llu ms late: pacing %s, timer %s%.2f s, %d probes, refresh %.2f Hz, %.2f "
+                "renders/s (last second %.2f), blocked in presents %.0f %%",
+                (unsigned long long)(jitter[j] / MS), tempo_loop_pacing_name(st->pacing),
+                timer_at ? "from " : "never ", (double)timer_at / 1e9, probes, 1e9 / (double)st->refresh_ns,
+                renders_per_s, st->last_second.renders_per_s,
+                100.0 * (double)st->total.present_ns / (double)st->total.elapsed_ns);
+        CHECK_EQ_U64(timer_at, 0);
+        /* The whole run's rate: single seconds with a re-probe in them dip
+         * to 35-38 renders/s at 8 and 10 ms on the code before the merge
+         * with frames2 as well. */
+        CHECK_GE_DBL(renders_per_s, 40.0);
+        tempo_loop_destroy(loop);
+        tempo_fake_clock_destroy(v.g.fc);
+    }
 }
 
 static void learnt_refresh_is_what_is_delivered(void)
@@ -810,6 +932,210 @@ static void minimize_pauses_and_tells_the_game(void)
     drain_sdl_events();
 }
 
+/* ---- SDL's emulated vsync and measuring the timer again (issue 21 section 1) ---- */
+
+typedef struct grid_game {
+    game g;
+    uint64_t last_present_ms; /* SDL's renderer->last_present */
+    uint64_t blocks_from_ns;  /* switching_present: blocks on vblanks from then on */
+    uint64_t last_render_ns, max_interval_ns, interval_from_ns;
+    uint64_t vsync_at_ns;     /* when the loop first paced by vsync after blocks_from */
+} grid_game;
+
+/* SDL_RenderPresent of a renderer whose vsync SDL emulates (the software
+ * renderer created with SDL_RENDERER_PRESENTVSYNC, SDL 2.0.18+): sleep in
+ * whole milliseconds until 1000 / 60 = 16 ms after the last present, then
+ * move last_present on by whole intervals. A grid of 62.5 Hz, whatever
+ * the display does. */
+static void sdl_emulated_vsync_present(tempo_loop *loop, void *user)
+{
+    (void)loop;
+    grid_game *v = user;
+    const uint64_t interval = 16;
+    tempo_fake_clock_advance(v->g.fc, v->g.present_cost_ns);
+    uint64_t now = tempo_fake_clock_now(v->g.fc) / MS;
+    uint64_t elapsed = now - v->last_present_ms;
+    if (elapsed < interval) {
+        tempo_fake_clock_advance(v->g.fc, (interval - elapsed) * MS); /* SDL_Delay */
+        now = tempo_fake_clock_now(v->g.fc) / MS;
+    }
+    elapsed = now - v->last_present_ms;
+    if (v->last_present_ms == 0 || elapsed > 1000)
+        v->last_present_ms = now;
+    else
+        v->last_present_ms += elapsed / interval * interval;
+    v->g.presents++;
+}
+
+static void grid_render(tempo_loop *loop, float alpha, void *user)
+{
+    grid_game *v = user;
+    uint64_t now = tempo_fake_clock_now(v->g.fc);
+    if (v->last_render_ns != 0 && now >= v->interval_from_ns && (v->blocks_from_ns == 0 || now < v->blocks_from_ns) &&
+        now - v->last_render_ns > v->max_interval_ns)
+        v->max_interval_ns = now - v->last_render_ns;
+    v->last_render_ns = now;
+    on_render(loop, alpha, &v->g);
+}
+
+static void grid_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    on_update(loop, dt_ns, &((grid_game *)user)->g);
+}
+
+static bool grid_input(tempo_loop *loop, const tempo_input_event *ev, void *user)
+{
+    return on_input(loop, ev, &((grid_game *)user)->g);
+}
+
+static tempo_loop_counts grid_run(tempo_loop_vsync mode, tempo_loop_pacing *pacing, uint64_t *grid_ns,
+                                  uint64_t *p99_total)
+{
+    grid_game v;
+    memset(&v, 0, sizeof v);
+    game_init(&v.g);
+    v.g.cost_lo = 1 * MS;
+    v.g.cost_hi = 3 * MS;
+    v.g.present_cost_ns = 300 * US;
+    v.g.next_input_ns = T0 + 3 * MS;
+    v.g.input_step_ns = 7300 * US;
+    tempo_fake_clock_on_wait(v.g.fc, input_hook, &v.g);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .present = sdl_emulated_vsync_present, .vsync = mode, .display_hz = 60, .input_event = grid_input,
+        .clock = tempo_fake_clock_get(v.g.fc), .update = grid_update, .render = grid_render, .user = &v});
+    run_until(loop, &v.g, T0 + 4 * S, 10000000);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    *pacing = st->pacing;
+    *grid_ns = st->present_grid_ns;
+    *p99_total = st->total.lateness_p99_ns;
+    tempo_loop_counts c = st->last_second;
+    tt_note("vsync %d, SDL's emulated vsync (16 ms grid) on a 60 Hz display: pacing %s, present grid %llu ns, "
+            "%.2f renders/s, %.1f sleeps/s, lateness p99 %.3f ms (whole run), %llu probes",
+            (int)mode, tempo_loop_pacing_name(st->pacing), (unsigned long long)st->present_grid_ns,
+            c.renders_per_s, c.sleeps_per_s, (double)*p99_total / 1e6, (unsigned long long)st->total.probes);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(v.g.fc);
+    drain_sdl_events();
+    return c;
+}
+
+/* A present that blocks, but on SDL's own 16 ms grid on a 60 Hz display,
+ * is paced by the timer at the display's refresh under AUTO and ON, and
+ * the stats name the grid. (Before: paced as a 62.5 Hz vsync.) */
+static void sdl_emulated_vsync_is_paced_by_the_timer(void)
+{
+    tempo_loop_pacing pacing;
+    uint64_t grid, p99_off, p99;
+    const double input_hz = 1e9 / 7.3e6;
+    grid_run(TEMPO_LOOP_VSYNC_OFF, &pacing, &grid, &p99_off);
+    CHECK_STR_EQ(tempo_loop_pacing_name(pacing), "timer");
+    CHECK_EQ_U64(grid, 0);
+    for (int mode = TEMPO_LOOP_VSYNC_AUTO; mode <= TEMPO_LOOP_VSYNC_ON; mode++) {
+        tempo_loop_counts c = grid_run((tempo_loop_vsync)mode, &pacing, &grid, &p99);
+        CHECK_STR_EQ(tempo_loop_pacing_name(pacing), "timer");
+        CHECK_GE_U64(grid, 16 * MS - 100 * US);
+        CHECK_LE_U64(grid, 16 * MS + 100 * US);
+        double probes = (double)c.probes;
+        CHECK_LE_DBL(c.renders_per_s, 60 * 1.005 + probes);
+        CHECK_GE_DBL(c.renders_per_s, 60 * 0.995);
+        CHECK_LE_DBL(c.sleeps_per_s, 60 + input_hz + 2 + 8 * probes);
+        CHECK_LE_U64(p99, p99_off + 1 * MS);
+    }
+}
+
+/* Presents that do not block until `blocks_from`, then block on the 60 Hz
+ * vblanks (vsync turned on in the driver, the window on another display). */
+static void switching_present(tempo_loop *loop, void *user)
+{
+    grid_game *v = user;
+    if (tempo_fake_clock_now(v->g.fc) < v->blocks_from_ns)
+        counting_present(loop, &v->g);
+    else
+        fake_vsync_present(loop, &v->g);
+    if (v->vsync_at_ns == 0 && tempo_fake_clock_now(v->g.fc) >= v->blocks_from_ns &&
+        tempo_loop_get_pacing(loop) == TEMPO_LOOP_PACING_VSYNC)
+        v->vsync_at_ns = tempo_fake_clock_now(v->g.fc);
+}
+
+/* Returns how long after the switch the loop paced by vsync (0: never). */
+static uint64_t switch_run(uint64_t vb_phase_ns, bool shown_event, uint64_t *max_interval, uint64_t *probes,
+                           int *missed)
+{
+    grid_game v;
+    memset(&v, 0, sizeof v);
+    game_init(&v.g);
+    v.g.vb0 = T0 + vb_phase_ns;
+    v.g.cost_lo = v.g.cost_hi = 2 * MS;
+    v.g.present_cost_ns = 300 * US;
+    v.blocks_from_ns = T0 + 10 * S;
+    v.g.warmup_until = v.blocks_from_ns;
+    v.interval_from_ns = T0 + 1 * S;
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .present = switching_present, .display_hz = 60, .clock = tempo_fake_clock_get(v.g.fc),
+        .update = grid_update, .render = grid_render, .user = &v});
+    run_until(loop, &v.g, v.blocks_from_ns, 10000000);
+    CHECK_STR_EQ(tempo_loop_pacing_name(tempo_loop_get_pacing(loop)), "timer");
+    if (shown_event) {
+        run_until(loop, &v.g, v.blocks_from_ns + 500 * MS, 10000000);
+        CHECK_EQ_U64(v.vsync_at_ns, 0);
+        push_window_event(SDL_WINDOWEVENT_SHOWN);
+    }
+    while (v.vsync_at_ns == 0 && tempo_fake_clock_now(v.g.fc) < v.blocks_from_ns + 60 * S)
+        run_until(loop, &v.g, tempo_fake_clock_now(v.g.fc) + 100 * MS, 10000000);
+    run_until(loop, &v.g, tempo_fake_clock_now(v.g.fc) + 2 * S, 10000000); /* and stays */
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    *max_interval = v.max_interval_ns;
+    *probes = st->total.probes;
+    *missed = v.g.missed;
+    tt_note("vblank phase %.1f ms%s: vsync %.3f s after the presents began to block; pacing now %s, "
+            "%llu probes in all, longest render interval %.3f ms, vblanks without a new frame %d",
+            (double)vb_phase_ns / 1e6, shown_event ? ", window shown at +0.5 s" : "",
+            v.vsync_at_ns ? (double)(v.vsync_at_ns - v.blocks_from_ns) / 1e9 : -1.0,
+            tempo_loop_pacing_name(st->pacing), (unsigned long long)st->total.probes,
+            (double)v.max_interval_ns / 1e6, v.g.missed);
+    CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), "vsync");
+    uint64_t after = v.vsync_at_ns ? v.vsync_at_ns - v.blocks_from_ns : 0;
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(v.g.fc);
+    drain_sdl_events();
+    return after;
+}
+
+/* Once the timer is chosen the loop measures again: periodically (2, 4, 8,
+ * 16, then every 32 s), at once after 3 presents that blocked more than a
+ * quarter period, and at once when the window is shown again, without a
+ * visible frame lost (no render interval above the refresh period while
+ * the presents do not block, no vblank without a new frame once they do).
+ * (Before: a timer chosen by the measurement was never measured again.) */
+static void timer_is_measured_again(void)
+{
+    const uint64_t P = S / 60;
+    uint64_t max_interval, probes;
+    int missed;
+    /* Presents blocking ~3 ms (the timer's renders end just before the
+     * vblanks): only the periodic measurement sees it, within 32 s (here
+     * the one at ~14 s: verdicts at ~0, 2 and 6 s). */
+    uint64_t t = switch_run(5 * MS + 777, false, &max_interval, &probes, &missed);
+    CHECK_GE_U64(t, 1);
+    CHECK_LE_U64(t, 32 * S + 200 * MS);
+    CHECK_LE_U64(max_interval, P + 10 * US);
+    CHECK_EQ_INT(missed, 0);
+    /* Verdicts at ~0, 2, 6 s: the backoff doubles. */
+    CHECK_LE_U64(probes, 6);
+    /* Presents blocking ~10 ms: 3 in a row start the measurement. */
+    t = switch_run(12 * MS, false, &max_interval, &probes, &missed);
+    CHECK_GE_U64(t, 1);
+    CHECK_LE_U64(t, 300 * MS); /* 3 presents, then the ~9 of a probe */
+    CHECK_LE_U64(max_interval, P + 10 * US);
+    CHECK_EQ_INT(missed, 0);
+    /* The window shown again: measured at once. */
+    t = switch_run(5 * MS + 777, true, &max_interval, &probes, &missed);
+    CHECK_GE_U64(t, 500 * MS);
+    CHECK_LE_U64(t, 800 * MS);
+    CHECK_LE_U64(max_interval, P + 10 * US);
+    CHECK_EQ_INT(missed, 0);
+}
+
 static const tt_case cases[] = {
     TT_CASE(zero_descriptor_renders_at_the_display_rate_and_sleeps),
     TT_CASE(display_hz_sets_the_pace),
@@ -822,11 +1148,15 @@ static const tt_case cases[] = {
     TT_CASE(lockstep_measures_the_present_too),
     TT_CASE(withheld_presents_keep_the_update_rate),
     TT_CASE(withheld_presents_are_the_hidden_pause),
+    TT_CASE(withheld_during_a_probe_takes_two_presents),
     TT_CASE(learnt_refresh_is_what_is_delivered),
+    TT_CASE(irregular_frames_keep_vsync_pacing),
     TT_CASE(game_pause_stops_updates_and_keeps_rendering),
     TT_CASE(game_pause_in_lockstep_renders_at_the_pace),
     TT_CASE(idle_pause_tells_the_game_and_a_pause_key_resumes),
     TT_CASE(minimize_pauses_and_tells_the_game),
+    TT_CASE(sdl_emulated_vsync_is_paced_by_the_timer),
+    TT_CASE(timer_is_measured_again),
 };
 
 int main(int argc, char **argv)

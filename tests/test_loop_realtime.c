@@ -255,7 +255,7 @@ static void quit_when_two_notices(tempo_loop *loop, uint64_t dt_ns, void *user)
 static void audio_notices_reach_an_attached_loop(void)
 {
     SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
-    tempo_audio *au = tempo_audio_open(&(tempo_audio_desc){.frequency = 48000, .buffer_frames = 480});
+    tempo_audio *au = tempo_audio_create(&(tempo_audio_desc){.frequency = 48000, .buffer_frames = 480});
     if (au == NULL)
         TT_SKIP("no dummy audio driver");
     static Sint16 pcm[4800 * 2];
@@ -289,7 +289,7 @@ static void audio_notices_reach_an_attached_loop(void)
     CHECK_EQ_INT(tempo_audio_detach(au), TEMPO_EINVAL);
     tempo_loop_destroy(loop);
     tempo_timer_destroy(end);
-    tempo_audio_close(au);
+    tempo_audio_destroy(au);
     Mix_FreeChunk(chunk);
 }
 

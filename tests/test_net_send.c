@@ -361,7 +361,7 @@ static void send_never_blocks_while_the_peer_stalls(void)
     tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL});
     static game g;
     memset(&g, 0, sizeof g);
-    g.net = tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3,
+    g.net = tempo_net_create(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3,
                                                 .send_cap_bytes = 1 << 20, .flush_timeout_ns = GIVE_UP_NS});
     CHECK(g.net != NULL);
     tempo_fake_clock *fc = tempo_fake_clock_create(S);
@@ -500,7 +500,7 @@ static void reset_by_the_peer_is_described(void)
     if (!peer_start(&p))
         return;
     tempo_netq *q = tempo_netq_create(NULL);
-    tempo_net *n = tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3});
+    tempo_net *n = tempo_net_create(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3});
     seen s = {0};
     drain_until(q, &s, is_connected);
     CHECK_EQ_INT(s.connected, 1);
@@ -542,7 +542,7 @@ static void sends_after_close_fail_and_log_at_debug(void)
     if (!peer_start(&p))
         return;
     tempo_netq *q = tempo_netq_create(NULL);
-    tempo_net *n = tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3});
+    tempo_net *n = tempo_net_create(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3});
     seen s = {0};
     drain_until(q, &s, has_ended);
     CHECK_EQ_INT(s.connected, 1);
@@ -588,7 +588,7 @@ static void stats_count_the_bytes_both_ways(void)
     if (!peer_start(&p))
         return;
     tempo_netq *q = tempo_netq_create(NULL);
-    tempo_net *n = tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3});
+    tempo_net *n = tempo_net_create(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3});
     tempo_net_stats st;
     CHECK_EQ_INT(tempo_net_get_stats(n, &st), 0);
     CHECK_EQ_U64(st.bytes_total, 0);
@@ -631,7 +631,7 @@ static void hung_up_socket_nobody_reads_does_not_spin(void)
     if (!peer_start(&p))
         return;
     tempo_netq *q = tempo_netq_create(NULL);
-    tempo_net *n = tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3});
+    tempo_net *n = tempo_net_create(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3});
     seen s = {0};
     drain_until(q, &s, is_connected);
     tempo_netq_shutdown(q);
@@ -661,13 +661,13 @@ static void frame_larger_than_the_queue_is_erange(void)
         return;
     tempo_netq *q = tempo_netq_create(NULL);
     tempo_net *n =
-        tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3, .send_cap_bytes = 64});
+        tempo_net_create(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3, .send_cap_bytes = 64});
     seen s = {0};
     drain_until(q, &s, is_connected);
     uint8_t body[57] = {0};
     CHECK_EQ_INT(tempo_net_send(n, 1, body, 57), TEMPO_ERANGE); /* 8 + 57 > 64 */
     CHECK_EQ_INT(tempo_net_send(n, 1, body, 56), 0);            /* exactly fits */
-    CHECK(tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .send_cap_bytes = 63}) == NULL);
+    CHECK(tempo_net_create(&(tempo_net_desc){.port = p.port, .queue = q, .send_cap_bytes = 63}) == NULL);
     tempo_net_destroy(n);
     peer_stop(&p);
     tempo_netq_destroy(q);
@@ -684,7 +684,7 @@ static void destroy_flush_is_bounded(void)
     if (!peer_start(&p))
         return;
     tempo_netq *q = tempo_netq_create(NULL);
-    tempo_net *n = tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3,
+    tempo_net *n = tempo_net_create(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3,
                                                        .send_cap_bytes = 32u << 20,
                                                        .flush_timeout_ns = 300 * TEMPO_NS_PER_MS});
     seen s = {0};
@@ -732,7 +732,7 @@ static void send_call_time_with_10mb_pending(void)
     if (!peer_start(&p))
         return;
     tempo_netq *q = tempo_netq_create(NULL);
-    tempo_net *n = tempo_net_connect(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3,
+    tempo_net *n = tempo_net_create(&(tempo_net_desc){.port = p.port, .queue = q, .max_type = 3,
                                                        .send_cap_bytes = 24u << 20,
                                                        .flush_timeout_ns = 1});
     seen s = {0};

@@ -55,7 +55,7 @@ static void on_msg(const tempo_netq_msg *m, void *user)
 
 static tempo_netq *fake_queue(tempo_netq_desc d)
 {
-    d.now_ns = fake_clock;
+    d.clock.now = fake_clock;
     fake_now = 1000 * MS;
     tempo_netq *q = tempo_netq_create(&d);
     CHECK(q != NULL);

@@ -152,7 +152,7 @@ static void drain_until_end(tempo_netq *q, seen *s)
 
 static tempo_net *connect_to(tempo_netq *q, uint16_t port)
 {
-    tempo_net *n = tempo_net_connect(&(tempo_net_desc){.port = port, .queue = q, .max_type = 3,
+    tempo_net *n = tempo_net_create(&(tempo_net_desc){.port = port, .queue = q, .max_type = 3,
                                                        .max_payload_bytes = 4096});
     CHECK(n != NULL);
     return n;
@@ -354,10 +354,10 @@ static void send_reaches_the_peer(void)
 static void bad_descriptors_fail(void)
 {
     tempo_netq *q = tempo_netq_create(NULL);
-    CHECK(tempo_net_connect(NULL) == NULL);
-    CHECK(tempo_net_connect(&(tempo_net_desc){.port = 1}) == NULL);
-    CHECK(tempo_net_connect(&(tempo_net_desc){.queue = q}) == NULL);
-    CHECK(tempo_net_connect(&(tempo_net_desc){.queue = q, .port = 1, .max_payload_bytes = UINT32_MAX}) == NULL);
+    CHECK(tempo_net_create(NULL) == NULL);
+    CHECK(tempo_net_create(&(tempo_net_desc){.port = 1}) == NULL);
+    CHECK(tempo_net_create(&(tempo_net_desc){.queue = q}) == NULL);
+    CHECK(tempo_net_create(&(tempo_net_desc){.queue = q, .port = 1, .max_payload_bytes = UINT32_MAX}) == NULL);
     tempo_net_destroy(NULL);
     CHECK_EQ_INT(tempo_net_error(NULL), TEMPO_EINVAL);
     tempo_netq_destroy(q);

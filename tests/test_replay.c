@@ -542,10 +542,10 @@ static tempo_replay_result replay_file(const char *path, bool partial, uint64_t 
     memset(&res, 0, sizeof res);
     game g;
     game_init(&g, 0, NULL, NULL);
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){
         .path = path, .hash = game_hash, .hash_user = &g, .partial = partial});
     if (rp == NULL) {
-        tt_fail(__FILE__, __LINE__, "tempo_replay_open(%s): %s", path, tempo_get_error());
+        tt_fail(__FILE__, __LINE__, "tempo_replay_create(%s): %s", path, tempo_get_error());
         return res;
     }
     const tempo_replay_info *info = tempo_replay_get_info(rp);
@@ -566,7 +566,7 @@ static tempo_replay_result replay_file(const char *path, bool partial, uint64_t 
     CHECK_EQ_INT(tempo_replay_get_result(rp, &res), 0);
     CHECK_EQ_U64(g.s.updates, info->ticks);
     tempo_loop_destroy(loop);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     tempo_input_destroy(in);
     return res;
 }
@@ -649,7 +649,7 @@ static uint64_t record_live_ex(const char *path, uint32_t render_hz, tempo_loop_
     CHECK_EQ_INT(run(loop), 1);
     uint64_t h = game_hash(loop, &g);
     if (st != NULL)
-        tempo_loop_record_stats(loop, st);
+        tempo_loop_get_record_stats(loop, st);
     if (cut_copy != NULL)
         copy_file(path, cut_copy);
     CHECK_EQ_INT(tempo_loop_record_stop(loop), 0);
@@ -727,7 +727,7 @@ static void a_cut_recording_replays_up_to_the_cut(void)
     /* Recorded but never stopped (as after a crash): the file holds every
      * flushed tick; without `partial` it does not open. */
     record_live_ex("test_replay_whole.trec", 60, TEMPO_LOOP_INTERPOLATED, 500, "test_replay_cut.trec", NULL, 1, 1);
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = "test_replay_cut.trec"});
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = "test_replay_cut.trec"});
     CHECK(rp == NULL);
     const char *e = tempo_get_error();
     CHECK(strstr(e, "tick 500") != NULL);
@@ -754,13 +754,13 @@ static void a_corrupt_file_names_offset_and_tick(void)
     fseek(f, size / 2, SEEK_SET);
     fputc(ch ^ 0x10, f);
     fclose(f);
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = "test_replay_bad.trec"});
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = "test_replay_bad.trec"});
     CHECK(rp == NULL);
     const char *e = tempo_get_error();
     tt_note("%s", e);
     CHECK(strstr(e, "test_replay_bad.trec: byte ") != NULL);
     CHECK(strstr(e, "checksum") != NULL);
-    rp = tempo_replay_open(&(tempo_replay_desc){.path = "test_replay_bad.trec", .partial = true});
+    rp = tempo_replay_create(&(tempo_replay_desc){.path = "test_replay_bad.trec", .partial = true});
     CHECK(rp != NULL);
     if (rp != NULL) {
         const tempo_replay_info *info = tempo_replay_get_info(rp);
@@ -769,8 +769,8 @@ static void a_corrupt_file_names_offset_and_tick(void)
         CHECK_GE_U64(info->ticks, 100);
         CHECK(strstr(info->damage, "checksum") != NULL);
     }
-    tempo_replay_close(rp);
-    CHECK(tempo_replay_open(&(tempo_replay_desc){.path = "no-such-file.trec"}) == NULL);
+    tempo_replay_destroy(rp);
+    CHECK(tempo_replay_create(&(tempo_replay_desc){.path = "no-such-file.trec"}) == NULL);
 }
 
 static void the_committed_recording_replays_to_its_constant(void)
@@ -802,14 +802,14 @@ static void the_committed_recording_replays_to_its_constant(void)
     CHECK_EQ_U64(res.hash, FIXTURE_HASH);
     CHECK_EQ_U64(res.fingerprint_recorded, 0);
     CHECK(!res.fingerprint_differs);
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = fixture_v1_path});
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = fixture_v1_path});
     CHECK(rp != NULL);
     if (rp != NULL) {
         CHECK_EQ_U64(tempo_replay_get_info(rp)->version, 1);
         CHECK_EQ_U64(tempo_replay_get_info(rp)->meta_size, 0);
         CHECK(tempo_replay_get_info(rp)->meta == NULL);
     }
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
 }
 
 /* The game's meta blob and the recorder's fingerprint reach the replay. */
@@ -828,7 +828,7 @@ static void meta_and_fingerprint_reach_the_replay(void)
                  0);
     CHECK_EQ_INT(run(loop), 1);
     tempo_loop_destroy(loop);
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = "test_replay_meta.trec"});
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = "test_replay_meta.trec"});
     CHECK(rp != NULL);
     if (rp == NULL)
         return;
@@ -839,7 +839,7 @@ static void meta_and_fingerprint_reach_the_replay(void)
     CHECK(info->meta != NULL && memcmp(info->meta, meta, sizeof meta) == 0);
     CHECK_EQ_U64(info->fingerprint, tempo_fingerprint());
     CHECK_EQ_U64(info->fingerprint, TEMPO_FINGERPRINT_PORTABLE); /* built with the flags */
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
 }
 
 /* ---- Log capture: Tempo's lines go through SDL_Log ---- */
@@ -875,7 +875,7 @@ static tempo_replay_result replay_logged(const char *path, uint64_t perturb_at, 
     game_init(&g, 0, NULL, NULL);
     tempo_replay_result res;
     memset(&res, 0, sizeof res);
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = &g});
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = &g});
     CHECK(rp != NULL);
     if (rp != NULL) {
         tempo_input *in = new_input();
@@ -888,7 +888,7 @@ static tempo_replay_result replay_logged(const char *path, uint64_t perturb_at, 
         CHECK_EQ_INT(run(loop), 1);
         CHECK_EQ_INT(tempo_replay_get_result(rp, &res), 0);
         tempo_loop_destroy(loop);
-        tempo_replay_close(rp);
+        tempo_replay_destroy(rp);
         tempo_input_destroy(in);
     }
     SDL_LogSetOutputFunction(prev, prev_user);
@@ -1061,7 +1061,7 @@ static void consumed_input_is_replayed_and_is_replaying_says_so(void)
 
     consumer rp_game;
     memset(&rp_game, 0, sizeof rp_game);
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = "test_replay_consumed.trec",
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = "test_replay_consumed.trec",
                                                               .hash = consumer_hash, .hash_user = &rp_game});
     CHECK(rp != NULL);
     if (rp == NULL)
@@ -1091,7 +1091,7 @@ static void consumed_input_is_replayed_and_is_replaying_says_so(void)
     CHECK_EQ_U64(rp_game.trace, rec.trace); /* the same keys before the same updates */
     CHECK_GE_U64(rp_game.seen_replaying, rp_game.consumed);
     CHECK(rp_game.replay_flag_in_update);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     CHECK(!tempo_loop_is_replaying(loop)); /* closed: detached */
     tempo_loop_destroy(loop);
     tempo_input_destroy(in);
@@ -1109,7 +1109,7 @@ static uint64_t run_netq_game(const char *path, tempo_replay *rp, tempo_replay_r
     tempo_input *in = new_input();
     game_init(g, rp ? tempo_replay_get_info(rp)->seed : 11, in, &c);
     g->stop_after = rp ? 0 : 3000;
-    tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.now_ns = fc_now, .clock_user = &c});
+    tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.clock = {.now = fc_now, .user = &c}});
     CHECK(q != NULL);
     c.q = q;
     tempo_loop_clock clk = rp ? tempo_replay_clock(rp) : (tempo_loop_clock){fc_now, fc_wait, &c};
@@ -1133,7 +1133,7 @@ static uint64_t run_netq_game(const char *path, tempo_replay *rp, tempo_replay_r
     tempo_netq_get_stats(q, &st);
     if (rp == NULL) {
         tempo_record_stats rs;
-        tempo_loop_record_stats(loop, &rs);
+        tempo_loop_get_record_stats(loop, &rs);
         tt_note("recorded %llu netq messages, %llu pushed", (unsigned long long)rs.items,
                 (unsigned long long)st.pushed);
         CHECK_GE_U64(rs.items, 100);
@@ -1160,12 +1160,12 @@ static tempo_replay_result replay_matches(const char *path, game_run_fn run_game
     tempo_replay_result res;
     memset(&res, 0, sizeof res);
     tempo_replay *rp =
-        tempo_replay_open(&(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = g});
+        tempo_replay_create(&(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = g});
     CHECK(rp != NULL);
     if (rp == NULL)
         return res;
     uint64_t h2 = run_game(NULL, rp, &res, g);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     CHECK(res.matches);
     if (!res.matches)
         tt_note("diverged at %llu", (unsigned long long)res.diverged_at);
@@ -1225,7 +1225,7 @@ static uint64_t run_loader_game(const char *path, tempo_replay *rp, tempo_replay
     game_init(g, 3, NULL, rp ? NULL : &c);
     g->stop_after = rp ? 0 : 2000;
     tempo_loop_clock clk = rp ? tempo_replay_clock(rp) : (tempo_loop_clock){fc_now, fc_wait, &c};
-    test_ld = tempo_loader_create(&(tempo_loader_desc){.threads = 2, .now_ns = clk.now, .now_user = clk.user});
+    test_ld = tempo_loader_create(&(tempo_loader_desc){.threads = 2, .clock = {.now = clk.now, .user = clk.user}});
     CHECK(test_ld != NULL);
     tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = 60, .max_render_hz = 60,
                                                             .update = update_with_loads, .render = on_render,
@@ -1243,7 +1243,7 @@ static uint64_t run_loader_game(const char *path, tempo_replay *rp, tempo_replay
         tempo_replay_get_result(rp, res);
     } else {
         tempo_record_stats rs;
-        tempo_loop_record_stats(loop, &rs);
+        tempo_loop_get_record_stats(loop, &rs);
         tt_note("recorded %llu loader completions", (unsigned long long)rs.items);
         CHECK_GE_U64(rs.items, 40);
     }
@@ -1313,7 +1313,7 @@ static uint64_t run_audio_game(const char *path, tempo_replay *rp, tempo_replay_
         tempo_replay_get_result(rp, res);
     } else {
         tempo_record_stats rs;
-        tempo_loop_record_stats(loop, &rs);
+        tempo_loop_get_record_stats(loop, &rs);
         *notices = rs.items;
     }
     tempo_audio_detach(test_au);
@@ -1336,7 +1336,7 @@ static uint64_t replay_audio_game(const char *path, tempo_replay *rp, tempo_repl
 static void audio_notices_replay_at_their_ticks(void)
 {
     SDL_setenv("SDL_AUDIODRIVER", "dummy", 0);
-    test_au = tempo_audio_open(&(tempo_audio_desc){.frequency = 48000, .buffer_frames = 480});
+    test_au = tempo_audio_create(&(tempo_audio_desc){.frequency = 48000, .buffer_frames = 480});
     if (test_au == NULL)
         TT_SKIP("no audio device (SDL_AUDIODRIVER=dummy)");
     static Sint16 pcm[2 * 4800]; /* 0.1 s of silence, stereo */
@@ -1349,7 +1349,7 @@ static void audio_notices_replay_at_their_ticks(void)
     CHECK_GE_U64(notices, 10);
     replay_matches("test_replay_audio.trec", replay_audio_game, &g, 600, h);
     Mix_FreeChunk(test_chunk);
-    tempo_audio_close(test_au);
+    tempo_audio_destroy(test_au);
     test_au = NULL;
 }
 
@@ -1360,7 +1360,7 @@ static void a_real_time_replay_keeps_the_rate(void)
     record_live("test_replay_rt.trec", 60, TEMPO_LOOP_INTERPOLATED, 30, true, NULL);
     game g;
     game_init(&g, 0, NULL, NULL);
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){
         .path = "test_replay_rt.trec", .hash = game_hash, .hash_user = &g, .real_time = true});
     CHECK(rp != NULL);
     if (rp == NULL)
@@ -1382,7 +1382,7 @@ static void a_real_time_replay_keeps_the_rate(void)
     CHECK_EQ_U64(res.ticks, 30);
     CHECK_GE_U64(took, 29 * UINT64_C(16666666)); /* tick 0 at once, tick 29 after 29 steps */
     tempo_loop_destroy(loop);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     tempo_input_destroy(in);
 }
 
@@ -1391,8 +1391,8 @@ static void api_errors(void)
     CHECK_EQ_INT(tempo_loop_record(NULL, NULL), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_loop_record_stop(NULL), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_loop_replay(NULL, NULL), TEMPO_EINVAL);
-    CHECK(tempo_replay_open(NULL) == NULL);
-    tempo_replay_close(NULL);
+    CHECK(tempo_replay_create(NULL) == NULL);
+    tempo_replay_destroy(NULL);
     fclock c;
     fclock_init(&c, 0);
     game g;

@@ -135,5 +135,31 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" ]; echo $?)" "got: $(
 check "a deb822-only machine has no one-line entries" \
     "$([ -z "$(derive deb_src_one)" ]; echo $?)" "unexpected one-line output"
 
+# --- ./dev's meson_tally: each run's counts are meson test's own summary ------------------------
+# Saved outputs of real meson test runs (tests/data/meson-test-*.log): "kinds" is a throw-away
+# project with one test of every kind meson counts (ok, skip, fail, crash, timeout, expected fail,
+# unexpected pass); "tempo" is Tempo's wayland test failing without a compositor (its error log,
+# printed by --print-errorlogs, has the harness's own "1 passed, 5 failed" line, which must not
+# count); "ok" is a clean run. The function is taken from ./dev as it is.
+eval "$(sed -n '/^meson_tally() {/,/^}/p' "$repo/dev")"
+tally_is() {  # tally_is NAME EXPECTED LABEL < OUTPUT
+    local got
+    got=$(meson_tally "$3")
+    check "$1" "$([ "$got" = "$2" ]; echo $?)" "expected: $2 | got: $got"
+}
+tally_is "meson's summary: every kind of result" \
+    "kinds: 2 passed, 4 failed, 1 skipped [FAIL: fail; UNEXPECTEDPASS: upass; FAIL: crash; TIMEOUT: slow]" \
+    kinds <"$repo/tests/data/meson-test-kinds.log"
+tally_is "meson's summary, not the test's own lines" \
+    "wayland: 2 passed, 1 failed, 0 skipped [FAIL: tempo:wayland / wayland]" \
+    wayland <"$repo/tests/data/meson-test-tempo.log"
+tally_is "meson's summary: a clean run" "linux-x11: 4 passed, 0 failed, 0 skipped" \
+    linux-x11 <"$repo/tests/data/meson-test-ok.log"
+tally_is "no summary (meson test did not run) is one failure" \
+    "consumer: 0 passed, 1 failed, 0 skipped [meson test printed no summary]" \
+    consumer < <(printf 'ninja: error: loading build.ninja\n')
+check "./dev has no embedded Python test tally" "$(! grep -q 'json.loads' "$repo/dev"; echo $?)" \
+    "./dev still parses meson's JSON"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

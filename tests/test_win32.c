@@ -289,7 +289,7 @@ static bool need_xdotool(void)
 typedef struct native {
     SDL_Window *win;
     plat_input *in;
-    tempo_handle *h;
+    plat_handle *h; /* the backend's own: waited on with plat_wait */
     seen s;
     int notifications, message_wakes, input_only_wakes;
 } native;
@@ -326,7 +326,7 @@ static void native_run(native *t, bool (*done)(const native *t))
     uint64_t t0 = tempo_now_ns();
     while (!done(t) && tempo_now_ns() - t0 < 10000 * MS) {
         kick("native input wait");
-        int r = tempo_wait(&t->h, 1, 10000 * MS, TEMPO_WAIT_MESSAGES);
+        int r = plat_wait(&t->h, 1, 10000 * MS, TEMPO_WAIT_MESSAGES);
         kick("");
         if (r == 0) {
             t->notifications++;
@@ -559,8 +559,8 @@ static void controller_enumeration_stays_off_the_loop_thread(void)
         while (atomic_load(&g_enum_calls) < 2 && tempo_now_ns() - w0 < 10000 * MS)
             Sleep(5);
         CHECK_EQ_INT(atomic_load(&g_enum_calls), 2);
-        tempo_handle *h = plat_input_handle(in);
-        CHECK_EQ_INT(tempo_wait(&h, 1, 10000 * MS, 0), 0);
+        plat_handle *h = plat_input_handle(in);
+        CHECK_EQ_INT(plat_wait(&h, 1, 10000 * MS, 0), 0);
         CHECK_GE_INT(plat_input_read(in, tempo_now_ns(), collect, &s), 0);
         tt_note("longest read while EnumDevices was held: %.2f ms; pads found: %d",
                 (double)longest / 1e6, count_type(&s, TEMPO_INPUT_DEVICE_ADDED));
@@ -571,7 +571,7 @@ static void controller_enumeration_stays_off_the_loop_thread(void)
         uint64_t a0 = tempo_now_ns();
         if (notify2 != NULL)
             SendMessageW(notify2, WM_DEVICECHANGE, DBT_DEVICEARRIVAL, 0);
-        CHECK_EQ_INT(tempo_wait(&h, 1, 10000 * MS, 0), 0);
+        CHECK_EQ_INT(plat_wait(&h, 1, 10000 * MS, 0), 0);
         uint64_t enum_ns = tempo_now_ns() - a0, r0 = tempo_now_ns();
         CHECK_GE_INT(plat_input_read(in, r0, collect, &s), 0);
         tt_note("a real enumeration after an arrival: %.2f ms on its thread, read %.3f ms",

@@ -1,6 +1,7 @@
 /* tempo_loop_run() of the backends whose loop thread may block (sdl,
- * win32): frames one after another, each sleeping in its wait. The web
- * backend hands the loop to the browser instead (platform/web/web_loop.c). */
+ * win32, and the fake backend of the tests): frames one after another,
+ * each sleeping in its wait. The web backend hands the loop to the browser
+ * instead (platform/web/web_loop.c). */
 #include "platform.h"
 #include "tempo/loop.h"
 

@@ -22,7 +22,7 @@ void plat_input_close(plat_input *in)
     (void)in; /* plat_input_open never returns one */
 }
 
-tempo_handle *plat_input_handle(plat_input *in)
+plat_handle *plat_input_handle(plat_input *in)
 {
     (void)in;
     return NULL;

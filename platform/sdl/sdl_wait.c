@@ -144,11 +144,20 @@ void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
     atomic_store(&g_fault_delay_ns, delay_ns);
 }
 
+static _Atomic(uint64_t) g_fault_pauses;
+
+uint64_t plat_fault_signal_pauses(void)
+{
+    return atomic_load(&g_fault_pauses);
+}
+
 void sdl_waker__fault_pause(void)
 {
     uint64_t d = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
-    if (d > 0)
+    if (d > 0) {
+        atomic_fetch_add(&g_fault_pauses, 1);
         plat_sleep_until_ns(plat_now_ns() + d);
+    }
 }
 
 /* ---- Handles ------------------------------------------------------------ */

@@ -83,7 +83,7 @@ struct plat_input {
     LPDIRECTINPUT8W di;
     HWND hwnd;
     unsigned devices;
-    tempo_handle *signal;
+    plat_handle *signal; /* auto-reset; plat_input_handle returns it */
     HANDLE signal_os;
     device *keyboard, *mouse;
     device pads[MAX_PADS];
@@ -566,10 +566,10 @@ plat_input *plat_input_open(SDL_Window *window, unsigned devices)
     in->hwnd = info.info.win.window;
     in->devices = devices;
     InitializeSRWLock(&in->enum_lock);
-    in->signal = tempo_event_create(false, false); /* a public id: plat_input_handle returns it */
+    in->signal = plat_event_create(false, false); /* plat_input_handle returns it */
     if (in->signal == NULL)
         goto fail;
-    in->signal_os = win32__handle_os(in->signal);
+    in->signal_os = win32__event_os(in->signal);
     HRESULT hr = DirectInput8Create(win32__module(), DIRECTINPUT_VERSION, &IID_IDirectInput8W,
                                     (void **)&in->di, NULL);
     if (FAILED(hr)) {
@@ -644,11 +644,11 @@ void plat_input_close(plat_input *in)
     if (in->di != NULL)
         IDirectInput8_Release(in->di);
     if (in->signal != NULL)
-        tempo_event_destroy(in->signal);
+        plat_handle_destroy(in->signal);
     free(in);
 }
 
-tempo_handle *plat_input_handle(plat_input *in)
+plat_handle *plat_input_handle(plat_input *in)
 {
     return in->signal;
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "platform.h"
 #include "tempo/wait.h"
 
 /* Records GetLastError()'s code and FormatMessage text, prefixed by `what`
@@ -51,8 +52,9 @@ typedef struct win32_timer {
 win32_timer *win32__timer_take(void);
 void win32__timer_give(win32_timer *t);
 
-/* The kernel object behind a Tempo event (for SetEventNotification). */
-HANDLE win32__handle_os(tempo_handle *event);
+/* The kernel object behind an event (for SetEventNotification): valid
+ * while the caller holds a reference on `event`. */
+HANDLE win32__event_os(plat_handle *event);
 
 /* Test seam for the message wait (tests/test_win32.c): when non-NULL, called
  * instead of MsgWaitForMultipleObjectsEx, so a test can act as real Windows

@@ -55,7 +55,6 @@
 
 #include "plat_announce.h"
 #include "plat_sdl_hook.h"
-#include "handle_pool.h"
 #include "plat_sched.h"
 #include "platform.h"
 #include "tempo_internal.h"
@@ -171,9 +170,16 @@ plat_handle *plat_event_create(bool manual_reset, bool initially_signaled)
     return h;
 }
 
+static _Atomic(uint64_t) g_fault_pauses;
+
 void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
 {
     atomic_store(&g_fault_delay_ns, delay_ns);
+}
+
+uint64_t plat_fault_signal_pauses(void)
+{
+    return atomic_load(&g_fault_pauses);
 }
 
 void plat_event_set(plat_handle *event)
@@ -181,20 +187,17 @@ void plat_event_set(plat_handle *event)
     if (!alive(event))
         return; /* lost the race with a destroy; claim() resets one that slips through */
     uint64_t delay = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
-    if (delay > 0) /* test-only: a setter preempted just there, so the destroy slips in */
+    if (delay > 0) { /* test-only: a setter preempted just there, so the destroy slips in */
+        atomic_fetch_add(&g_fault_pauses, 1);
         plat_sleep_until_ns(plat_now_ns() + delay);
+    }
     if (!SetEvent(event->os))
         win32__error(TEMPO_EPLATFORM, "SetEvent");
 }
 
-HANDLE win32__handle_os(tempo_handle *event)
+HANDLE win32__event_os(plat_handle *event)
 {
-    plat_handle *h = tempo__handle_get(event, PLAT_HANDLE_EVENT);
-    if (h == NULL)
-        return NULL;
-    HANDLE os = h->os; /* open until the handle is destroyed */
-    plat_handles_release(&h, 1);
-    return os;
+    return event->os; /* open until the event is freed */
 }
 
 void plat_event_reset(plat_handle *event)

@@ -502,7 +502,7 @@ static int replay_main(bounce *b, tempo_replay *rp)
                (unsigned long long)info->ticks, (unsigned long long)res.hash);
     bool ok = rc == 0 && res.matches;
     tempo_loop_destroy(b->loop);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     free(b->verts);
     free(b->idx);
     tempo_shutdown();
@@ -523,7 +523,7 @@ int main(int argc, char **argv)
     uint32_t seed = 2024;
     if (opt.replay != NULL) {
         /* No window needed: the offscreen driver, and nothing is drawn. */
-        rp = tempo_replay_open(&(tempo_replay_desc){.path = opt.replay, .hash = state_hash, .hash_user = &b});
+        rp = tempo_replay_create(&(tempo_replay_desc){.path = opt.replay, .hash = state_hash, .hash_user = &b});
         if (rp == NULL) {
             fprintf(stderr, "replay: %s\n", tempo_get_error());
             return 1;
@@ -593,9 +593,10 @@ int main(int argc, char **argv)
     const tempo_loop_counts *t = &s->total;
     printf("bounce summary (%s backend, video %s, wait route %s)\n", tempo_backend_name(), b.app.video_driver,
            tempo_wait_route());
-    printf("  %s policy, %u Hz updates, renders paced by %s at %.2f Hz, interpolation %s\n",
+    printf("  %s policy, %u Hz updates, renders paced by %s at %.2f Hz (pacing %s), interpolation %s\n",
            tempo_loop_policy_name(tempo_loop_get_policy(b.loop)), tempo_loop_get_update_hz(b.loop),
-           s->vsync ? "vsync" : "the display", 1e9 / (double)s->refresh_ns, b.interpolate ? "on" : "off");
+           s->vsync ? "vsync" : "the display", 1e9 / (double)s->refresh_ns, tempo_loop_pacing_name(s->pacing),
+           b.interpolate ? "on" : "off");
     printf("  ran %.2f s: %llu updates (%.1f/s), %llu renders (%.1f/s), %llu frames, %.1f sleeps/s\n", wall_s,
            (unsigned long long)t->updates, t->updates_per_s, (unsigned long long)t->renders, t->renders_per_s,
            (unsigned long long)t->frames, t->sleeps_per_s);
@@ -614,7 +615,7 @@ int main(int argc, char **argv)
 
     if (opt.record != NULL) {
         tempo_record_stats rs;
-        tempo_loop_record_stats(b.loop, &rs);
+        tempo_loop_get_record_stats(b.loop, &rs);
         uint64_t h = state_hash(b.loop, &b);
         if (tempo_loop_record_stop(b.loop) != 0)
             fprintf(stderr, "record: %s\n", tempo_get_error());

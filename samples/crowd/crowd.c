@@ -366,7 +366,7 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
     c->drain_seen_ns = 0;
     c->policy = policy;
     c->q = tempo_netq_create(&(tempo_netq_desc){.policy = policy});
-    c->net = c->q ? tempo_net_connect(&(tempo_net_desc){.port = (uint16_t)port, .queue = c->q,
+    c->net = c->q ? tempo_net_create(&(tempo_net_desc){.port = (uint16_t)port, .queue = c->q,
                                                         .max_type = CROWD_MAX_TYPE, .max_payload_bytes = 64})
                   : NULL;
     c->loop = tempo_loop_create(&(tempo_loop_desc){
@@ -406,7 +406,7 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
     c->st.loop = tempo_loop_get_stats(c->loop)->total;
     if (c->record != NULL) {
         tempo_record_stats rs;
-        tempo_loop_record_stats(c->loop, &rs);
+        tempo_loop_get_record_stats(c->loop, &rs);
         uint64_t h = crowd_hash(c->loop, c);
         if (tempo_loop_record_stop(c->loop) != 0)
             fprintf(stderr, "crowd: record: %s\n", tempo_get_error());
@@ -442,7 +442,7 @@ static int run(crowd *c, tempo_netq_policy policy, run_stats *out)
  * tempo_netq_attach of its queue), with no server and no connection. */
 static int replay_main(crowd *c)
 {
-    tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){.path = c->replay, .hash = crowd_hash, .hash_user = c});
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = c->replay, .hash = crowd_hash, .hash_user = c});
     if (rp == NULL) {
         fprintf(stderr, "replay: %s\n", tempo_get_error());
         return 1;
@@ -479,7 +479,7 @@ static int replay_main(crowd *c)
                (unsigned long long)res.hash);
     tempo_loop_destroy(c->loop);
     tempo_netq_destroy(c->q);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     return rc == 0 && res.matches ? 0 : 1;
 }
 

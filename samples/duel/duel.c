@@ -604,11 +604,11 @@ static int open_all(duel *d, tempo_replay *rp)
 {
     if (d->app.headless && SDL_getenv("SDL_AUDIODRIVER") == NULL)
         SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
-    d->au = tempo_audio_open(NULL);
+    d->au = tempo_audio_create(NULL);
     if (d->au == NULL) {
         fprintf(stderr, "duel: audio: %s; using the dummy driver (silent)\n", tempo_get_error());
         SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
-        d->au = tempo_audio_open(NULL);
+        d->au = tempo_audio_create(NULL);
     }
     d->in = tempo_input_create(NULL);
     d->ld = tempo_loader_create(&(tempo_loader_desc){.renderer = d->app.renderer});
@@ -661,7 +661,7 @@ static int open_all(duel *d, tempo_replay *rp)
         if (tempo_netq_attach(d->q, d->loop, on_message, d) != 0)
             return -1;
     } else {
-        d->net = tempo_net_connect(&(tempo_net_desc){
+        d->net = tempo_net_create(&(tempo_net_desc){
             .host = d->host, .port = (uint16_t)d->port, .queue = d->q, .max_type = DUEL_MAX_TYPE, .max_payload_bytes = 64});
         if (d->net == NULL || tempo_net_attach(d->net, d->loop, on_message, d) != 0)
             return -1;
@@ -737,14 +737,14 @@ int main(int argc, char **argv)
 
     tempo_replay *rp = NULL;
     if (d.replay != NULL) {
-        rp = tempo_replay_open(&(tempo_replay_desc){.path = d.replay, .hash = hash_state, .hash_user = &d});
+        rp = tempo_replay_create(&(tempo_replay_desc){.path = d.replay, .hash = hash_state, .hash_user = &d});
         if (rp == NULL) {
             fprintf(stderr, "duel: replay: %s\n", tempo_get_error());
             sample_close(&d.app);
             return 1;
         }
         if (read_meta(&d, d.replay, tempo_replay_get_info(rp)) != 0) {
-            tempo_replay_close(rp);
+            tempo_replay_destroy(rp);
             sample_close(&d.app);
             return 1;
         }
@@ -789,7 +789,7 @@ int main(int argc, char **argv)
     const tempo_loop_counts *t = &tempo_loop_get_stats(d.loop)->total;
     if (d.record != NULL) {
         tempo_record_stats rs;
-        tempo_loop_record_stats(d.loop, &rs);
+        tempo_loop_get_record_stats(d.loop, &rs);
         if (tempo_loop_record_stop(d.loop) != 0)
             fprintf(stderr, "duel: record: %s\n", tempo_get_error());
         printf("record: %llu ticks, %llu items, %llu bytes in %s\n", (unsigned long long)rs.ticks,
@@ -844,12 +844,12 @@ out:
     tempo_timer_destroy(time_up);
     tempo_input_destroy(d.in);
     tempo_loader_destroy(d.ld);
-    tempo_audio_close(d.au);
+    tempo_audio_destroy(d.au);
     if (d.music != NULL)
         Mix_FreeMusic(d.music);
     if (d.ball != NULL)
         SDL_DestroyTexture(d.ball);
-    tempo_replay_close(rp);
+    tempo_replay_destroy(rp);
     tempo_shutdown();
     if (d.music_path[0] != '\0')
         remove(d.music_path);

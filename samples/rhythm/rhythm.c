@@ -150,11 +150,11 @@ static int open_audio(rhythm *g)
     /* Headless runs (CI) use the dummy driver: real-time pacing, no device. */
     if (g->app.headless && SDL_getenv("SDL_AUDIODRIVER") == NULL)
         SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
-    g->au = tempo_audio_open(&desc);
+    g->au = tempo_audio_create(&desc);
     if (g->au == NULL) {
         fprintf(stderr, "audio: %s; falling back to the dummy driver (silent)\n", tempo_get_error());
         SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
-        g->au = tempo_audio_open(&desc);
+        g->au = tempo_audio_create(&desc);
     }
     if (g->au == NULL) {
         fprintf(stderr, "audio: %s\n", tempo_get_error());
@@ -624,7 +624,7 @@ int main(int argc, char **argv)
     summary(g);
 
     tempo_loop_destroy(g->loop);
-    tempo_audio_close(g->au);
+    tempo_audio_destroy(g->au);
     Mix_FreeChunk(g->bar);
     free(g->bar_pcm);
     tempo_input_destroy(g->in);

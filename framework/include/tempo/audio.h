@@ -8,7 +8,7 @@
  * loop thread reads the notices. Nothing here calls SDL_mixer from inside
  * SDL_mixer's callbacks: those only count frames, record and signal.
  *
- *   tempo_audio *au = tempo_audio_open(NULL);
+ *   tempo_audio *au = tempo_audio_create(NULL);
  *   tempo_audio_attach(au, loop, on_notice, game);    // tempo/sources.h
  *   int ch = tempo_audio_play(au, -1, click, 0);
  *   tempo_audio_mark(au, ch, 24000, NULL, 1);   // frame 24000: 0.5 s at 48 kHz
@@ -59,11 +59,11 @@
  * SDL_mixer loads the decoder on the first Mix_LoadMUS of that format,
  * unlocked (a race when that load runs on the loader's thread while another
  * load or playback starts elsewhere), and a build whose decoder library is
- * missing only fails then. tempo_audio_open() calls Mix_Init for OGG, MP3,
+ * missing only fails then. tempo_audio_create() calls Mix_Init for OGG, MP3,
  * FLAC and OPUS on the loop thread (each this SDL_mixer supports; a missing
  * one is logged at DEBUG, and loading that format then fails with
  * SDL_mixer's error), so music loaded after it needs nothing more. Music
- * loaded before tempo_audio_open (or without a tempo_audio) needs your own
+ * loaded before tempo_audio_create (or without a tempo_audio) needs your own
  * Mix_Init first (tempo/loader.h). WAV needs no decoder. Tempo never calls
  * Mix_Quit() (the game may have its own Mix_Init); call it at exit if you
  * like.
@@ -182,7 +182,7 @@ typedef struct tempo_audio_stats {
  * a tempo_audio or SDL_mixer device is already open, TEMPO_EINVAL for
  * negative fields, TEMPO_EPLATFORM if SDL/SDL_mixer fail (detail in
  * tempo_get_error()). */
-TEMPO_API tempo_audio *tempo_audio_open(const tempo_audio_desc *desc);
+TEMPO_API tempo_audio *tempo_audio_create(const tempo_audio_desc *desc);
 
 /* Halts everything, closes the device, frees the object. Notices not yet
  * read are discarded; no handle is signalled after this returns. If
@@ -190,7 +190,7 @@ TEMPO_API tempo_audio *tempo_audio_open(const tempo_audio_desc *desc);
  * the loop's destroy is fine too). NULL is a no-op. From its own notice
  * callback it does nothing (TEMPO_EBUSY in tempo_get_error()): close after
  * the callback returns. */
-TEMPO_API void tempo_audio_close(tempo_audio *au);
+TEMPO_API void tempo_audio_destroy(tempo_audio *au);
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: any. */
 TEMPO_API int tempo_audio_get_spec(const tempo_audio *au, tempo_audio_spec *out);
@@ -201,7 +201,7 @@ TEMPO_API int tempo_audio_get_spec(const tempo_audio *au, tempo_audio_spec *out)
  * then waits on this handle itself. Do not tempo_loop_watch() it: it stays
  * signalled until the notices are read, so the loop would wake again at
  * once, spinning. Without a loop, tempo_wait() on it. Owned by `au`; valid
- * until tempo_audio_close. */
+ * until tempo_audio_destroy. */
 TEMPO_API tempo_handle *tempo_audio_handle(tempo_audio *au);
 
 /* Plays `chunk` (loaded in the device format, e.g. Mix_LoadWAV or

@@ -40,9 +40,13 @@
  * changed again while its reload is in flight is reloaded again after that
  * reload is delivered.
  *
- * Record/replay: the reloads are loader deliveries like any other, but the
- * file changes themselves are not recorded: do not rely on hot-reload in a
- * recording that must replay.
+ * Record/replay: a recording keeps each decision to reload (the file's
+ * name, at its tick) and the loader's completion; a replay reloads the
+ * same files at the same ticks and delivers them at their recorded ticks,
+ * whatever happens on disk meanwhile (live changes are ignored). It loads
+ * the files as they are when replaying: content that changed since the
+ * recording is not reproduced. The replaying game watches the same files,
+ * and attaches the loader and the hotreload in the same order.
  *
  * Threads: every function here runs on the loop thread (the loader's), and
  * so do the callbacks.
@@ -139,7 +143,7 @@ typedef struct tempo_hotreload_stats {
 } tempo_hotreload_stats;
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: loop thread. */
-TEMPO_API int tempo_hotreload_stats_get(const tempo_hotreload *hr, tempo_hotreload_stats *out);
+TEMPO_API int tempo_hotreload_get_stats(const tempo_hotreload *hr, tempo_hotreload_stats *out);
 
 #ifdef __cplusplus
 }

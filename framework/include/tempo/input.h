@@ -225,8 +225,10 @@ typedef struct tempo_input_stats {
  * tempo_get_error()). Thread: loop thread, after SDL_Init(SDL_INIT_VIDEO). */
 TEMPO_API tempo_input *tempo_input_create(const tempo_input_desc *desc);
 
-/* Closes the controllers it opened, lifts the controller polling, frees the
- * ring (queued events are discarded). NULL is a no-op. Thread: loop thread. */
+/* Leaves the loop it feeds (tempo_input_detach, tempo/sources.h; so it may
+ * be destroyed before its loop), closes the controllers it opened, lifts
+ * the controller polling, frees the ring (queued events are discarded).
+ * Not from its own listener. NULL is a no-op. Thread: loop thread. */
 TEMPO_API void tempo_input_destroy(tempo_input *in);
 
 /* Feeds one SDL event from the loop's event pump: opens/closes controllers

@@ -48,7 +48,7 @@
  *      without a lock. Without open audio the request fails with TEMPO_EINVAL.
  *    * Call Mix_Init() for the compressed formats you load (OGG, MP3, FLAC,
  *      OPUS) before the first sound or music request of that format
- *      (tempo_audio_open() does it for OGG, MP3, FLAC and OPUS: opening the
+ *      (tempo_audio_create() does it for OGG, MP3, FLAC and OPUS: opening the
  *      tempo_audio before submitting is enough; see tempo/audio.h). A decoder used for the first time is opened
  *      lazily and appended to an unlocked global list. Tempo serialises all
  *      of its own Mix_Load* calls with one process-wide lock, but a first-use
@@ -285,9 +285,6 @@ typedef struct tempo_loader_desc {
     tempo_clock clock;           /* clock of the finalize budget; zero => tempo_now_ns. The
                                     same tempo_clock as the loop's and the queue's
                                     (tempo/clock.h): one fake clock drives all three. */
-    /* Deprecated: the clock before tempo_clock; used only when clock.now is NULL. */
-    uint64_t (*now_ns)(void *now_user);
-    void *now_user;
     uint64_t max_image_pixels;   /* images claiming or decoding to more pixels (w * h) fail with
                                     TEMPO_ERANGE; 0 => TEMPO_LOADER_DEFAULT_MAX_PIXELS (8192^2,
                                     256 MiB as a 32-bit surface) */
@@ -354,7 +351,7 @@ TEMPO_API int tempo_loader_cancel_group(tempo_loader *loader, uint32_t group);
 TEMPO_API tempo_handle *tempo_loader_handle(tempo_loader *loader);
 
 /* Finalizes finished results and delivers them (`done`) until the budget
- * (desc.finalize_budget_ns, on desc.now_ns) is used up, checking the clock
+ * (desc.finalize_budget_ns, on desc.clock) is used up, checking the clock
  * after each item; at least one item per call, so the longest call is about
  * the budget plus one item. Cancelled results are freed here. The handle
  * stays signalled while results remain.
@@ -372,7 +369,7 @@ TEMPO_API tempo_handle *tempo_loader_handle(tempo_loader *loader);
 TEMPO_API int tempo_loader_process(tempo_loader *loader);
 
 /* tempo_loader_process() for loops that know when their next frame is due
- * (`deadline_ns`, on desc.now_ns): it also stops before an item that would
+ * (`deadline_ns`, on desc.clock): it also stops before an item that would
  * probably end after the deadline (the estimate is the running average of
  * recent items), and delivers nothing once less than one average item fits.
  * A due frame then waits for one mis-estimated item at most, not for a whole
@@ -425,9 +422,9 @@ typedef struct tempo_loader_stats {
     uint64_t submitted, delivered, failed, cancelled; /* totals since create */
     uint64_t process_calls;     /* tempo_loader_process calls that delivered something or
                                    uploaded a strip */
-    uint64_t process_max_ns;    /* the longest call, on desc.now_ns: at most about the budget
+    uint64_t process_max_ns;    /* the longest call, on desc.clock: at most about the budget
                                    plus one item */
-    uint64_t item_max_ns;       /* the longest single finalize + done, on desc.now_ns */
+    uint64_t item_max_ns;       /* the longest single finalize + done, on desc.clock */
     uint64_t items_over_budget; /* items whose finalize + done alone took longer than the whole
                                    budget: these make long frames; consider smaller assets or
                                    moving work from finalize into work */
@@ -438,7 +435,7 @@ typedef struct tempo_loader_stats {
 } tempo_loader_stats;
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL. Thread: any. */
-TEMPO_API int tempo_loader_stats_get(tempo_loader *loader, tempo_loader_stats *out);
+TEMPO_API int tempo_loader_get_stats(tempo_loader *loader, tempo_loader_stats *out);
 
 /* Requests accepted but not yet delivered (queued + running + finished), or
  * 0 for NULL. Thread: any. */

@@ -162,8 +162,8 @@ typedef enum tempo_loop_policy {
 /* The game's callbacks, all called on the loop thread from inside
  * tempo_loop_frame(). Any of them may call tempo_loop_quit(),
  * tempo_loop_request_render(), the setters, watch/unwatch, add/remove
- * source and tempo_loop_get_stats(); tempo_loop_frame()/run() and
- * tempo_loop_destroy() refuse with TEMPO_EBUSY. */
+ * source and tempo_loop_get_stats(); tempo_loop_frame()/run() refuse with
+ * TEMPO_EBUSY and tempo_loop_destroy() does nothing (see there). */
 
 /* One update. dt_ns: the constant step round(1e9 / update_hz) in the fixed
  * policies; the measured time since the previous update in
@@ -198,8 +198,19 @@ typedef tempo_clock tempo_loop_clock;
  * (the first ~9 presents, again whenever presents stop landing on vblanks)
  * and paces by that: by the vblanks if presents block on them
  * (TEMPO_LOOP_PACING_VSYNC), else by its timer at the display's refresh
- * rate (TEMPO_LOOP_PACING_TIMER). tempo_loop_get_pacing() and the
- * statistics say which. */
+ * rate (TEMPO_LOOP_PACING_TIMER). A present that blocks but returns more
+ * often than the display refreshes (SDL's emulated vsync: the software
+ * renderer created with SDL_RENDERER_PRESENTVSYNC sleeps to a 16 ms grid
+ * of its own on a 60 Hz display) waits for no vblank: the timer, and
+ * tempo_loop_stats.present_grid_ns names the grid. A timer chosen by the
+ * measurement is measured again: at once when the window is shown,
+ * restored or moved to another display; after 3 presents in a row that
+ * blocked over a quarter period; and periodically (2, 4, 8, 16, then every
+ * 32 s; not for SDL's software renderer, which has no vblank to wait for,
+ * nor for LOCKSTEP, whose renders follow its ticks) by moving the timer's
+ * render phase, one render more and no frame lost.
+ * tempo_loop_get_pacing() and the statistics say which pacing is in force
+ * (tempo_loop_counts.probes counts the measurements). */
 typedef enum tempo_loop_vsync {
     TEMPO_LOOP_VSYNC_AUTO = 0, /* measure: pace by the vblanks if the loop's presents
                                   block on them, else by the timer; the timer without a
@@ -316,9 +327,13 @@ typedef struct tempo_loop_desc {
      * timestamps, in order. While the loop is paused no update reads the
      * ring and events keep queueing (past its capacity they are counted as
      * dropped); empty it on resume if stale input must not count.
-     * Not owned: create it before the loop and destroy it after
-     * tempo_loop_destroy(). Like the loop, a tempo_input belongs to the
-     * loop thread. NULL => no buffering (the event callback alone).
+     * Not owned; the short form of tempo_input_attach(input, loop)
+     * (tempo/sources.h), which a game may also call later (and
+     * tempo_input_detach). Destroy the two in any order: the input leaves
+     * the loop when destroyed, the loop lets go of it when destroyed. Like
+     * the loop, a tempo_input belongs to the loop thread. NULL => no
+     * buffering (the event callback alone); an input attached to another
+     * loop makes tempo_loop_create fail (TEMPO_EBUSY).
      * Native input: if tempo_input_attach_window(input, ...) succeeded
      * (win32 backend: DirectInput8), the loop watches
      * tempo_input_native_handle(input) itself, through one entry of its
@@ -337,17 +352,19 @@ typedef struct tempo_loop_desc {
  * desc: read during the call only; NULL means all defaults.
  * Returns the loop, owned by the caller, or NULL with the detail in
  * tempo_get_error(): an out-of-range field (policy, update_hz,
- * max_render_hz) or no memory / handles. Thread: loop thread. */
+ * max_render_hz), desc.input attached to another loop, or no memory /
+ * handles. Thread: loop thread. */
 TEMPO_API tempo_loop *tempo_loop_create(const tempo_loop_desc *desc);
 
 /* Destroys the loop and its own handles, and detaches every source (their
  * detach runs: the framework's attached objects then know they are no
  * longer attached, and may be destroyed or attached again). Watched handles stay the caller's (they are only
- * forgotten). Returns 0 (NULL is a no-op), or TEMPO_EBUSY, with a log line
- * and nothing destroyed, when called from inside tempo_loop_frame() (any of
- * the loop's callbacks, watches and sources): the frame still uses the loop
- * after the callback returns. Quit instead and destroy after run returns. */
-TEMPO_API int tempo_loop_destroy(tempo_loop *loop);
+ * forgotten). NULL is a no-op. Called from inside tempo_loop_frame() (any of
+ * the loop's callbacks, watches and sources) it destroys nothing, logs a
+ * WARN line and sets TEMPO_EBUSY in tempo_get_error(): the frame still uses
+ * the loop after the callback returns. Quit instead and destroy after run
+ * returns. */
+TEMPO_API void tempo_loop_destroy(tempo_loop *loop);
 
 /* Runs one iteration ("frame"): waits until something is due or arrives,
  * then dispatches, in this order: SDL events (each into desc.input first,
@@ -493,7 +510,12 @@ TEMPO_API const char *tempo_loop_policy_name(tempo_loop_policy policy);
 
 /* ---- Watched handles ---------------------------------------------------- */
 
-/* The most handles a loop watches: a wait takes TEMPO_WAIT_MAX_HANDLES, and
+/* Watches and sources are entries of one registry in the loop, served in
+ * the order added: a watch is the simplest entry (a callback when its
+ * handle is signalled; counted as a "watch" wake), a source the paced one
+ * (counted as a "source" wake). A handle is in it once, either way.
+ *
+ * The most handles a loop watches: a wait takes TEMPO_WAIT_MAX_HANDLES, and
  * the loop keeps two for itself (its wake event and its timer). Sources
  * count too: each takes one of these slots. */
 #define TEMPO_LOOP_MAX_WATCHES (TEMPO_WAIT_MAX_HANDLES - 2)
@@ -511,8 +533,9 @@ typedef void (*tempo_loop_watch_fn)(tempo_loop *loop, tempo_handle *handle, void
  * A watch added from a callback takes effect from the next frame.
  * handle: not owned; must stay alive until unwatched (destroying a watched
  * handle makes tempo_loop_frame() fail with TEMPO_EINVAL).
- * Returns 0, TEMPO_EINVAL (NULL argument, destroyed handle), TEMPO_EBUSY (already watched) or
- * TEMPO_ETOOMANY (TEMPO_LOOP_MAX_WATCHES are watched). */
+ * Returns 0, TEMPO_EINVAL (NULL argument, destroyed handle), TEMPO_EBUSY
+ * (already watched, or added as a source) or TEMPO_ETOOMANY
+ * (TEMPO_LOOP_MAX_WATCHES watches and sources). */
 TEMPO_API int tempo_loop_watch(tempo_loop *loop, tempo_handle *handle, tempo_loop_watch_fn fn,
                                void *user);
 
@@ -552,10 +575,14 @@ TEMPO_API int tempo_loop_unwatch(tempo_loop *loop, tempo_handle *handle);
  * if its handle is not signalled (an auto-reset handle's signal is consumed
  * by the wait), so both kinds of handle work.
  * Framework sources attach with one call: tempo_netq_attach() (tempo/netq.h),
- * tempo_loader_attach(), tempo_audio_attach() and tempo_net_attach()
- * (tempo/sources.h), tempo_hotreload_attach() (tempo/hotreload.h: written
- * only against this contract); desc.input's native devices are a source of
- * the loop itself. Per-source statistics are in tempo_loop_stats.sources. */
+ * tempo_loader_attach(), tempo_audio_attach(), tempo_net_attach() and
+ * tempo_input_attach() (tempo/sources.h), tempo_hotreload_attach()
+ * (tempo/hotreload.h: written only against this contract); desc.input's
+ * native devices are a source of the loop itself. Those that hand the game
+ * items (messages, loader completions, audio notices, reloads) declare what
+ * they deliver (below), so the loop records and replays all of them the
+ * same way; input is recorded from desc.input's ring. Per-source statistics
+ * are in tempo_loop_stats.sources. */
 
 /* One dispatch call: the loop fills the inputs, the source the outputs. */
 typedef struct tempo_source_call {
@@ -573,6 +600,13 @@ typedef struct tempo_source_call {
     uint32_t items;       /* out: units handled by this call (0 before the call) */
     uint64_t oldest_age_ns; /* out: age of the oldest unit this call handled or
                                left waiting, when the source knows (0 before) */
+    bool replaying;       /* in: the loop replays a recording (tempo/replay.h):
+                             tempo_loop_source_deliver() drops what this call
+                             delivers, and the recorded items reach desc.deliver
+                             at their ticks instead. Only a source with an effect
+                             it cannot take back before it delivers (the loader
+                             finishes a request by handing it over) needs to look:
+                             it may hold its work */
 } tempo_source_call;
 
 /* Does the work that fits before call->deadline_ns (at least one unit when
@@ -582,9 +616,62 @@ typedef struct tempo_source_call {
  * tempo_loop_frame() returns that code. [loop thread] */
 typedef int (*tempo_source_dispatch_fn)(void *self, tempo_source_call *call);
 
+/* ---- What a source delivers: recorded and replayed by the loop ------------
+ * A source that hands things to the game (messages, completions, notices)
+ * declares a deliver function (desc.deliver) and has its dispatch pass each
+ * item through tempo_loop_source_deliver() instead of calling the game
+ * itself. The loop then owns record and replay (tempo/replay.h), and the
+ * source carries no code for either:
+ *  - live: tempo_loop_source_deliver() calls deliver(self, item, live) at
+ *    once;
+ *  - recording: the same, after writing the item into the recording for the
+ *    tick whose update comes next;
+ *  - replaying: the live item is dropped (deliver is not called), and the
+ *    loop calls deliver(self, item, NULL) with each recorded item right
+ *    before the update of its recorded tick.
+ * An item is a tempo_replay_item by value: a source of its own data uses
+ * TEMPO_REPLAY_MESSAGE (a type and up to 16 MiB of bytes); LOAD and AUDIO
+ * are the loader's and the audio's. Only the fields of its kind are
+ * recorded, so deliver must rebuild what it hands over from those fields
+ * when `live` is NULL; `live` is the source's own full object (the message
+ * with its times, say) that the dispatch passed along.
+ * A recording names each source by its desc.name and its attach order among
+ * the sources of that name: a replaying game attaches its sources with the
+ * same names in the same order (it normally runs the same code), and a
+ * source that is not attached in the replay misses its items. */
+
+typedef enum tempo_replay_kind {
+    TEMPO_REPLAY_MESSAGE = 1, /* a message: type, data, size (a game's own sources too) */
+    TEMPO_REPLAY_LOAD = 2,    /* a loader completion: id, type, error, group, value = bytes */
+    TEMPO_REPLAY_AUDIO = 3,   /* an audio notice: type = notice kind, audio_channel, id = tag,
+                                 value = frame */
+} tempo_replay_kind;
+
+/* One delivery, by value (sources and tempo_loop_deliver channels). Only
+ * the fields of its kind are recorded. */
+typedef struct tempo_replay_item {
+    tempo_replay_kind kind;
+    uint32_t type;          /* MESSAGE: message type; LOAD: tempo_load_type; AUDIO: notice kind */
+    const void *data;       /* MESSAGE: payload (valid during the call only); else NULL */
+    uint32_t size;          /* MESSAGE: payload bytes, at most 16 MiB */
+    uint64_t id;            /* LOAD: request id; AUDIO: the mark's tag */
+    int32_t error;          /* LOAD: 0 or the request's TEMPO_E* */
+    int32_t audio_channel;  /* AUDIO: mixer channel */
+    uint32_t group;         /* LOAD: progress group */
+    uint64_t value;         /* LOAD: bytes read; AUDIO: frame */
+} tempo_replay_item;
+
+/* Hands one item to the game. `item` (and its data) is valid during the
+ * call only. `live`: what the dispatch passed to tempo_loop_source_deliver
+ * (may be NULL there too); NULL for an item replayed from a recording.
+ * May call any loop function a source's dispatch may (not remove its own
+ * source). [loop thread] */
+typedef void (*tempo_source_deliver_fn)(void *self, const tempo_replay_item *item, const void *live);
+
 typedef struct tempo_source_desc {
     const char *name;           /* shown in the overlay and the statistics; copied
-                                   (first 23 bytes); NULL => "source" */
+                                   (first 23 bytes); NULL => "source"; also names
+                                   the source in a recording (see above) */
     tempo_handle *handle;       /* signalled when work arrives (manual- or auto-reset);
                                    required; not owned; must stay alive while added */
     tempo_source_dispatch_fn dispatch; /* required */
@@ -592,7 +679,11 @@ typedef struct tempo_source_desc {
      * a dispatch error, tempo_loop_destroy), on the loop thread: where an
      * adapter frees `self`. NULL => nothing. */
     void (*detach)(void *self);
-    void *self;                 /* passed to dispatch and detach */
+    void *self;                 /* passed to dispatch, detach and deliver */
+    /* What the source hands the game (see above). NULL => the source
+     * delivers nothing the loop knows of: it is not recorded, and in a
+     * replay it runs live. */
+    tempo_source_deliver_fn deliver;
 } tempo_source_desc;
 
 /* The most sources one loop takes (each also uses one watch slot). */
@@ -607,6 +698,20 @@ typedef struct tempo_source_desc {
  * TEMPO_LOOP_MAX_SOURCES added). On failure detach is not called.
  * Thread: loop thread (from a callback too). */
 TEMPO_API int tempo_loop_add_source(tempo_loop *loop, const tempo_source_desc *desc);
+
+/* Hands `item` from the dispatch of the source added with `handle` to the
+ * game: see "What a source delivers" above. Live and while recording it
+ * calls desc.deliver(self, item, live) before returning (recording: after
+ * writing the item for the coming tick); while replaying it drops the item.
+ * `item` and `live` are read during the call only (not owned). Call it from
+ * the source's dispatch (or from code the dispatch calls), between updates:
+ * an item delivered inside update() is replayed before that update.
+ * Returns 1 (delivered), 0 (dropped: the loop replays), TEMPO_EINVAL (NULL
+ * loop or item, no source has `handle`, the source has no deliver, an
+ * unknown item kind), TEMPO_ERANGE (a payload over 16 MiB) or TEMPO_EIO (a
+ * recording write failed: deliver has still run). [loop thread] */
+TEMPO_API int tempo_loop_source_deliver(tempo_loop *loop, tempo_handle *handle, const tempo_replay_item *item,
+                                        const void *live);
 
 /* Removes the source added with `handle`: it is not dispatched again, not
  * even later in the current frame, and its detach runs before this returns
@@ -660,6 +765,8 @@ typedef struct tempo_loop_counts {
     uint64_t withheld_ns;      /* time spent in TEMPO_LOOP_PACING_WITHHELD */
     uint64_t skipped_renders;  /* renders not made because every update since the last
                                   one called tempo_loop_skip_render() */
+    uint64_t probes;           /* measurements of what the presents do that began (the
+                                  first, and each re-measurement: see "Display pacing") */
     /* Tick lateness: when the loop woke for an update (VARIABLE: for a
      * frame) minus when it was due. Never negative: nothing runs early. */
     uint64_t late_samples;
@@ -714,6 +821,11 @@ typedef struct tempo_loop_stats {
     tempo_loop_pacing pacing; /* the pacing in force (tempo_loop_get_pacing) */
     uint64_t refresh_ns;  /* tempo_loop_get_refresh_ns() */
     uint64_t predicted_render_ns; /* vsync: the render cost the wake allows for */
+    /* TIMER because the presents block, but on a grid of their own instead
+     * of the display's vblanks (SDL's emulated vsync, the software renderer
+     * created with SDL_RENDERER_PRESENTVSYNC: 16 ms on a 60 Hz display):
+     * that grid's period. 0 otherwise. */
+    uint64_t present_grid_ns;
 } tempo_loop_stats;
 
 /* The loop's statistics, refreshed by this call (totals and percentiles are

@@ -3,7 +3,7 @@
  * `net`).
  *
  *   tempo_netq *q = tempo_netq_create(NULL);
- *   tempo_net *net = tempo_net_connect(&(tempo_net_desc){
+ *   tempo_net *net = tempo_net_create(&(tempo_net_desc){
  *       .host = "127.0.0.1", .port = 7777, .queue = q, .max_type = MSG_LAST });
  *   // loop thread: drain q as usual; the handler sees the frames' types and
  *   // payloads, plus TEMPO_NET_MSG_CONNECTED / _CLOSED / _ERROR.
@@ -125,7 +125,7 @@ typedef struct tempo_net_stats {
     size_t queued_bytes;        /* in the send queue, not yet taken by the OS */
     size_t send_cap_bytes;      /* the send queue's capacity */
     size_t peak_queued_bytes;   /* most queued at once */
-    /* Since tempo_net_connect(). */
+    /* Since tempo_net_create(). */
     uint64_t frames_queued;     /* tempo_net_send() calls that returned 0 */
     uint64_t queued_bytes_total; /* their bytes */
     uint64_t sends_full;        /* tempo_net_send() calls refused: TEMPO_EFULL */
@@ -149,7 +149,7 @@ typedef struct tempo_net_stats {
  * strings in desc are copied; desc->queue is borrowed and must outlive the
  * tempo_net. Initialises SDL_net (reference-counted). Thread: the loop
  * thread. */
-TEMPO_API tempo_net *tempo_net_connect(const tempo_net_desc *desc);
+TEMPO_API tempo_net *tempo_net_create(const tempo_net_desc *desc);
 
 /* Stops reading, writes what the send queue still holds for at most
  * desc.flush_timeout_ns (default 1 s; frames left after that are discarded

@@ -82,9 +82,6 @@ typedef enum tempo_netq_policy {
     TEMPO_NETQ_POLICY_COUNT
 } tempo_netq_policy;
 
-/* A clock in nanoseconds. Tests inject a fake one. */
-typedef uint64_t (*tempo_netq_clock_fn)(void *user);
-
 /* Bytes one message of `size` payload bytes takes in the queue: a 16-byte
  * header plus the payload rounded up to 16 (so every payload is 16-byte
  * aligned). Use it to size cap_bytes. */
@@ -128,9 +125,6 @@ typedef struct tempo_netq_desc {
                                   clock drives all three. Read by every pushing
                                   thread (to stamp messages) and by the drain: it
                                   must be thread-safe (tempo_fake_clock is) */
-    /* Deprecated: the clock before tempo_clock; used only when clock.now is NULL. */
-    tempo_netq_clock_fn now_ns;
-    void *clock_user;          /* passed to now_ns */
 } tempo_netq_desc;
 
 /* One message, as the drain hands it to the handler. */

@@ -5,19 +5,21 @@
  * what reached the game before it: the input events that entered
  * desc.input's ring since the previous update (so the ring, and anything
  * derived from it, is the same in update() whatever the game reads), the
- * items it received through a replay channel (network
- * messages, loader completions, audio marks), the tick's dt_ns when it is
+ * items its sources delivered (network messages, loader completions, audio
+ * marks, a game's own source: tempo_loop_source_deliver in tempo/loop.h)
+ * and its replay channels, the tick's dt_ns when it is
  * not the constant step, and every hash_every ticks the game's own state
  * hash. The replayer drives the same loop from the file: before update k it
  * puts tick k's input events in the ring and hands tick k's items to the
- * channels, after update k it compares the game's hash with the recorded
- * one and reports the first tick that diverges. The game's code runs
- * unchanged: messages of an attached tempo_netq / tempo_net, notices of an
- * attached tempo_audio and completions of an attached tempo_loader (id and
- * result; in a replay the request is loaded again, live, and its result is
- * held until the recorded tick) are recorded by the framework; the game
- * only routes its own deliveries through tempo_loop_deliver() and seeds its
- * random numbers from the recording.
+ * sources and channels, after update k it compares the game's hash with
+ * the recorded one and reports the first tick that diverges. The game's
+ * code runs unchanged: what every source delivers (messages of an attached
+ * tempo_netq / tempo_net, notices of an attached tempo_audio, completions
+ * of an attached tempo_loader: id and result; in a replay the request is
+ * loaded again, live, and its result is held until the recorded tick) is
+ * recorded by the loop; the game only seeds its random numbers from the
+ * recording, and routes through tempo_loop_deliver() what reaches it some
+ * other way (or makes that a source).
  *
  *   // record
  *   tempo_loop_record(loop, &(tempo_record_desc){
@@ -27,7 +29,7 @@
  *   tempo_loop_record_stop(loop);              // or tempo_loop_destroy()
  *
  *   // replay, as fast as possible, no window or server needed
- *   tempo_replay *rp = tempo_replay_open(&(tempo_replay_desc){
+ *   tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){
  *       .path = "run.trec", .hash = game_hash, .hash_user = g});
  *   const tempo_replay_info *info = tempo_replay_get_info(rp);
  *   game_seed(g, info->seed);
@@ -95,25 +97,8 @@ typedef uint64_t (*tempo_replay_hash_fn)(tempo_loop *loop, void *user);
 
 /* ---- Channels: what reaches the game outside the input ring ------------ */
 
-typedef enum tempo_replay_kind {
-    TEMPO_REPLAY_MESSAGE = 1, /* a network message: type, data, size */
-    TEMPO_REPLAY_LOAD = 2,    /* a loader completion: id, type, error, group, value = bytes */
-    TEMPO_REPLAY_AUDIO = 3,   /* an audio notice: type = notice kind, audio_channel, id = tag,
-                                 value = frame */
-} tempo_replay_kind;
-
-/* One delivery, by value. Only the fields of its kind are recorded. */
-typedef struct tempo_replay_item {
-    tempo_replay_kind kind;
-    uint32_t type;          /* MESSAGE: message type; LOAD: tempo_load_type; AUDIO: notice kind */
-    const void *data;       /* MESSAGE: payload (valid during the call only); else NULL */
-    uint32_t size;          /* MESSAGE: payload bytes, at most 16 MiB */
-    uint64_t id;            /* LOAD: request id; AUDIO: the mark's tag */
-    int32_t error;          /* LOAD: 0 or the request's TEMPO_E* */
-    int32_t audio_channel;  /* AUDIO: mixer channel */
-    uint32_t group;         /* LOAD: progress group */
-    uint64_t value;         /* LOAD: bytes read; AUDIO: frame */
-} tempo_replay_item;
+/* tempo_replay_kind and tempo_replay_item, the items of channels and
+ * sources, are in tempo/loop.h. */
 
 /* Called with every item of channel `channel`, on the loop thread, from
  * tempo_loop_deliver() (live) or before the recorded update (replay).
@@ -124,11 +109,12 @@ typedef void (*tempo_replay_item_fn)(tempo_loop *loop, uint32_t channel, const t
 /* Sets the handler of `channel` (a number the game chooses below
  * 0x80000000; one handler each, a second call replaces it; fn NULL removes
  * it). Register channels before tempo_loop_replay() so the replay can hand
- * them their items. The framework's own sources attached to the loop
- * (tempo_netq_attach, tempo_net_attach, tempo_audio_attach,
- * tempo_loader_attach) are channels already, numbered from 0x80000000 by
- * kind and attach order: what they deliver is recorded and replayed with no
- * game code, provided the replaying game attaches them in the same order.
+ * them their items. Sources (tempo_loop_add_source with desc.deliver,
+ * tempo/loop.h) need no channel: the loop records and replays what they
+ * deliver, the framework's own included (tempo_netq_attach,
+ * tempo_net_attach, tempo_audio_attach, tempo_loader_attach,
+ * tempo_hotreload_attach), provided the replaying game attaches them in the
+ * same order. In the file they are channels from 0x80000000 up.
  * Returns 0, TEMPO_EINVAL (NULL loop, channel >= 0x80000000) or
  * TEMPO_ENOMEM. */
 TEMPO_API int tempo_loop_channel(tempo_loop *loop, uint32_t channel, tempo_replay_item_fn fn, void *user);
@@ -207,7 +193,7 @@ typedef struct tempo_record_stats {
 } tempo_record_stats;
 
 /* Fills *out. Returns 0 or TEMPO_EINVAL (NULL). */
-TEMPO_API int tempo_loop_record_stats(const tempo_loop *loop, tempo_record_stats *out);
+TEMPO_API int tempo_loop_get_record_stats(const tempo_loop *loop, tempo_record_stats *out);
 
 /* ---- Replay -------------------------------------------------------------- */
 
@@ -238,7 +224,7 @@ typedef struct tempo_replay_info {
     uint32_t version;          /* the file format's version (1: no fingerprint, no meta) */
     uint32_t fingerprint;      /* the recording build's tempo_fingerprint(); 0: unknown */
     const void *meta;          /* the desc.meta bytes of the recording (NULL: none); valid
-                                  until tempo_replay_close; no alignment beyond 1 */
+                                  until tempo_replay_destroy; no alignment beyond 1 */
     uint32_t meta_size;
 } tempo_replay_info;
 
@@ -262,20 +248,23 @@ typedef struct tempo_replay_result {
 } tempo_replay_result;
 
 /* Reads and validates the whole file. desc is read during the call only.
- * Returns the replay, owned by the caller (tempo_replay_close), or NULL
+ * Returns the replay, owned by the caller (tempo_replay_destroy), or NULL
  * with the detail in tempo_get_error(): TEMPO_EINVAL (no path),
  * TEMPO_ENOENT/TEMPO_EIO (cannot read it), TEMPO_EFORMAT (not a recording,
  * another version, truncated or corrupt: the text names the byte offset
  * and the tick, e.g. "run.trec: byte 4242, tick 96: block checksum ...";
  * with desc.partial only a bad header fails), TEMPO_ENOMEM. ENOENT and
  * EFORMAT are the caller's to handle and are logged at DEBUG only. */
-TEMPO_API tempo_replay *tempo_replay_open(const tempo_replay_desc *desc);
+TEMPO_API tempo_replay *tempo_replay_create(const tempo_replay_desc *desc);
 
-/* Frees the replay. It must not be attached to a live loop (destroy the
- * loop first). NULL is a no-op. */
-TEMPO_API void tempo_replay_close(tempo_replay *rp);
+/* Frees the replay. A loop replaying it stops replaying (in any order, as
+ * every attached object: tempo_loop_is_replaying() turns false). A loop
+ * created with this replay's clock (tempo_replay_clock) reads it every
+ * frame, as a loop reads any desc.clock: destroy that loop first. NULL is
+ * a no-op. */
+TEMPO_API void tempo_replay_destroy(tempo_replay *rp);
 
-/* The file's header and extent. Valid until tempo_replay_close. NULL for NULL. */
+/* The file's header and extent. Valid until tempo_replay_destroy. NULL for NULL. */
 TEMPO_API const tempo_replay_info *tempo_replay_get_info(const tempo_replay *rp);
 
 /* The clock for tempo_loop_desc.clock: a fake clock that starts at the
@@ -309,7 +298,7 @@ static inline int tempo_loop_replay(tempo_loop *loop, tempo_replay *rp)
 }
 
 /* True while a replay is attached to the loop: from tempo_loop_replay()
- * until tempo_replay_close() or tempo_loop_destroy(), so also in the
+ * until tempo_replay_destroy() or tempo_loop_destroy(), so also in the
  * callbacks of the last frame and after tempo_loop_run() returns. A game
  * asks it to skip what a replay must not repeat (writing highscores or
  * screenshots, pausing on a replayed pause key) or to show a replay UI.

@@ -12,6 +12,7 @@
  *   tempo_loader_attach(ld, loop);                   // results reach `done`
  *   tempo_audio_attach(au, loop, on_notice, game);   // marks reach on_notice
  *   tempo_net_attach(net, loop, on_message, game);   // its queue, as netq
+ *   tempo_input_attach(in, loop);                    // or tempo_loop_desc.input
  *
  * The game's own handles keep the plain tempo_loop_watch(). Do not watch
  * the handles of these objects (tempo_netq_handle, tempo_loader_handle,
@@ -25,8 +26,8 @@
  *
  * Lifetime, in any order: an attached object leaves its loop with its
  * detach function (or tempo_loop_remove_source with its handle), when it is
- * destroyed (tempo_loader_destroy, tempo_audio_close, tempo_netq_destroy,
- * tempo_net_destroy detach first), and when the loop is destroyed (the
+ * destroyed (tempo_loader_destroy, tempo_audio_destroy, tempo_netq_destroy,
+ * tempo_net_destroy, tempo_input_destroy detach first), and when the loop is destroyed (the
  * object then knows it is no longer attached: its detach returns
  * TEMPO_EINVAL, and it may be attached to another loop). So the loop never
  * waits on a freed handle, whichever is destroyed first. The one thing
@@ -42,6 +43,7 @@
 
 #include "audio.h"
 #include "base.h"
+#include "input.h"
 #include "loader.h"
 #include "netq.h"
 
@@ -62,7 +64,7 @@ typedef struct tempo_net tempo_net;   /* tempo/net.h */
  * per-frame guarantee and of the "loader" items in the statistics, which
  * are deliveries plus strips; tempo_loader_stats.upload_strips has the
  * strips). While paused it
- * keeps delivering, a step at a time. The loader's desc.now_ns must be the
+ * keeps delivering, a step at a time. The loader's desc.clock must be the
  * loop's clock (both default to tempo_now_ns()). Named "loader" in the
  * statistics (without item ages: each result's latency_ns has it).
  * tempo_loader_destroy() detaches it first. Returns 0, TEMPO_EINVAL (NULL),
@@ -84,7 +86,7 @@ typedef void (*tempo_audio_notice_fn)(const tempo_audio_notice *notice, void *us
  * attached, the audio follows the loop's game pause and idle pause as its
  * desc asked (tempo_audio_desc.pause_with_game, quiet_when_idle; from the
  * attach on: a loop already paused pauses it at once); detaching ends
- * that. tempo_audio_close() detaches it first. Returns 0, TEMPO_EINVAL,
+ * that. tempo_audio_destroy() detaches it first. Returns 0, TEMPO_EINVAL,
  * TEMPO_EBUSY (already attached to a loop), TEMPO_ETOOMANY or
  * TEMPO_ENOMEM. */
 TEMPO_API int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user);
@@ -103,6 +105,25 @@ TEMPO_API int tempo_audio_detach(tempo_audio *au);
 TEMPO_API int tempo_net_attach(tempo_net *net, tempo_loop *loop, tempo_netq_handler fn, void *user);
 /* Detaches the net's queue. Returns as tempo_netq_detach(). */
 TEMPO_API int tempo_net_detach(tempo_net *net);
+
+/* The loop's input buffer (tempo/input.h): what tempo_loop_desc.input does
+ * at create, later. Every SDL event the loop takes goes to
+ * tempo_input_handle_sdl(in, ...) first, desc.input_event becomes the
+ * input's listener, a paused loop suspends its controller polling, native
+ * input (tempo_input_attach_window) becomes one of the loop's sources, and
+ * a recording or replay takes its ring over from the attach on (see
+ * desc.input in tempo/loop.h). One input per loop, one loop per input.
+ * tempo_input_destroy() detaches it first, and tempo_loop_destroy() lets
+ * go of it: destroy them in any order (not the input from its own
+ * listener). Returns 0 (also when already attached to this loop),
+ * TEMPO_EINVAL (NULL) or TEMPO_EBUSY (attached to another loop, or the loop
+ * has another input). */
+TEMPO_API int tempo_input_attach(tempo_input *in, tempo_loop *loop);
+/* Leaves the loop: SDL events reach the event callback only, the listener
+ * and any polling suspension of the loop's are lifted, native input leaves
+ * the wait set, and a recording or replay lets go of the ring. Events in
+ * the ring stay. Returns 0 or TEMPO_EINVAL (NULL, not attached). */
+TEMPO_API int tempo_input_detach(tempo_input *in);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,242 @@
+/* The loop's scheduling decisions (loop_schedule.h): pure functions of a
+ * tempo__sched snapshot and the times passed in. */
+#include "loop_schedule.h"
+
+#include "loop_internal.h" /* tempo__sched_at, tempo__sched_count */
+
+/* The largest float below 1: alpha must stay in [0,1) even when the float
+ * conversion of a value just below 1 rounds up. */
+#define ALPHA_MAX 0x1.fffffep-1f
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+uint32_t tempo__sched_pace_hz(const tempo__sched *s)
+{
+    if (s->render_hz != 0)
+        return s->render_hz;
+    return s->pacing == TEMPO_LOOP_PACING_TIMER ? s->display_hz : 0;
+}
+
+uint64_t tempo__sched_next_tick_ns(const tempo__sched *s)
+{
+    return tempo__sched_at(s->epoch_ns, s->update_hz, s->tick);
+}
+
+/* LOCKSTEP's renders follow its ticks and ignore the pace, except in the
+ * game's pause, where no tick runs. */
+bool tempo__sched_render_scheduled(const tempo__sched *s)
+{
+    return s->policy != TEMPO_LOOP_LOCKSTEP || s->game_paused;
+}
+
+/* The next slot of the pace (cap or display rate), and with vsync not
+ * before the pacer's wake. */
+uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
+{
+    if (s->pacing == TEMPO_LOOP_PACING_WITHHELD)
+        return s->withheld_probe_ns; /* renders only as the probe */
+    /* The host calls a frame per displayed frame (tempo_loop_display_frame):
+     * the display is the vsync, so a render happens in such a frame and
+     * only there. A slot schedule of our own would beat against the
+     * display's: with both at 60 Hz and a slot a hair after the display's
+     * call, every other displayed frame would go without a render. A render
+     * cap still holds. */
+    if (s->display_driven) {
+        if (!s->in_display_frame)
+            return UINT64_MAX; /* TEMPO_INFINITE: not before the next display frame */
+        if (s->render_hz == 0 || !tempo__sched_render_scheduled(s))
+            return now;
+        uint64_t cap = tempo__sched_at(s->epoch_ns, s->render_hz, s->slot);
+        return cap > now ? cap : now;
+    }
+    /* LOCKSTEP renders after its ticks: its probe renders alternate
+     * between the tick and a quarter period after it, and wait for the
+     * probe's instant after the previous return as well (a present that
+     * blocks past the next tick would otherwise put every call right
+     * after a return, a quarter period apart from nothing). */
+    if (s->pacing == TEMPO_LOOP_PACING_PROBING && !tempo__sched_render_scheduled(s)) {
+        uint64_t at = s->last_update_ns + (s->probe_n % 2 ? s->probe_period_ns / 4 : 0);
+        if (s->pace_wake_ns > at)
+            at = s->pace_wake_ns; /* and never right after the previous return */
+        return at > now ? at : now;
+    }
+    if (!tempo__sched_render_scheduled(s))
+        return now;
+    uint32_t hz = tempo__sched_pace_hz(s);
+    uint64_t slot = hz != 0 ? tempo__sched_at(s->epoch_ns, hz, s->slot) : now;
+    if (hz != 0 && s->slot_shift_ns != 0) /* a re-measurement of the timer's presents */
+        slot = slot > s->slot_shift_ns ? slot - s->slot_shift_ns : 0;
+    if (s->pacing == TEMPO_LOOP_PACING_PROBING) {
+        /* The probe's call times (tempo__probe_wake_ns); never before the
+         * previous present returned, so a probe does not spin. */
+        if (s->pace_wake_ns > slot)
+            slot = s->pace_wake_ns;
+    } else if (s->vsync) {
+        if (s->pace_wake_ns > slot)
+            slot = s->pace_wake_ns;
+        /* A present that does not block (vsync refused by the driver or
+         * compositor, SDL's offscreen software renderer, whatever the
+         * renderer flags say) must not make the loop spin, locked or not:
+         * with jittery render costs its returns look like a faster display
+         * and the pacer would follow them. So never more than one render per
+         * nominal refresh period (the display mode's, or desc.display_hz),
+         * less 1/16 for a display slightly faster than its integer mode
+         * (59.94 vs 60) and for wake-up jitter. A blocking present paces
+         * the loop anyway; a display faster than its mode says gets the
+         * mode's rate unless the game sets desc.display_hz. */
+        uint64_t nominal = s->nominal_period_ns;
+        uint64_t floor = s->last_render_ns + nominal - nominal / 16;
+        if (s->last_render_ns != 0 && floor > slot)
+            slot = floor;
+    }
+    return slot;
+}
+
+uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_start_ns)
+{
+    uint64_t period = s->display_hz != 0 ? (1000000000ull + s->display_hz / 2) / s->display_hz : 0;
+    uint64_t by = s->in_display_frame ? frame_start_ns + period / 2 : s->last_display_ns + period;
+    if (!s->game_paused && s->policy != TEMPO_LOOP_VARIABLE)
+        by = min_u64(by, tempo__sched_next_tick_ns(s));
+    return by;
+}
+
+bool tempo__sched_render_wanted(const tempo__sched *s, bool variable_ran)
+{
+    if (s->pacing == TEMPO_LOOP_PACING_WITHHELD)
+        return true; /* the probe: the only way to learn that presents come back */
+    if (s->game_paused)
+        return true; /* the pause menu animates at the render pace */
+    switch (s->policy) {
+    case TEMPO_LOOP_INTERPOLATED:
+        return !s->on_demand || s->dirty || s->event_dirty;
+    case TEMPO_LOOP_VARIABLE:
+        return variable_ran || s->dirty;
+    default: /* LOCKSTEP and CONSTANT_SPEED_MAX_FPS: after updates, or when asked */
+        return s->dirty;
+    }
+}
+
+/* When a render cap is below update_hz / max_frameskip, the updates one
+ * render interval holds, so a low cap does not slow the game down. */
+uint64_t tempo__sched_updates_per_render(const tempo__sched *s)
+{
+    if (s->policy == TEMPO_LOOP_LOCKSTEP)
+        return 1;
+    uint64_t limit = s->max_frameskip;
+    /* The render rate: the cap, the display rate, or the vblanks (the
+     * display rate is their nominal rate). */
+    uint32_t pace = tempo__sched_pace_hz(s);
+    uint32_t hz = pace != 0 ? pace : s->display_hz;
+    uint64_t per = (s->update_hz + hz - 1) / hz;
+    if (per > limit)
+        limit = per;
+    return limit;
+}
+
+bool tempo__sched_updates_blocked(const tempo__sched *s)
+{
+    /* Withheld presents: no render to wait for; updates keep the clock. */
+    return s->policy != TEMPO_LOOP_VARIABLE && s->pacing != TEMPO_LOOP_PACING_WITHHELD &&
+           s->updates_since_render >= tempo__sched_updates_per_render(s);
+}
+
+uint64_t tempo__sched_next_deadline(const tempo__sched *s, uint64_t now)
+{
+    uint64_t slot = tempo__sched_render_slot_ns(s, now);
+    if (s->game_paused)
+        return slot; /* no ticks while the game is paused */
+    uint64_t tick = tempo__sched_next_tick_ns(s);
+    switch (s->policy) {
+    case TEMPO_LOOP_VARIABLE:
+        return slot; /* a frame (update + render) per render slot */
+    case TEMPO_LOOP_INTERPOLATED:
+        if (!tempo__sched_render_wanted(s, false))
+            return tick;
+        break;
+    default:
+        if (!s->dirty)
+            return tick;
+        break;
+    }
+    /* A render is owed: when the catch-up limit is used up, only the render
+     * slot counts (the overdue ticks wait for it). */
+    return tempo__sched_updates_blocked(s) ? slot : min_u64(tick, slot);
+}
+
+uint64_t tempo__sched_realigned_slot(const tempo__sched *s)
+{
+    uint32_t hz = tempo__sched_pace_hz(s);
+    return hz && s->last_render_ns >= s->epoch_ns
+               ? tempo__sched_count(s->epoch_ns, hz, s->last_render_ns + s->slot_shift_ns)
+               : 0;
+}
+
+uint64_t tempo__sched_slot_after_render(const tempo__sched *s, uint64_t t)
+{
+    uint32_t hz = tempo__sched_pace_hz(s);
+    return hz != 0 ? tempo__sched_count(s->epoch_ns, hz, t + s->slot_shift_ns) : s->slot;
+}
+
+float tempo__sched_alpha(const tempo__sched *s, uint64_t t)
+{
+    if (s->policy != TEMPO_LOOP_INTERPOLATED || s->tick == 0)
+        return 0.0f;
+    uint64_t prev = s->last_update_ns, next = tempo__sched_next_tick_ns(s);
+    if (t <= prev || next <= prev)
+        return 0.0f;
+    if (t >= next)
+        return ALPHA_MAX; /* behind schedule: the most extrapolation allowed */
+    float a = (float)((double)(t - prev) / (double)(next - prev));
+    return a < ALPHA_MAX ? a : ALPHA_MAX;
+}
+
+uint64_t tempo__sched_variable_dt(const tempo__sched *s, uint64_t t, bool *stall)
+{
+    uint64_t dt = t >= s->last_update_ns ? t - s->last_update_ns : 0;
+    *stall = dt > s->max_gap_ns;
+    return *stall ? s->step_ns : dt; /* a stall drops the gap: one nominal step */
+}
+
+tempo__sched_plan tempo__sched_plan_fixed(const tempo__sched *s, uint64_t t, uint64_t absent_ns)
+{
+    tempo__sched_plan p = {0};
+    p.due_ns = tempo__sched_next_tick_ns(s);
+    if (t < p.due_ns)
+        return p;
+    /* The catch-up cap bounds the updates between two renders, not per
+     * frame: a frame that cannot render yet (render cap) must not be
+     * followed by another batch. The overdue ticks wait for the render. */
+    uint64_t per_render = tempo__sched_updates_per_render(s);
+    if (tempo__sched_updates_blocked(s))
+        return p;
+    p.run = true;
+    p.limit = s->pacing == TEMPO_LOOP_PACING_WITHHELD ? UINT64_MAX : per_render - s->updates_since_render;
+    p.late_ns = t - p.due_ns;
+    p.pending = tempo__sched_count(s->epoch_ns, s->update_hz, t) - s->tick;
+    if (p.late_ns <= s->max_gap_ns)
+        return p;
+    if (absent_ns > s->max_gap_ns) {
+        /* A stall: the loop did not run at all for longer than the clamp
+         * (a suspended process, a debugger, a clock jump). Drop what is
+         * owed and restart at the present. */
+        p.clamp = TEMPO__SCHED_STALL;
+        p.dropped = p.pending - 1;
+        p.pending = 1;
+    } else {
+        /* A slow machine: the loop ran all along (renders or updates
+         * slower than the schedule). Keep the debt at max_gap instead of
+         * throwing it away, so up to max_frameskip updates still run per
+         * render and the game slows down only as far as it must
+         * (deWiTTERS' loop); what is given up is game time behind the wall
+         * clock (slowdown_ns). */
+        p.clamp = TEMPO__SCHED_DEBT_CAP;
+        p.new_epoch_ns = t - s->max_gap_ns;
+        p.slowdown_ns = p.new_epoch_ns - p.due_ns;
+        p.pending = tempo__sched_count(p.new_epoch_ns, s->update_hz, t);
+    }
+    return p;
+}

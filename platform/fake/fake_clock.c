@@ -1,0 +1,152 @@
+/* The fake backend's clock (fake_platform.h): virtual by default, moved by
+ * waits that would block, by plat_sleep_until_ns and by the test; or the
+ * real monotonic clock with real time on. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_internal.h"
+#include "fake_platform.h"
+#include "tempo_internal.h"
+
+static SDL_SpinLock g_init_spin;
+static _Atomic(SDL_mutex *) g_lock;
+static SDL_cond *g_cond;
+static _Atomic(uint64_t) g_now = PLAT_FAKE_START_NS; /* written under g_lock, read anywhere */
+/* -1: not decided yet (the environment decides at first use), 0 virtual, 1 real. */
+static atomic_int g_real = -1;
+
+uint64_t fake__n_real_blocks, fake__n_jumps;
+
+static bool real_time(void)
+{
+    int r = atomic_load(&g_real);
+    if (r < 0) {
+        const char *env = SDL_getenv("TEMPO_FAKE_REAL_TIME");
+        int want = env != NULL && env[0] == '1';
+        atomic_compare_exchange_strong(&g_real, &r, want);
+        r = atomic_load(&g_real);
+    }
+    return r == 1;
+}
+
+bool fake__virtual(void)
+{
+    return !real_time();
+}
+
+bool plat_fake_is_virtual(void)
+{
+    return !real_time();
+}
+
+void plat_fake_set_real_time(bool on)
+{
+    atomic_store(&g_real, on ? 1 : 0);
+}
+
+SDL_mutex *fake__lock(void)
+{
+    SDL_mutex *m = atomic_load_explicit(&g_lock, memory_order_acquire);
+    if (m != NULL)
+        return m;
+    SDL_AtomicLock(&g_init_spin);
+    m = atomic_load_explicit(&g_lock, memory_order_relaxed);
+    if (m == NULL) {
+        m = SDL_CreateMutex();
+        g_cond = SDL_CreateCond();
+        if (m == NULL || g_cond == NULL) {
+            tempo__set_error(TEMPO_EPLATFORM, "fake backend: SDL_CreateMutex/SDL_CreateCond: %s", SDL_GetError());
+            SDL_DestroyMutex(m);
+            SDL_DestroyCond(g_cond);
+            g_cond = NULL;
+            m = NULL;
+        } else {
+            atomic_store_explicit(&g_lock, m, memory_order_release);
+        }
+    }
+    SDL_AtomicUnlock(&g_init_spin);
+    return m;
+}
+
+SDL_cond *fake__cond(void)
+{
+    return fake__lock() != NULL ? g_cond : NULL;
+}
+
+uint64_t fake__real_now_ns(void)
+{
+    static Uint64 freq;
+    if (freq == 0)
+        freq = SDL_GetPerformanceFrequency(); /* constant; a racy first write stores the same value */
+    Uint64 c = SDL_GetPerformanceCounter();
+    return (c / freq) * 1000000000u + (c % freq) * 1000000000u / freq;
+}
+
+uint64_t fake__now_locked(void)
+{
+    return real_time() ? fake__real_now_ns() : atomic_load(&g_now);
+}
+
+void fake__advance_locked(uint64_t t)
+{
+    if (!real_time() && t != UINT64_MAX && t > atomic_load(&g_now)) {
+        atomic_store(&g_now, t);
+        fake__n_jumps++;
+    }
+    fake__fire_scripts_locked(fake__now_locked());
+    SDL_CondBroadcast(g_cond);
+}
+
+uint64_t plat_now_ns(void)
+{
+    return real_time() ? fake__real_now_ns() : atomic_load(&g_now);
+}
+
+void plat_fake_advance_to_ns(uint64_t t_ns)
+{
+    SDL_mutex *lock = fake__lock();
+    if (lock == NULL || real_time())
+        return;
+    SDL_LockMutex(lock);
+    fake__advance_locked(t_ns);
+    SDL_UnlockMutex(lock);
+}
+
+void plat_sleep_until_ns(uint64_t deadline_ns)
+{
+    if (!real_time()) {
+        plat_fake_advance_to_ns(deadline_ns);
+        return;
+    }
+    /* SDL_Delay counts milliseconds: round up so we never wake early. */
+    for (uint64_t now = fake__real_now_ns(); now < deadline_ns; now = fake__real_now_ns()) {
+        uint64_t ms = (deadline_ns - now + 999999u) / 1000000u;
+        SDL_Delay(ms > 0x7fffffffu ? 0x7fffffffu : (Uint32)ms);
+    }
+}
+
+uint64_t plat_fake_real_blocks(void)
+{
+    SDL_mutex *lock = fake__lock();
+    SDL_LockMutex(lock);
+    uint64_t n = fake__n_real_blocks;
+    SDL_UnlockMutex(lock);
+    return n;
+}
+
+uint64_t plat_fake_jumps(void)
+{
+    SDL_mutex *lock = fake__lock();
+    SDL_LockMutex(lock);
+    uint64_t n = fake__n_jumps;
+    SDL_UnlockMutex(lock);
+    return n;
+}
+
+int plat_process_usage(tempo_usage *out)
+{
+    /* A process on a virtual clock has no CPU time to speak of. */
+    memset(out, 0, sizeof *out);
+    return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOTSUP, "fake backend: no process usage");
+}

@@ -1,0 +1,36 @@
+/* What the fake backend's files share (platform/fake/). One process-wide
+ * lock guards the virtual clock, every handle's state and the scripts; one
+ * condition variable wakes every blocked wait when any of them changes. */
+#ifndef TEMPO_FAKE_INTERNAL_H
+#define TEMPO_FAKE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <SDL.h>
+
+/* The lock and the condition variable, created on first use (NULL with the
+ * detail set if SDL cannot make them). */
+SDL_mutex *fake__lock(void);
+SDL_cond *fake__cond(void);
+
+/* True while the clock is virtual. */
+bool fake__virtual(void);
+
+/* [fake__lock] The clock now. */
+uint64_t fake__now_locked(void);
+
+/* [fake__lock] Moves the virtual clock to t (if later), fires the scripts
+ * due by then and wakes every blocked wait. */
+void fake__advance_locked(uint64_t t);
+
+/* [fake__lock] Sets every scripted event due at `now` (fake_wait.c). */
+void fake__fire_scripts_locked(uint64_t now);
+
+/* The real monotonic clock, ns. */
+uint64_t fake__real_now_ns(void);
+
+/* [fake__lock] Counters for plat_fake_real_blocks / plat_fake_jumps. */
+extern uint64_t fake__n_real_blocks, fake__n_jumps;
+
+#endif /* TEMPO_FAKE_INTERNAL_H */
