@@ -3,18 +3,17 @@
  * Exactly one backend (platform/sdl/, platform/win32/ or platform/web/) is
  * compiled into the library. Tests also build the framework against
  * platform/fake/ (a virtual clock and scripted handles, fake_platform.h),
- * which runs the same conformance suite; it is never installed. The framework calls only what
- * is declared here, after validating arguments, so every backend sees the
- * same, already-checked input and gives the same errors.
- * A backend's files mirror each other: <backend>_clock.c, <backend>_wait.c,
- * <backend>_thread.c, <backend>_filewatch.c, <backend>_input.c (win32:
- * win32_dinput.c). What both
- * backends share has one home: platform/plat_*.h (header-only logic:
- * plat_sched.h, plat_announce.h) and platform/common/ (plat_file.c: the file
- * reader, plat_file_open_read; plat_loop_run.c: tempo_loop_run's blocking
- * frames, every backend but the web; plat_sdl_hook.c: the SDL event-queue
- * hook and controller polling of message waits, every build;
- * plat_clock_windows.c:
+ * which runs the same conformance suite; it is never installed. The
+ * framework calls only what is declared here, after validating arguments, so
+ * every backend sees the same, already-checked input and gives the same
+ * errors. A backend's files mirror each other: <backend>_clock.c,
+ * <backend>_wait.c, <backend>_thread.c, <backend>_filewatch.c,
+ * <backend>_input.c (win32: win32_dinput.c). What the backends share has
+ * one home: platform/plat_*.h (header-only logic: plat_sched.h,
+ * plat_announce.h) and platform/common/ (plat_file.c: the file reader,
+ * plat_file_open_read; plat_loop_run.c: tempo_loop_run's blocking frames,
+ * every backend but the web; plat_sdl_hook.c: the SDL event-queue hook and
+ * controller polling of message waits, every build; plat_clock_windows.c:
  * the clock and process usage, Windows builds). Under both lies the ground
  * floor, platform/os/ (os.h: thin OS wrappers, one file per OS where the OS
  * differs: os_file_posix.c, os_file_windows.c), which calls neither SDL nor
