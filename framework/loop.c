@@ -271,6 +271,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->owns_present = desc->renderer != NULL || desc->present != NULL;
     L->input_event = desc->input_event;
     L->on_pause = desc->on_pause;
+    L->on_stop = desc->on_stop;
     L->display_hz_given = desc->display_hz != 0;
     L->display_hz = L->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
                                         : detect_display_hz(L->window);
@@ -1771,6 +1772,13 @@ int tempo_loop_display_frame(tempo_loop *L)
     int r = tempo_loop_frame(L);
     L->in_display_frame = false;
     return r;
+}
+
+void tempo__loop_run_ended(tempo_loop *L, int result)
+{
+    tempo_loop_stop_fn fn = L->on_stop;
+    if (fn != NULL)
+        fn(L, result, L->user); /* it may destroy L: nothing touches L after */
 }
 
 int tempo_loop_run(tempo_loop *L)

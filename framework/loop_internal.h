@@ -209,6 +209,7 @@ struct tempo_loop {
     /* pause notifications and the game's own pause */
     tempo_loop_input_fn input_event;
     tempo_loop_pause_fn on_pause;
+    tempo_loop_stop_fn on_stop; /* desc.on_stop: tempo_loop_run() ended */
     bool notified_paused;          /* what on_pause / the input were last told */
     bool told_quit;                /* the sources' pause hooks heard of the quit */
     bool game_paused;

@@ -65,6 +65,11 @@ void plat_shutdown(void);
  * return (platform/web/web_loop.c). [loop thread] */
 struct tempo_loop;
 int plat_loop_run(struct tempo_loop *loop);
+/* [framework, loop.c] What plat_loop_run calls once when the frames end,
+ * after the last one and outside every frame, with 0 (quit) or the negative
+ * error: runs desc.on_stop, which may destroy the loop (the backend touches
+ * it no more). */
+void tempo__loop_run_ended(struct tempo_loop *loop, int result);
 
 /* ---- Clock ------------------------------------------------------------- */
 

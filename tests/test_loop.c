@@ -966,6 +966,54 @@ static void rate_change_keeps_phase_without_burst(void)
 
 /* ---- Quit and re-entrancy --------------------------------------------------------------- */
 
+/* desc.on_stop: the game's shutdown, run by tempo_loop_run() once the loop
+ * stopped (on the web tempo_loop_run() never returns, so a sample that
+ * shuts down here runs unchanged on every backend). */
+typedef struct stop_probe {
+    int calls, result, frame_rc;
+    tempo_loop *loop;
+} stop_probe;
+
+static void stop_quit_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)alpha;
+    (void)user;
+    tempo_loop_quit(loop);
+}
+
+static void stop_record(tempo_loop *loop, int result, void *user)
+{
+    stop_probe *p = user;
+    p->calls++;
+    p->result = result;
+    p->loop = loop;
+    p->frame_rc = tempo_loop_frame(loop); /* outside every frame: 1 (quit), not TEMPO_EBUSY */
+    tempo_loop_destroy(loop);             /* allowed here: run touches the loop no more */
+}
+
+static void on_stop_runs_once_after_run_and_may_destroy(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    stop_probe p = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .render = stop_quit_render, .on_stop = stop_record, .user = &p, .clock = clock_of(&clk)});
+    CHECK(loop != NULL);
+    CHECK_EQ_INT(tempo_loop_run(loop), 0);
+    CHECK_EQ_INT(p.calls, 1);
+    CHECK_EQ_INT(p.result, 0);
+    CHECK(p.loop == loop);
+    CHECK_EQ_INT(p.frame_rc, 1);
+
+    /* A game driving tempo_loop_frame() itself has its own end: no on_stop. */
+    stop_probe q = {0};
+    loop = tempo_loop_create(&(tempo_loop_desc){
+        .render = stop_quit_render, .on_stop = stop_record, .user = &q, .clock = clock_of(&clk)});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 1);
+    CHECK_EQ_INT(q.calls, 0);
+    tempo_loop_destroy(loop);
+}
+
 static void quit_reentry(tempo_loop *loop, float alpha, void *user)
 {
     (void)alpha;
@@ -2595,6 +2643,7 @@ static const tt_case cases[] = {
     TT_CASE(request_render_draws_once),
     TT_CASE(rate_change_keeps_phase_without_burst),
     TT_CASE(quit_from_callback_and_no_reentry),
+    TT_CASE(on_stop_runs_once_after_run_and_may_destroy),
     TT_CASE(watches_fire_once_per_frame),
     TT_CASE(watch_limit_is_the_wait_limit_minus_two),
     TT_CASE(pause_when_minimized_and_no_burst_on_resume),

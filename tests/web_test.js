@@ -38,6 +38,9 @@ const KEYED = { bounce: 'v', loading: 'v' }; // samples whose key prints a line 
 // web): "running" once main() started (emscripten's Module.calledRun) and until it printed the
 // summary it prints when it ends, "quit" after.
 const LOOPLESS = { waitdemo: /^waitdemo summary/ };
+// Samples whose shutdown runs from the loop's quit path (desc.on_stop; docs/web.md, "One source for
+// every backend"): after Esc they print the summary they print natively after tempo_loop_run.
+const SHUTDOWN = { inputview: /^inputview summary/, rhythm: /^rhythm summary/ };
 
 let passed = 0, failed = 0;
 function check(name, ok, detail) {
@@ -187,6 +190,16 @@ async function runSample(browser, base, name, results) {
     await page.keyboard.press('Escape');
     s = await waitState('quit', 5000);
     check(`${name}: key Esc quits`, s === 'quit', `state "${s}"`);
+    if (SHUTDOWN[name]) {
+      const end = Date.now() + 5000;
+      let seen = '';
+      while (!seen && Date.now() < end) {
+        seen = lines.find((l) => SHUTDOWN[name].test(l)) || '';
+        if (!seen) await sleep(50);
+      }
+      check(`${name}: its shutdown runs at quit (desc.on_stop)`, !!seen,
+        seen ? `it printed "${seen}"` : `no line matching ${SHUTDOWN[name]} within 5 s of the quit`);
+    }
   }
   probing = false;
   await prober;

@@ -10,5 +10,7 @@ int plat_loop_run(struct tempo_loop *loop)
     int r;
     while ((r = tempo_loop_frame(loop)) == 0) {
     }
-    return r < 0 ? r : 0;
+    r = r < 0 ? r : 0;
+    tempo__loop_run_ended(loop, r); /* desc.on_stop: may destroy the loop */
+    return r;
 }

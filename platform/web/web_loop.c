@@ -23,7 +23,9 @@
  * main runs, and main's locals stay where they are (emscripten does not pop
  * main's stack frame; its docs warn against relying on that: keep the
  * game's state static or on the heap). When the loop quits or fails, the
- * callbacks stop and the page stays as it is.
+ * callbacks stop, desc.on_stop runs (the game's shutdown: the same code as
+ * after tempo_loop_run() returns on the other backends) and the page stays
+ * as it is.
  *
  * What the page can read (the gallery and tests/web_test.js do):
  *   Module.tempoLoop   "running", "quit" or "error: <text>";
@@ -49,6 +51,7 @@
 typedef struct web_driver {
     tempo_loop *loop;
     bool running;
+    int result;        /* once stopped: 0 (quit) or the negative error */
     bool frames_set;   /* emscripten_set_main_loop_arg was called */
     long timer_id;     /* the armed setTimeout, 0: none */
     uint64_t timer_at; /* its deadline */
@@ -120,6 +123,7 @@ static void run_frame(web_driver *d, bool display)
     if (r == 0)
         return;
     d->running = false;
+    d->result = r < 0 ? r : 0;
     if (d->timer_id != 0)
         emscripten_clear_timeout(d->timer_id);
     d->timer_id = 0;
@@ -135,6 +139,10 @@ static void run_frame(web_driver *d, bool display)
         tempo__log(TEMPO_LOG_INFO, "tempo_loop_run: the loop quit; the page stays as it is");
         publish_state("quit");
     }
+    /* desc.on_stop: the game's shutdown, which may destroy the loop. */
+    tempo_loop *loop = d->loop;
+    d->loop = NULL;
+    tempo__loop_run_ended(loop, d->result);
 }
 
 static void on_timer(void *user)
@@ -203,7 +211,7 @@ int plat_loop_run(tempo_loop *loop)
      * deadlines) before the first animation frame. */
     run_frame(d, false);
     if (!d->running)
-        return 0;
+        return d->result; /* it ended in that frame (on_stop ran): main() goes on */
     arm_timer(d);
     /* fps 0: requestAnimationFrame. simulate_infinite_loop 1: does not
      * return (see the top of this file). */
