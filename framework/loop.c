@@ -141,6 +141,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->owns_present = desc->renderer != NULL || desc->present != NULL;
     L->input_event = desc->input_event;
     L->on_pause = desc->on_pause;
+    L->on_stop = desc->on_stop;
     L->display_hz_given = desc->display_hz != 0;
     L->display_hz = L->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
                                         : tempo__loop_display_hz(L->window);
@@ -580,6 +581,9 @@ static tempo__sched sched_of(const tempo_loop *L)
         .dirty = L->dirty,
         .event_dirty = L->event_dirty,
         .game_paused = L->game_paused,
+        .display_driven = L->display_driven,
+        .in_display_frame = L->in_display_frame,
+        .last_display_ns = L->last_display_ns,
     };
 }
 
@@ -788,6 +792,10 @@ uint64_t tempo__loop_source_deadline(const tempo_loop *L, uint64_t now)
         uint64_t d = L->frame_seq_ns + L->step_ns;
         return d > now ? d : now + L->step_ns;
     }
+    if (L->display_driven) {
+        tempo__sched s = sched_of(L);
+        return tempo__sched_display_source_by(&s, L->wake_ns);
+    }
     return next_deadline(L, now);
 }
 
@@ -986,12 +994,32 @@ int tempo_loop_frame(tempo_loop *L)
     return atomic_load(&L->quit) ? 1 : 0;
 }
 
+int tempo_loop_display_frame(tempo_loop *L)
+{
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    if (L->in_frame)
+        return TEMPO_EBUSY;
+    L->display_driven = true;
+    L->in_display_frame = true;
+    L->last_display_ns = loop_now(L);
+    int r = tempo_loop_frame(L);
+    L->in_display_frame = false;
+    return r;
+}
+
+void tempo__loop_run_ended(tempo_loop *L, int result)
+{
+    tempo_loop_stop_fn fn = L->on_stop;
+    if (fn != NULL)
+        fn(L, result, L->user); /* it may destroy L: nothing touches L after */
+}
+
 int tempo_loop_run(tempo_loop *L)
 {
-    int r;
-    while ((r = tempo_loop_frame(L)) == 0) {
-    }
-    return r < 0 ? r : 0;
+    if (L == NULL)
+        return TEMPO_EINVAL;
+    return plat_loop_run(L); /* the backend owns how frames follow each other */
 }
 
 uint64_t tempo_loop_next_due_ns(const tempo_loop *L)

@@ -172,6 +172,9 @@ struct tempo_loop {
     unsigned pause_mask;
     bool was_paused;
     bool in_frame;
+    bool display_driven;   /* tempo_loop_display_frame() was called: only display frames render */
+    bool in_display_frame; /* inside tempo_loop_display_frame() */
+    uint64_t last_display_ns; /* when the last display frame began */
     SDL_threadID thread;     /* the loop thread: the one that created the loop */
     uint64_t frame_game_ns;  /* callback time in the current frame */
     uint32_t updates_since_render; /* max_frameskip bounds this, not one frame's batch */
@@ -206,6 +209,7 @@ struct tempo_loop {
     /* pause notifications and the game's own pause */
     tempo_loop_input_fn input_event;
     tempo_loop_pause_fn on_pause;
+    tempo_loop_stop_fn on_stop; /* desc.on_stop: tempo_loop_run() ended */
     bool notified_paused;          /* what on_pause / the input were last told */
     bool told_quit;                /* the sources' pause hooks heard of the quit */
     bool game_paused;

@@ -38,6 +38,20 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
 {
     if (s->pacing == TEMPO_LOOP_PACING_WITHHELD)
         return s->withheld_probe_ns; /* renders only as the probe */
+    /* The host calls a frame per displayed frame (tempo_loop_display_frame):
+     * the display is the vsync, so a render happens in such a frame and
+     * only there. A slot schedule of our own would beat against the
+     * display's: with both at 60 Hz and a slot a hair after the display's
+     * call, every other displayed frame would go without a render. A render
+     * cap still holds. */
+    if (s->display_driven) {
+        if (!s->in_display_frame)
+            return UINT64_MAX; /* TEMPO_INFINITE: not before the next display frame */
+        if (s->render_hz == 0 || !tempo__sched_render_scheduled(s))
+            return now;
+        uint64_t cap = tempo__sched_at(s->epoch_ns, s->render_hz, s->slot);
+        return cap > now ? cap : now;
+    }
     /* LOCKSTEP renders after its ticks: its probe renders alternate
      * between the tick and a quarter period after it, and wait for the
      * probe's instant after the previous return as well (a present that
@@ -79,6 +93,15 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
             slot = floor;
     }
     return slot;
+}
+
+uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_start_ns)
+{
+    uint64_t period = s->display_hz != 0 ? (1000000000ull + s->display_hz / 2) / s->display_hz : 0;
+    uint64_t by = s->in_display_frame ? frame_start_ns + period / 2 : s->last_display_ns + period;
+    if (!s->game_paused && s->policy != TEMPO_LOOP_VARIABLE)
+        by = min_u64(by, tempo__sched_next_tick_ns(s));
+    return by;
 }
 
 bool tempo__sched_render_wanted(const tempo__sched *s, bool variable_ran)

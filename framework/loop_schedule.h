@@ -49,6 +49,11 @@ typedef struct tempo__sched {
     bool dirty;       /* a render is owed */
     bool event_dirty; /* an SDL event arrived since the last render */
     bool game_paused; /* tempo_loop_set_game_paused: no ticks, renders on */
+
+    /* a host that calls a frame per displayed frame (tempo_loop_display_frame) */
+    bool display_driven;      /* it did: only its display frames render */
+    bool in_display_frame;    /* this frame is one of them */
+    uint64_t last_display_ns; /* when the last display frame began */
 } tempo__sched;
 
 /* The rate of the render slot schedule: the cap, else (timer pacing) the
@@ -65,6 +70,13 @@ bool tempo__sched_render_scheduled(const tempo__sched *s);
 /* The earliest instant the next render may happen, seen at `now`. A
  * paced slot comes slot_shift_ns earlier than the schedule's. */
 uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now);
+
+/* Display-driven (tempo_loop_display_frame()): the deadline by which the
+ * sources' work in this frame yields. The host runs one thing at a time:
+ * in a display frame the render follows the sources, which get half a
+ * refresh period from `frame_start_ns`; between display frames they get
+ * until the next one is expected. A due update tick comes first. */
+uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_start_ns);
 
 /* Whether the policy wants a render now that events and updates ran
  * (`variable_ran`: VARIABLE's update ran this frame). */

@@ -1,17 +1,18 @@
 /* The platform contract: everything a Tempo backend provides.
  *
- * Exactly one backend (platform/sdl/ or platform/win32/) is compiled into
- * the library. Tests also build the framework against platform/fake/ (a
- * virtual clock and scripted handles, fake_platform.h), which runs the same
- * conformance suite; it is never installed. The framework calls only what
- * is declared here, after validating arguments, so every backend sees the
- * same, already-checked input and gives the same errors.
- * A backend's files mirror each other: <backend>_clock.c, <backend>_wait.c,
- * <backend>_thread.c, <backend>_filewatch.c, <backend>_input.c (win32:
- * win32_dinput.c). What both
- * backends share has one home: platform/plat_*.h (header-only logic:
- * plat_sched.h, plat_announce.h) and platform/common/ (plat_file.c: the file
- * reader, plat_file_open_read; plat_sdl_hook.c: the SDL event-queue hook and
+ * Exactly one backend (platform/sdl/, platform/win32/ or platform/web/) is
+ * compiled into the library. Tests also build the framework against
+ * platform/fake/ (a virtual clock and scripted handles, fake_platform.h),
+ * which runs the same conformance suite; it is never installed. The
+ * framework calls only what is declared here, after validating arguments, so
+ * every backend sees the same, already-checked input and gives the same
+ * errors. A backend's files mirror each other: <backend>_clock.c,
+ * <backend>_wait.c, <backend>_thread.c, <backend>_filewatch.c,
+ * <backend>_input.c (win32: win32_dinput.c). What the backends share has
+ * one home: platform/plat_*.h (header-only logic: plat_sched.h,
+ * plat_announce.h) and platform/common/ (plat_file.c: the file reader,
+ * plat_file_open_read; plat_loop_run.c: tempo_loop_run's blocking frames,
+ * every backend but the web; plat_sdl_hook.c: the SDL event-queue hook and
  * controller polling of message waits, every build; plat_clock_windows.c:
  * the clock and process usage, Windows builds). Under both lies the ground
  * floor, platform/os/ (os.h: thin OS wrappers, one file per OS where the OS
@@ -39,7 +40,7 @@
 
 /* ---- Identity ---------------------------------------------------------- */
 
-/* "sdl" or "win32". */
+/* "sdl", "win32" or "web". */
 const char *plat_backend_name(void);
 
 /* TEMPO_CAP_* bits (tempo/base.h) of this backend: what callers and tests
@@ -56,6 +57,19 @@ int plat_video_prepare(void);
 
 /* Frees process-wide resources; see tempo_shutdown(). [loop thread] */
 void plat_shutdown(void);
+
+/* tempo_loop_run(): runs `loop` (already checked non-NULL) until it quits.
+ * sdl, win32: calls tempo_loop_frame() until it returns non-zero and
+ * returns 0 or its negative error (platform/common/plat_loop_run.c). web:
+ * hands the loop to the browser's animation frames and timers and does not
+ * return (platform/web/web_loop.c). [loop thread] */
+struct tempo_loop;
+int plat_loop_run(struct tempo_loop *loop);
+/* [framework, loop.c] What plat_loop_run calls once when the frames end,
+ * after the last one and outside every frame, with 0 (quit) or the negative
+ * error: runs desc.on_stop, which may destroy the loop (the backend touches
+ * it no more). */
+void tempo__loop_run_ended(struct tempo_loop *loop, int result);
 
 /* ---- Clock ------------------------------------------------------------- */
 

@@ -966,6 +966,54 @@ static void rate_change_keeps_phase_without_burst(void)
 
 /* ---- Quit and re-entrancy --------------------------------------------------------------- */
 
+/* desc.on_stop: the game's shutdown, run by tempo_loop_run() once the loop
+ * stopped (on the web tempo_loop_run() never returns, so a sample that
+ * shuts down here runs unchanged on every backend). */
+typedef struct stop_probe {
+    int calls, result, frame_rc;
+    tempo_loop *loop;
+} stop_probe;
+
+static void stop_quit_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)alpha;
+    (void)user;
+    tempo_loop_quit(loop);
+}
+
+static void stop_record(tempo_loop *loop, int result, void *user)
+{
+    stop_probe *p = user;
+    p->calls++;
+    p->result = result;
+    p->loop = loop;
+    p->frame_rc = tempo_loop_frame(loop); /* outside every frame: 1 (quit), not TEMPO_EBUSY */
+    tempo_loop_destroy(loop);             /* allowed here: run touches the loop no more */
+}
+
+static void on_stop_runs_once_after_run_and_may_destroy(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    stop_probe p = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .render = stop_quit_render, .on_stop = stop_record, .user = &p, .clock = clock_of(&clk)});
+    CHECK(loop != NULL);
+    CHECK_EQ_INT(tempo_loop_run(loop), 0);
+    CHECK_EQ_INT(p.calls, 1);
+    CHECK_EQ_INT(p.result, 0);
+    CHECK(p.loop == loop);
+    CHECK_EQ_INT(p.frame_rc, 1);
+
+    /* A game driving tempo_loop_frame() itself has its own end: no on_stop. */
+    stop_probe q = {0};
+    loop = tempo_loop_create(&(tempo_loop_desc){
+        .render = stop_quit_render, .on_stop = stop_record, .user = &q, .clock = clock_of(&clk)});
+    CHECK_EQ_INT(tempo_loop_frame(loop), 1);
+    CHECK_EQ_INT(q.calls, 0);
+    tempo_loop_destroy(loop);
+}
+
 static void quit_reentry(tempo_loop *loop, float alpha, void *user)
 {
     (void)alpha;
@@ -2509,6 +2557,73 @@ static void request_render_on_the_loop_thread_is_no_signal(void)
     tempo_loop_destroy(loop);
 }
 
+/* Issue 24: a host that calls a frame per displayed frame (the browser's
+ * requestAnimationFrame) and, in between, frames at the update ticks the
+ * loop names (browser timers) -- what the web backend's tempo_loop_run()
+ * does. The display runs at 60.24 Hz, a hair faster than the loop's own
+ * 60 Hz render slots: with slots, some display frames would find the slot
+ * not yet due and show nothing new. Display frames must each render, the
+ * frames between them never, and the updates keep their 25 Hz. */
+typedef struct display_count {
+    uint64_t renders, renders_between, updates;
+    bool in_display;
+} display_count;
+
+static void display_update(tempo_loop *loop, uint64_t dt_ns, void *user)
+{
+    (void)loop;
+    (void)dt_ns;
+    ((display_count *)user)->updates++;
+}
+
+static void display_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    display_count *c = user;
+    c->renders++;
+    if (!c->in_display)
+        c->renders_between++;
+}
+
+static void display_frames_render_and_ticks_update(void)
+{
+    fake_clock clk;
+    fake_init(&clk);
+    display_count c = {0};
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .update_hz = 25, .update = display_update, .render = display_render, .user = &c, .clock = clock_of(&clk)});
+    const uint64_t period = 16600000; /* 60.24 Hz */
+    const uint64_t step = S / 25;
+    uint64_t next_vsync = T0, displays = 0, off_schedule = 0, iterations = 0;
+    while (clk.now < T0 + 10 * S && iterations++ < 100000) {
+        uint64_t due = tempo_loop_next_due_ns(loop);
+        if (displays > 0 && due > clk.now && (due - T0) % step != 0)
+            off_schedule++; /* between display frames only update ticks are due */
+        if (next_vsync <= due) {
+            clk.now = next_vsync > clk.now ? next_vsync : clk.now;
+            c.in_display = true;
+            CHECK_EQ_INT(tempo_loop_display_frame(loop), 0);
+            c.in_display = false;
+            displays++;
+            next_vsync += period;
+        } else {
+            clk.now = due > clk.now ? due : clk.now;
+            CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+        }
+    }
+    tt_note("%llu display frames, %llu renders (%llu between them), %llu updates, %llu dues off the tick schedule",
+            (unsigned long long)displays, (unsigned long long)c.renders, (unsigned long long)c.renders_between,
+            (unsigned long long)c.updates, (unsigned long long)off_schedule);
+    CHECK_EQ_U64(c.renders, displays);
+    CHECK_EQ_U64(c.renders_between, 0);
+    CHECK_EQ_U64(off_schedule, 0);
+    CHECK(c.updates >= 250 && c.updates <= 251);
+    /* NULL is refused, as tempo_loop_frame refuses it. */
+    CHECK_EQ_INT(tempo_loop_display_frame(NULL), TEMPO_EINVAL);
+    tempo_loop_destroy(loop);
+}
+
 static const tt_case cases[] = {
     TT_CASE(sched_math_is_exact),
     TT_CASE(histogram_percentiles),
@@ -2528,6 +2643,7 @@ static const tt_case cases[] = {
     TT_CASE(request_render_draws_once),
     TT_CASE(rate_change_keeps_phase_without_burst),
     TT_CASE(quit_from_callback_and_no_reentry),
+    TT_CASE(on_stop_runs_once_after_run_and_may_destroy),
     TT_CASE(watches_fire_once_per_frame),
     TT_CASE(watch_limit_is_the_wait_limit_minus_two),
     TT_CASE(pause_when_minimized_and_no_burst_on_resume),
@@ -2555,6 +2671,7 @@ static const tt_case cases[] = {
     TT_CASE(frameskip_bounds_updates_between_renders),
     TT_CASE(low_render_cap_keeps_the_update_rate),
     TT_CASE(request_render_on_the_loop_thread_is_no_signal),
+    TT_CASE(display_frames_render_and_ticks_update),
 };
 
 int main(int argc, char **argv)

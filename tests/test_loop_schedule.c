@@ -386,6 +386,58 @@ static void variable_dt_is_measured_and_a_gap_is_a_stall(void)
     CHECK(!stall);
 }
 
+/* A host that calls a frame per displayed frame (tempo_loop_display_frame,
+ * the web backend's requestAnimationFrame): renders happen in those frames
+ * only, at once unless a render cap's slot is later; between them the
+ * deadline is the next tick, never a render slot of the loop's own. */
+static void display_frames_alone_render(void)
+{
+    tempo__sched s = base();
+    s.display_driven = true;
+    s.tick = 1;
+    uint64_t now = T0 + 5 * MS;
+    /* Between display frames: no render slot, the wait is for the tick. */
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, now), TEMPO_INFINITE);
+    CHECK_EQ_U64(tempo__sched_next_deadline(&s, now), T0 + 16666666);
+    /* Even with every update of the catch-up used: the ticks wait for the
+     * next display frame, not for a slot that never comes. */
+    s.updates_since_render = 5;
+    CHECK_EQ_U64(tempo__sched_next_deadline(&s, now), TEMPO_INFINITE);
+    s.updates_since_render = 0;
+    /* In a display frame: the render is now, whatever the 60 Hz timer
+     * slot (slot 1 at T0 + 16.7 ms) would say. */
+    s.in_display_frame = true;
+    s.slot = 1;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, now), now);
+    /* A render cap still holds: 30 Hz, slot 1 at T0 + 33.3 ms. */
+    s.render_hz = 30;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, now), T0 + 33333333);
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 40 * MS), T0 + 40 * MS);
+}
+
+/* Display-driven sources yield half a refresh period into a display frame
+ * (the render follows), else when the next display frame is expected; a
+ * due tick comes first, except for VARIABLE and in the game's pause. */
+static void display_driven_sources_yield_before_the_render(void)
+{
+    tempo__sched s = base();
+    s.display_driven = true;
+    s.tick = 3; /* due at T0 + 50 ms */
+    s.in_display_frame = true;
+    CHECK_EQ_U64(tempo__sched_display_source_by(&s, T0 + 20 * MS), T0 + 20 * MS + 8333333);
+    CHECK_EQ_U64(tempo__sched_display_source_by(&s, T0 + 45 * MS), T0 + 50 * MS); /* the tick */
+    s.in_display_frame = false;
+    s.last_display_ns = T0 + 20 * MS;
+    CHECK_EQ_U64(tempo__sched_display_source_by(&s, T0 + 30 * MS), T0 + 20 * MS + 16666667);
+    s.last_display_ns = T0 + 40 * MS;
+    CHECK_EQ_U64(tempo__sched_display_source_by(&s, T0 + 45 * MS), T0 + 50 * MS);
+    s.game_paused = true; /* no ticks: the next display frame */
+    CHECK_EQ_U64(tempo__sched_display_source_by(&s, T0 + 45 * MS), T0 + 40 * MS + 16666667);
+    s.game_paused = false;
+    s.policy = TEMPO_LOOP_VARIABLE; /* its update runs in the frames */
+    CHECK_EQ_U64(tempo__sched_display_source_by(&s, T0 + 45 * MS), T0 + 40 * MS + 16666667);
+}
+
 static const tt_case cases[] = {
     TT_CASE(ticks_follow_the_absolute_schedule),
     TT_CASE(pace_is_the_cap_else_the_display_on_timer_pacing),
@@ -404,6 +456,8 @@ static const tt_case cases[] = {
     TT_CASE(deadline_per_policy),
     TT_CASE(alpha_is_the_place_between_two_ticks),
     TT_CASE(variable_dt_is_measured_and_a_gap_is_a_stall),
+    TT_CASE(display_frames_alone_render),
+    TT_CASE(display_driven_sources_yield_before_the_render),
 };
 
 int main(int argc, char **argv)

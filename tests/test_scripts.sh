@@ -161,5 +161,31 @@ tally_is "no summary (meson test did not run) is one failure" \
 check "./dev has no embedded Python test tally" "$(! grep -q 'json.loads' "$repo/dev"; echo $?)" \
     "./dev still parses meson's JSON"
 
+# --- ./dev's web suite in the final tally ---------------------------------------------------------
+# web_suite and cmd_test's summing lines, taken from ./dev as they are, with ./dev web and the
+# Chromium test stubbed (a node shim prints the test's summary): each of the suite's results lines
+# is counted in "N passed, N failed, N skipped", and cmd_test calls it after game_suite.
+eval "$(sed -n '/^web_suite() {/,/^}/p' "$repo/dev")"
+eval "tally_total() { local tp=0 tf=0 ts=0 line; $(sed -n '/^  for line in "\${results\[@\]}"; do/,/^  echo "\$tp passed, \$tf failed, \$ts skipped"/p' "$repo/dev"); }"
+mkdir -p "$tmp/web/bin" "$tmp/web/top/build-web"
+printf '#!/bin/sh\necho "ok   bounce: loop starts"\necho "3 passed, 0 failed"\n' >"$tmp/web/bin/node"
+chmod +x "$tmp/web/bin/node"
+log() { :; }
+web_total() {  # web_total CMD_WEB_RESULT: the final tally line with the web suite after one other
+    local results=("game: 5 passed, 0 failed, 1 skipped")
+    eval "cmd_web() { return $1; }"
+    top=$tmp/web/top PATH=$tmp/web/bin:$PATH web_suite 2>/dev/null
+    tally_total | tail -1
+}
+got=$(web_total 0)
+check "web suite counted in ./dev's final tally" "$([ "$got" = "9 passed, 0 failed, 1 skipped" ]; echo $?)" \
+    "expected: 9 passed, 0 failed, 1 skipped (game 5+1 skip, web 3 + clean tree) | got: $got"
+got=$(web_total 1)
+check "a failed ./dev web is one failure in the final tally" \
+    "$([ "$got" = "5 passed, 1 failed, 1 skipped" ]; echo $?)" "expected: 5 passed, 1 failed, 1 skipped | got: $got"
+check "cmd_test runs web_suite after game_suite" \
+    "$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -A1 '^  game_suite$' | grep -q '^  web_suite$'; echo $?)" \
+    "cmd_test has no 'web_suite' line right after 'game_suite'"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

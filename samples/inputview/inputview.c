@@ -124,7 +124,13 @@ typedef struct view {
     /* figures */
     int64_t key_lat[SAMPLES], pad_lat[SAMPLES];
     int nkey_lat, npad_lat;
+    /* for the shutdown (on_stop) */
+    tempo_handle *stats, *time_up;
+    tempo_usage u0;
 } view;
+
+/* main()'s exit status, set by the shutdown (on_stop). */
+static int g_exit_status = 1;
 
 static void describe(const tempo_input_event *ev, char *out, size_t size)
 {
@@ -386,57 +392,13 @@ static void figures(const char *what, int64_t *v, int n)
            (double)v[(n * 99) / 100] / 1e6, (double)v[n - 1] / 1e6, n);
 }
 
-int main(int argc, char **argv)
+/* [loop] desc.on_stop: the loop quit (Esc, the window closed, --seconds) or
+ * failed. The whole shutdown is here, not after tempo_loop_run() in main():
+ * on the web tempo_loop_run() never returns (docs/web.md, "One source for
+ * every backend"). */
+static void on_stop(tempo_loop *loop, int rc, void *user)
 {
-    view *v = calloc(1, sizeof *v);
-    if (sample_parse(&v->app, argc, argv, NULL, NULL, NULL) != 0)
-        return 1;
-    /* Offscreen windows never have focus, and SDL drops controller events
-     * of unfocused programs by default; a viewer wants them anyway. */
-    SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
-    /* It draws and presents only when something changed (and measures its
-     * own latency): a blocking vsync present would sit in its render time. */
-    v->app.no_vsync = true;
-    if (sample_open(&v->app, "Tempo inputview", 760, 400) != 0)
-        return 1;
-    v->in = tempo_input_create(NULL);
-    v->inj.stop = tempo_event_create(true, false);
-    tempo_handle *stats = tempo_timer_create(false);
-    tempo_handle *time_up = tempo_timer_create(false);
-    v->loop = v->in ? tempo_loop_create(&(tempo_loop_desc){
-                          .update_hz = 60,
-                          .policy = TEMPO_LOOP_LOCKSTEP, /* update + render per tick, renders on request at once */
-                          .window = v->app.window,
-                          .update = update,
-                          .render = render,
-                          .event = on_event,
-                          .user = v,
-                          .input = v->in,
-                      })
-                    : NULL;
-    if (v->in == NULL || v->inj.stop == NULL || stats == NULL || time_up == NULL || v->loop == NULL) {
-        fprintf(stderr, "inputview: %s\n", tempo_get_error());
-        return 1;
-    }
-    atomic_store(&v->inj.pad_id, -1);
-    v->virtual_index = -1;
-    v->redraw = true;
-    v->start_ns = tempo_now_ns();
-    tempo_usage u0 = {0};
-    tempo_process_usage(&u0);
-    sample_usage(v);
-    tempo_timer_set(stats, v->start_ns + TEMPO_NS_PER_S, TEMPO_NS_PER_S);
-    tempo_loop_watch(v->loop, stats, on_stats, v);
-    if (v->app.seconds > 0) {
-        tempo_timer_set(time_up, v->start_ns + (uint64_t)(v->app.seconds * 1e9), 0);
-        tempo_loop_watch(v->loop, time_up, sample_quit_loop, NULL);
-    }
-    if (v->app.headless) {
-        toggle_virtual_pad(v);
-        toggle_injector(v);
-    }
-
-    int rc = tempo_loop_run(v->loop);
+    view *v = user;
     if (rc != 0)
         fprintf(stderr, "inputview: loop: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
     if (v->injecting)
@@ -449,7 +411,7 @@ int main(int argc, char **argv)
 
     tempo_input_stats st;
     tempo_input_get_stats(v->in, &st);
-    const tempo_loop_counts *t = &tempo_loop_get_stats(v->loop)->total;
+    const tempo_loop_counts *t = &tempo_loop_get_stats(loop)->total;
     tempo_usage u1 = {0};
     tempo_process_usage(&u1);
     double wall = (double)(tempo_now_ns() - v->start_ns) / 1e9;
@@ -473,20 +435,76 @@ int main(int argc, char **argv)
     printf("  controllers open %u, poll rate %u Hz; ring max depth %u, dropped %llu\n", st.pads_open, st.poll_hz,
            st.max_queued, (unsigned long long)st.dropped);
     printf("  whole run: CPU %.2f%% of one core, %.0f process wake-ups/s (with the injector and drawing)\n",
-           100.0 * (double)(u1.cpu_ns - u0.cpu_ns) / 1e9 / wall,
-           (double)(u1.voluntary_switches - u0.voluntary_switches) / wall);
+           100.0 * (double)(u1.cpu_ns - v->u0.cpu_ns) / 1e9 / wall,
+           (double)(u1.voluntary_switches - v->u0.voluntary_switches) / wall);
     figures("injected key: SDL_PushEvent -> loop wake", v->key_lat, v->nkey_lat);
     figures("virtual pad: button set -> poll -> loop wake", v->pad_lat, v->npad_lat);
 
-    tempo_loop_destroy(v->loop);
+    tempo_loop_destroy(loop);
     if (v->virtual_index >= 0)
         SDL_JoystickDetachVirtual(v->virtual_index);
     tempo_input_destroy(v->in);
-    tempo_timer_destroy(stats);
-    tempo_timer_destroy(time_up);
+    tempo_timer_destroy(v->stats);
+    tempo_timer_destroy(v->time_up);
     tempo_event_destroy(v->inj.stop);
     tempo_shutdown();
     sample_close(&v->app);
     free(v);
-    return rc == 0 ? 0 : 1;
+    g_exit_status = rc == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    view *v = calloc(1, sizeof *v);
+    if (sample_parse(&v->app, argc, argv, NULL, NULL, NULL) != 0)
+        return 1;
+    /* Offscreen windows never have focus, and SDL drops controller events
+     * of unfocused programs by default; a viewer wants them anyway. */
+    SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
+    /* It draws and presents only when something changed (and measures its
+     * own latency): a blocking vsync present would sit in its render time. */
+    v->app.no_vsync = true;
+    if (sample_open(&v->app, "Tempo inputview", 760, 400) != 0)
+        return 1;
+    v->in = tempo_input_create(NULL);
+    v->inj.stop = tempo_event_create(true, false);
+    tempo_handle *stats = v->stats = tempo_timer_create(false);
+    tempo_handle *time_up = v->time_up = tempo_timer_create(false);
+    v->loop = v->in ? tempo_loop_create(&(tempo_loop_desc){
+                          .update_hz = 60,
+                          .policy = TEMPO_LOOP_LOCKSTEP, /* update + render per tick, renders on request at once */
+                          .window = v->app.window,
+                          .update = update,
+                          .render = render,
+                          .event = on_event,
+                          .user = v,
+                          .input = v->in,
+                          .on_stop = on_stop,
+                      })
+                    : NULL;
+    if (v->in == NULL || v->inj.stop == NULL || stats == NULL || time_up == NULL || v->loop == NULL) {
+        fprintf(stderr, "inputview: %s\n", tempo_get_error());
+        return 1;
+    }
+    atomic_store(&v->inj.pad_id, -1);
+    v->virtual_index = -1;
+    v->redraw = true;
+    v->start_ns = tempo_now_ns();
+    tempo_process_usage(&v->u0);
+    sample_usage(v);
+    tempo_timer_set(stats, v->start_ns + TEMPO_NS_PER_S, TEMPO_NS_PER_S);
+    tempo_loop_watch(v->loop, stats, on_stats, v);
+    if (v->app.seconds > 0) {
+        tempo_timer_set(time_up, v->start_ns + (uint64_t)(v->app.seconds * 1e9), 0);
+        tempo_loop_watch(v->loop, time_up, sample_quit_loop, NULL);
+    }
+    if (v->app.headless) {
+        toggle_virtual_pad(v);
+        toggle_injector(v);
+    }
+
+    /* Returns here on the native backends; on the web it never returns
+     * (the browser runs the loop): the shutdown is on_stop's, on both. */
+    tempo_loop_run(v->loop);
+    return g_exit_status;
 }

@@ -95,7 +95,14 @@ typedef struct rhythm {
     unsigned taps_seen;
     int64_t tap_wake[TAPS]; /* push -> loop for the auto-taps */
     int ntap_wake;
+    /* for the shutdown (on_stop) */
+    tapper tap_state; /* what tap points to with --autotap */
+    SDL_Thread *tap_thread;
+    tempo_handle *time_up;
 } rhythm;
+
+/* main()'s exit status, set by the shutdown (on_stop). */
+static int g_exit_status = 1;
 
 static int parse_extra(const char *arg, const char *value, void *user)
 {
@@ -550,6 +557,41 @@ static void summary(rhythm *g)
 
 /* ---- Main ------------------------------------------------------------------- */
 
+/* [loop] desc.on_stop: the loop quit (Esc, the window closed, --seconds) or
+ * failed. The whole shutdown is here, not after tempo_loop_run() in main():
+ * on the web tempo_loop_run() never returns (docs/web.md, "One source for
+ * every backend"). */
+static void on_stop(tempo_loop *loop, int rc, void *user)
+{
+    rhythm *g = user;
+    if (rc != 0)
+        fprintf(stderr, "rhythm: loop: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
+    if (g->tap_thread != NULL) {
+        tapper *tap = &g->tap_state;
+        tempo_event_set(tap->stop);
+        SDL_WaitThread(g->tap_thread, NULL);
+        tempo_event_destroy(tap->stop);
+        tempo_event_destroy(tap->click);
+        tempo_timer_destroy(tap->timer);
+    }
+    draw(g);
+    if (g->app.screenshot)
+        sample_screenshot(&g->app, g->app.screenshot);
+    summary(g);
+
+    tempo_loop_destroy(loop);
+    tempo_audio_destroy(g->au);
+    Mix_FreeChunk(g->bar);
+    free(g->bar_pcm);
+    tempo_input_destroy(g->in);
+    tempo_timer_destroy(g->show);
+    tempo_timer_destroy(g->time_up);
+    tempo_shutdown();
+    sample_close(&g->app);
+    free(g);
+    g_exit_status = rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     rhythm *g = calloc(1, sizeof *g);
@@ -570,7 +612,7 @@ int main(int argc, char **argv)
         return 1;
     g->in = tempo_input_create(NULL);
     g->show = tempo_timer_create(false);
-    tempo_handle *time_up = tempo_timer_create(false);
+    tempo_handle *time_up = g->time_up = tempo_timer_create(false);
     g->channel = -1; /* started by the first render */
     g->redraw = true;
     if (g->in == NULL || g->show == NULL || time_up == NULL || open_audio(g) != 0) {
@@ -586,6 +628,7 @@ int main(int argc, char **argv)
         .event = on_event,
         .user = g,
         .input = g->in,
+        .on_stop = on_stop,
     });
     if (g->loop == NULL) {
         fprintf(stderr, "rhythm: %s\n", tempo_get_error());
@@ -598,40 +641,17 @@ int main(int argc, char **argv)
         tempo_timer_set(time_up, g->start_ns + (uint64_t)(g->app.seconds * 1e9), 0);
         tempo_loop_watch(g->loop, time_up, sample_quit_loop, NULL);
     }
-    tapper tap = {0};
-    SDL_Thread *tap_thread = NULL;
     if (g->opt.autotap || g->app.headless) {
-        tap.stop = tempo_event_create(true, false);
-        tap.click = tempo_event_create(false, false);
-        tap.timer = tempo_timer_create(false);
-        g->tap = &tap;
-        tap_thread = SDL_CreateThread(tapper_main, "rhythm-tapper", &tap);
+        tapper *tap = &g->tap_state;
+        tap->stop = tempo_event_create(true, false);
+        tap->click = tempo_event_create(false, false);
+        tap->timer = tempo_timer_create(false);
+        g->tap = tap;
+        g->tap_thread = SDL_CreateThread(tapper_main, "rhythm-tapper", tap);
     }
 
-    int rc = tempo_loop_run(g->loop);
-    if (rc != 0)
-        fprintf(stderr, "rhythm: loop: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
-    if (tap_thread != NULL) {
-        tempo_event_set(tap.stop);
-        SDL_WaitThread(tap_thread, NULL);
-        tempo_event_destroy(tap.stop);
-        tempo_event_destroy(tap.click);
-        tempo_timer_destroy(tap.timer);
-    }
-    draw(g);
-    if (g->app.screenshot)
-        sample_screenshot(&g->app, g->app.screenshot);
-    summary(g);
-
-    tempo_loop_destroy(g->loop);
-    tempo_audio_destroy(g->au);
-    Mix_FreeChunk(g->bar);
-    free(g->bar_pcm);
-    tempo_input_destroy(g->in);
-    tempo_timer_destroy(g->show);
-    tempo_timer_destroy(time_up);
-    tempo_shutdown();
-    sample_close(&g->app);
-    free(g);
-    return rc == 0 ? 0 : 1;
+    /* Returns here on the native backends; on the web it never returns
+     * (the browser runs the loop): the shutdown is on_stop's, on both. */
+    tempo_loop_run(g->loop);
+    return g_exit_status;
 }

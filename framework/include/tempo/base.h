@@ -127,8 +127,9 @@ typedef struct tempo_usage {
  * Thread: any. */
 TEMPO_API int tempo_process_usage(tempo_usage *out);
 
-/* The backend compiled in: "sdl" or "win32", for logs and summaries. Code
- * that must choose asks tempo_backend_has() instead. Thread: any. */
+/* The backend compiled in: "sdl", "win32" or "web", for logs and
+ * summaries. Code that must choose asks tempo_backend_has() instead.
+ * Thread: any. */
 TEMPO_API const char *tempo_backend_name(void);
 
 /* What the compiled-in backend can do (bits for tempo_backend_has). */

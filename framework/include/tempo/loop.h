@@ -264,6 +264,18 @@ typedef bool (*tempo_loop_input_fn)(tempo_loop *loop, const tempo_input_event *e
  * loop thread, from the frame that noticed the change, after its events. */
 typedef void (*tempo_loop_pause_fn)(tempo_loop *loop, bool paused, void *user);
 
+/* tempo_loop_run() is over: the loop quit (`result` 0) or failed (the
+ * negative error that stopped it). Called once, on the loop thread, after
+ * the last frame and outside every frame, by tempo_loop_run() only (a game
+ * that calls tempo_loop_frame() itself has its own end). The game's
+ * shutdown goes here -- summary, screenshot, tempo_loop_destroy(loop),
+ * freeing what the callbacks used, tempo_shutdown() -- so the same source
+ * works on every backend: on the web tempo_loop_run() hands the loop to the
+ * browser and never returns, so code after it in main() never runs
+ * (docs/web.md). The loop may be destroyed here; tempo_loop_run() does not
+ * touch it afterwards (it returns `result` where it returns). */
+typedef void (*tempo_loop_stop_fn)(tempo_loop *loop, int result, void *user);
+
 /* Zero fields take the default written beside them. */
 typedef struct tempo_loop_desc {
     uint32_t update_hz;        /* updates per second; 0 => 60; at most 100000 */
@@ -345,6 +357,7 @@ typedef struct tempo_loop_desc {
      * watch slot is free the input is detached back to SDL events
      * (tempo_get_error() says why). */
     tempo_input *input;
+    tempo_loop_stop_fn on_stop; /* NULL => nothing runs when tempo_loop_run() ends */
 } tempo_loop_desc;
 
 /* Creates a loop. The schedule starts at the first tempo_loop_frame(), so
@@ -378,8 +391,26 @@ TEMPO_API void tempo_loop_destroy(tempo_loop *loop);
  * (the OS wait failed; see tempo_get_error()). */
 TEMPO_API int tempo_loop_frame(tempo_loop *loop);
 
-/* Calls tempo_loop_frame() until it returns non-zero. Returns 0 after a quit
- * or the negative error that stopped the loop. */
+/* tempo_loop_frame() for a host that calls the game once per displayed
+ * frame: the browser's requestAnimationFrame (the web backend's
+ * tempo_loop_run() uses it), iOS's CADisplayLink, Android's Choreographer.
+ * The display is then the vsync: from the first call on, renders happen in
+ * these frames only -- a wanted render happens in the next one, whatever
+ * the loop's own render slots would say (a render cap, desc.max_render_hz,
+ * still holds) -- and tempo_loop_frame() calls between them (at update
+ * ticks) run events, updates and sources but never render.
+ * tempo_loop_next_due_ns() then names update ticks and source work only,
+ * never a render. Returns what tempo_loop_frame() returns. [loop thread] */
+TEMPO_API int tempo_loop_display_frame(tempo_loop *loop);
+
+/* Calls tempo_loop_frame() until it returns non-zero, then desc.on_stop.
+ * Returns 0 after a quit or the negative error that stopped the loop.
+ * web backend: the page's main thread must not block, so it hands the loop
+ * to the browser (a frame per animation frame, browser timers for deadlines
+ * in between) and does not return: nothing after it in main() runs, and a
+ * quit stops the frames and runs desc.on_stop, where a game that runs on
+ * every backend shuts down (docs/web.md). Keep what the callbacks use
+ * static or on the heap. */
 TEMPO_API int tempo_loop_run(tempo_loop *loop);
 
 /* Asks the loop to stop: from a callback, the current frame runs no further

@@ -1,0 +1,221 @@
+/* The web backend's loop driver: tempo_loop_run() hands the loop to the
+ * browser.
+ *
+ * A page's main thread must never block: while it runs, the browser neither
+ * paints, nor delivers input, nor runs timers, and a tempo_loop_run() that
+ * waited in a loop on it froze the page ("waiting 96.7 %", nothing painted).
+ * So here the browser is the wait: tempo_loop_run() registers a frame
+ * callback (emscripten_set_main_loop_arg with fps 0: requestAnimationFrame,
+ * the page's vsync) and returns to the browser. Every animation frame runs
+ * one tempo_loop_display_frame(): the display is the vsync, so a wanted
+ * render happens there and only there (the loop's own 60 Hz render slots
+ * would beat against the browser's frames). Its wait is a poll (web_wait.c:
+ * timeouts are 0 on the main thread): it dispatches what arrived, runs the
+ * updates that are due, gives sources their time and renders. Between
+ * animation frames a browser timer (setTimeout) runs a tempo_loop_frame()
+ * at the loop's next deadline (tempo_loop_next_due_ns: an update tick or
+ * source work, never a render), so updates keep their rate between frames
+ * and while the browser sends none (a hidden tab gets no animation frames,
+ * and timers throttled to ~1/s).
+ *
+ * The frame callback never returns into main(): emscripten unwinds main's
+ * caller with simulate_infinite_loop, so nothing after tempo_loop_run() in
+ * main runs, and main's locals stay where they are (emscripten does not pop
+ * main's stack frame; its docs warn against relying on that: keep the
+ * game's state static or on the heap). When the loop quits or fails, the
+ * callbacks stop, desc.on_stop runs (the game's shutdown: the same code as
+ * after tempo_loop_run() returns on the other backends) and the page stays
+ * as it is.
+ *
+ * What the page can read (the gallery and tests/web_test.js do):
+ *   Module.tempoLoop   "running", "quit" or "error: <text>";
+ *   Module.tempoStats  once a second: the loop's last-second counts
+ *                      (updates/s, renders/s, tick lateness) beside the
+ *                      browser's animation frames/s, timer frames/s, the
+ *                      main-thread time per animation frame spent in
+ *                      tempo_loop_display_frame() and the main-thread ms per
+ *                      second spent in Tempo's frames (game callbacks
+ *                      included), and the longest single frame.
+ *
+ * State: one loop runs at a time, on the main thread; no locks. */
+#include <stdio.h>
+
+#include <emscripten.h>
+#include <emscripten/eventloop.h>
+
+#include "platform.h"
+#include "tempo/loop.h"
+#include "web_internal.h"
+#include "tempo_internal.h"
+
+typedef struct web_driver {
+    tempo_loop *loop;
+    bool running;
+    int result;        /* once stopped: 0 (quit) or the negative error */
+    bool frames_set;   /* emscripten_set_main_loop_arg was called */
+    long timer_id;     /* the armed setTimeout, 0: none */
+    uint64_t timer_at; /* its deadline */
+    /* this second's figures for Module.tempoStats */
+    uint64_t win_start;
+    uint32_t win_rafs, win_timer_frames;
+    uint64_t win_frame_ns; /* inside tempo_loop_display_frame() */
+    uint64_t win_timer_ns; /* inside tempo_loop_frame() from timers */
+    uint64_t win_longest_ns; /* the longest single frame */
+} web_driver;
+
+static web_driver g_drv; /* [main thread] */
+
+static void arm_timer(web_driver *d);
+
+/* EM_JS rather than EM_ASM: EM_ASM needs -std=gnu11, Tempo builds as c11. */
+EM_JS(void, publish_state, (const char *state), { Module['tempoLoop'] = UTF8ToString(state); });
+
+EM_JS(void, publish_numbers, (double raf_per_s, double timer_frames_per_s, double frame_ms_per_raf,
+                              double tempo_ms_per_s, double longest_frame_ms,
+                              double updates_per_s, double renders_per_s, double frames_per_s,
+                              double late_p50_ms, double late_p99_ms, double late_max_ms), {
+    Module['tempoStats'] = { rafPerS: raf_per_s, timerFramesPerS: timer_frames_per_s,
+                             frameMsPerRaf: frame_ms_per_raf, tempoMsPerS: tempo_ms_per_s,
+                             longestFrameMs: longest_frame_ms,
+                             updatesPerS: updates_per_s,
+                             rendersPerS: renders_per_s, framesPerS: frames_per_s,
+                             latenessP50Ms: late_p50_ms, latenessP99Ms: late_p99_ms,
+                             latenessMaxMs: late_max_ms };
+});
+
+/* Module.tempoStats, once a second (on an animation frame). */
+static void publish_stats(web_driver *d, uint64_t now)
+{
+    if (d->win_start == 0)
+        d->win_start = now;
+    if (now - d->win_start < 1000000000u)
+        return;
+    double s = (double)(now - d->win_start) / 1e9;
+    const tempo_loop_stats *st = tempo_loop_get_stats(d->loop);
+    const tempo_loop_counts *c = &st->last_second;
+    publish_numbers(d->win_rafs / s, d->win_timer_frames / s,
+                    d->win_rafs ? (double)d->win_frame_ns / 1e6 / d->win_rafs : 0.0,
+                    (double)(d->win_frame_ns + d->win_timer_ns) / 1e6 / s, (double)d->win_longest_ns / 1e6,
+                    c->updates_per_s,
+                    c->renders_per_s, c->frames_per_s,
+                    (double)c->lateness_p50_ns / 1e6, (double)c->lateness_p99_ns / 1e6,
+                    (double)c->lateness_max_ns / 1e6);
+    d->win_start = now;
+    d->win_rafs = d->win_timer_frames = 0;
+    d->win_frame_ns = d->win_timer_ns = d->win_longest_ns = 0;
+}
+
+/* Runs one frame (an animation frame: the display's, which renders) and
+ * stops the driver once the loop quit or failed. */
+static void run_frame(web_driver *d, bool display)
+{
+    uint64_t a = plat_now_ns();
+    web__in_driver_frame = true;
+    int r = display ? tempo_loop_display_frame(d->loop) : tempo_loop_frame(d->loop);
+    web__in_driver_frame = false;
+    uint64_t b = plat_now_ns();
+    if (display)
+        d->win_frame_ns += b - a;
+    else
+        d->win_timer_ns += b - a;
+    if (b - a > d->win_longest_ns)
+        d->win_longest_ns = b - a;
+    if (r == 0)
+        return;
+    d->running = false;
+    d->result = r < 0 ? r : 0;
+    if (d->timer_id != 0)
+        emscripten_clear_timeout(d->timer_id);
+    d->timer_id = 0;
+    if (d->frames_set)
+        emscripten_cancel_main_loop();
+    if (r < 0) {
+        char why[256], state[300];
+        snprintf(why, sizeof why, "%s (%s)", tempo_strerror(r), tempo_get_error());
+        snprintf(state, sizeof state, "error: %s", why);
+        tempo__log(TEMPO_LOG_ERROR, "tempo_loop_run: the loop stopped: %s", why);
+        publish_state(state);
+    } else {
+        tempo__log(TEMPO_LOG_INFO, "tempo_loop_run: the loop quit; the page stays as it is");
+        publish_state("quit");
+    }
+    /* desc.on_stop: the game's shutdown, which may destroy the loop. */
+    tempo_loop *loop = d->loop;
+    d->loop = NULL;
+    tempo__loop_run_ended(loop, d->result);
+}
+
+static void on_timer(void *user)
+{
+    web_driver *d = user;
+    d->timer_id = 0;
+    if (!d->running)
+        return;
+    d->win_timer_frames++;
+    run_frame(d, false);
+    if (d->running)
+        arm_timer(d);
+}
+
+/* Arms (or moves) the browser timer to the loop's next deadline: an update
+ * tick or source work (renders are the animation frames'). */
+static void arm_timer(web_driver *d)
+{
+    uint64_t due = tempo_loop_next_due_ns(d->loop);
+    if (d->timer_id != 0 && d->timer_at == due)
+        return;
+    if (d->timer_id != 0)
+        emscripten_clear_timeout(d->timer_id);
+    d->timer_id = 0;
+    if (due == UINT64_MAX)
+        return; /* paused: input and animation frames wake it */
+    uint64_t now = plat_now_ns();
+    /* setTimeout counts milliseconds: round up so the frame is never early
+     * (an early frame finds nothing due and costs a wake-up). */
+    double ms = due > now ? (double)((due - now + 999999u) / 1000000u) : 0.0;
+    d->timer_at = due;
+    d->timer_id = emscripten_set_timeout(on_timer, ms, d);
+}
+
+static void on_animation_frame(void *user)
+{
+    web_driver *d = user;
+    if (!d->running)
+        return;
+    uint64_t now = plat_now_ns();
+    d->win_rafs++;
+    run_frame(d, true);
+    /* SDL's emscripten GL swap interval 0 (vsync off: the renderer's
+     * SDL_RenderSetVSync, tempo_loop_set_vsync) switches the main loop to
+     * setTimeout(0), which would turn display frames into a spin that
+     * renders as fast as it can and starves the page. The browser's frame
+     * is the display's, vsync or not: keep requestAnimationFrame. */
+    int mode = 0, value = 0;
+    emscripten_get_main_loop_timing(&mode, &value);
+    if (!d->running)
+        return;
+    if (mode != EM_TIMING_RAF || value != 1)
+        emscripten_set_main_loop_timing(EM_TIMING_RAF, 1);
+    publish_stats(d, now);
+    arm_timer(d);
+}
+
+int plat_loop_run(tempo_loop *loop)
+{
+    web_driver *d = &g_drv;
+    if (d->running)
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_run: a loop already runs in this page");
+    *d = (web_driver){.loop = loop, .running = true};
+    publish_state("running");
+    /* The first frame now: it starts the schedule (and sets the first
+     * deadlines) before the first animation frame. */
+    run_frame(d, false);
+    if (!d->running)
+        return d->result; /* it ended in that frame (on_stop ran): main() goes on */
+    arm_timer(d);
+    /* fps 0: requestAnimationFrame. simulate_infinite_loop 1: does not
+     * return (see the top of this file). */
+    d->frames_set = true;
+    emscripten_set_main_loop_arg(on_animation_frame, d, 0, 1);
+    return 0; /* not reached */
+}

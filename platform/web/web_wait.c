@@ -1,0 +1,70 @@
+/* Handles and the wait of the web backend: platform/sdl's (sdl_wait.c, on
+ * its portable condition-variable waker and the sdl-events message route),
+ * compiled here with the three functions this backend answers itself moved
+ * aside, so that no line of it is copied:
+ *  - plat_wait: on the page's main thread a wait never blocks. Blocking
+ *    there freezes the page -- no paint, no input, no timers, nothing that
+ *    could end the wait ever runs -- and emscripten's SDL_WaitEventTimeout /
+ *    condition waits would spin on it. The loop's frames come from the
+ *    browser instead (web_loop.c), and its waits are polls (timeout 0). A
+ *    program linked with -sASYNCIFY that waits on the main thread outside
+ *    the loop (samples/waitdemo) gets its wait as polls with the browser
+ *    run in between (emscripten_sleep: the page paints, input and timers
+ *    arrive), at most WEB_POLL_MS apart; without Asyncify such a wait is one
+ *    poll. Worker threads (loader, network) block as on any backend.
+ *  - plat_backend_name: "web"; plat_capabilities: the sdl-events route is
+ *    the only one (no display fd, no eventfd). */
+#define plat_wait web__sdl_wait
+#define plat_backend_name web__sdl_backend_name
+#define plat_capabilities web__sdl_capabilities
+#include "sdl/sdl_wait.c"
+#undef plat_wait
+#undef plat_backend_name
+#undef plat_capabilities
+
+#include <emscripten.h>
+#include <emscripten/threading.h>
+
+#include "tempo/wait.h"
+#include "web_internal.h"
+
+/* How often a main-thread wait under Asyncify looks again: the sleep hands
+ * the page to the browser, which cannot wake it early. */
+#define WEB_POLL_MS 4
+
+/* Whether the program was linked with -sASYNCIFY (emscripten_sleep works). */
+EM_JS(int, web_has_asyncify, (void), { return typeof Asyncify === 'object' ? 1 : 0; });
+
+/* platform.h, included by sdl_wait.c above, declared the moved-aside names
+ * (web__sdl_wait...); the real ones follow. */
+const char *plat_backend_name(void)
+{
+    return "web";
+}
+
+unsigned plat_capabilities(void)
+{
+    return TEMPO_CAP_SDL_ROUTE;
+}
+
+/* [main thread] Set by web_loop.c around the frames it runs: those waits
+ * stay single polls, Asyncify or not (a frame must not sleep inside the
+ * browser's callback). */
+bool web__in_driver_frame;
+
+int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
+{
+    if (timeout_ns == 0 || !emscripten_is_main_browser_thread())
+        return web__sdl_wait(handles, n, timeout_ns, flags);
+    if (web__in_driver_frame || !web_has_asyncify())
+        return web__sdl_wait(handles, n, 0, flags); /* a poll: see the top of this file */
+    uint64_t deadline = timeout_ns == TEMPO_INFINITE ? UINT64_MAX : plat_now_ns() + timeout_ns;
+    for (;;) {
+        int r = web__sdl_wait(handles, n, 0, flags);
+        uint64_t now = plat_now_ns();
+        if (r != TEMPO_ETIMEDOUT || now >= deadline)
+            return r;
+        uint64_t left_ms = (deadline - now + 999999u) / 1000000u;
+        emscripten_sleep(left_ms < WEB_POLL_MS ? (unsigned)left_ms : WEB_POLL_MS);
+    }
+}
