@@ -40,7 +40,7 @@ const KEYED = { bounce: 'v', loading: 'v' }; // samples whose key prints a line 
 const LOOPLESS = { waitdemo: /^waitdemo summary/ };
 // Samples whose shutdown runs from the loop's quit path (desc.on_stop; docs/web.md, "One source for
 // every backend"): after Esc they print the summary they print natively after tempo_loop_run.
-const SHUTDOWN = { inputview: /^inputview summary/, rhythm: /^rhythm summary/ };
+const SHUTDOWN = { bounce: /^bounce summary/, inputview: /^inputview summary/, rhythm: /^rhythm summary/ };
 
 let passed = 0, failed = 0;
 function check(name, ok, detail) {

@@ -59,6 +59,13 @@ typedef struct bounce {
     uint64_t stats_drawn_at;
     bool stats_tex_failed;
     bool replaying; /* --replay: the state is all that matters, nothing is drawn */
+    /* For the shutdown (on_stop), which runs when the loop ends on every
+     * backend (on the web tempo_loop_run() never returns). */
+    const char *record;    /* --record FILE, or NULL */
+    tempo_handle *time_up; /* --seconds */
+    tempo_usage u0;
+    uint64_t t0;
+    int exit_code; /* main()'s */
     /* scratch for one SDL_RenderGeometry call per frame */
     SDL_Vertex *verts;
     int *idx;
@@ -473,6 +480,71 @@ static void init_balls(bounce *b, uint32_t seed)
     }
 }
 
+/* [loop] desc.on_stop: the loop ended (Esc, the window closed, --seconds, or
+ * an error `rc`). The screenshot, the summary and the shutdown, here rather
+ * than after tempo_loop_run() so that the same source runs in a browser page
+ * (docs/web.md). Destroys the loop. */
+static void on_stop(tempo_loop *loop, int rc, void *user)
+{
+    (void)loop;
+    bounce *b = user;
+    tempo_usage u1 = {0};
+    double wall_s = (double)(tempo_now_ns() - b->t0) / 1e9;
+    tempo_process_usage(&u1);
+    if (rc != 0)
+        fprintf(stderr, "tempo_loop_run: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
+
+    if (b->app.screenshot) {
+        b->stats_drawn_at = 0; /* the final numbers */
+        draw_scene(b, b->last_alpha);
+        sample_screenshot(&b->app, b->app.screenshot);
+    }
+
+    const tempo_loop_stats *s = tempo_loop_get_stats(b->loop);
+    const tempo_loop_counts *t = &s->total;
+    printf("bounce summary (%s backend, video %s, wait route %s)\n", tempo_backend_name(), b->app.video_driver,
+           tempo_wait_route());
+    printf("  %s policy, %u Hz updates, renders paced by %s at %.2f Hz (pacing %s), interpolation %s\n",
+           tempo_loop_policy_name(tempo_loop_get_policy(b->loop)), tempo_loop_get_update_hz(b->loop),
+           s->vsync ? "vsync" : "the display", 1e9 / (double)s->refresh_ns, tempo_loop_pacing_name(s->pacing),
+           b->interpolate ? "on" : "off");
+    printf("  ran %.2f s: %llu updates (%.1f/s), %llu renders (%.1f/s), %llu frames, %.1f sleeps/s\n", wall_s,
+           (unsigned long long)t->updates, t->updates_per_s, (unsigned long long)t->renders, t->renders_per_s,
+           (unsigned long long)t->frames, t->sleeps_per_s);
+    printf("  tick lateness p50 %.1f us, p99 %.1f us, max %.1f us\n", (double)t->lateness_p50_ns / 1e3,
+           (double)t->lateness_p99_ns / 1e3, (double)t->lateness_max_ns / 1e3);
+    printf("  woke: timer %llu, input %llu, watch %llu, source %llu, signal %llu, without sleeping %llu\n",
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SOURCE],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
+           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE]);
+    printf("  time: waiting %.1f%%, game %.1f%%, loop %.2f%%, paused %.2f s; dropped %llu, stalls %llu, capped %llu\n",
+           100 * t->wait_share, 100 * t->game_share, 100 * t->loop_share, (double)t->paused_ns / 1e9,
+           (unsigned long long)t->dropped_updates, (unsigned long long)t->stalls, (unsigned long long)t->capped_frames);
+    printf("  CPU %.3f s = %.2f%% of one core\n", (double)(u1.cpu_ns - b->u0.cpu_ns) / 1e9,
+           100.0 * (double)(u1.cpu_ns - b->u0.cpu_ns) / 1e9 / wall_s);
+
+    if (b->record != NULL) {
+        tempo_record_stats rs;
+        tempo_loop_get_record_stats(b->loop, &rs);
+        uint64_t h = state_hash(b->loop, b);
+        if (tempo_loop_record_stop(b->loop) != 0)
+            fprintf(stderr, "record: %s\n", tempo_get_error());
+        printf("record: %llu ticks, hash %016llx, %llu bytes in %s, %.1f us per tick\n",
+               (unsigned long long)rs.ticks, (unsigned long long)h, (unsigned long long)rs.bytes, b->record,
+               rs.ticks ? (double)rs.cost_ns / 1e3 / (double)rs.ticks : 0.0);
+    }
+    tempo_loop_destroy(b->loop);
+    tempo_timer_destroy(b->time_up);
+    if (b->stats_tex)
+        SDL_DestroyTexture(b->stats_tex);
+    free(b->verts);
+    free(b->idx);
+    tempo_shutdown();
+    sample_close(&b->app);
+    b->exit_code = rc == 0 ? 0 : 1;
+}
+
 /* --replay: run the recording on its fake clock, report, exit. */
 static int replay_main(bounce *b, tempo_replay *rp)
 {
@@ -554,6 +626,7 @@ int main(int argc, char **argv)
         .event = on_event,
         .user = &b,
         .clock = tempo_replay_clock(rp), /* zero (the real clock) unless replaying */
+        .on_stop = rp != NULL ? NULL : on_stop, /* a replay reports in replay_main */
     });
     if (b.loop == NULL) {
         fprintf(stderr, "tempo_loop_create: %s\n", tempo_get_error());
@@ -567,69 +640,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "record: %s\n", tempo_get_error());
         return 1;
     }
-    tempo_handle *time_up = NULL;
+    b.record = opt.record;
     if (b.app.seconds > 0) {
-        time_up = tempo_timer_create(false);
-        tempo_timer_set(time_up, tempo_now_ns() + (uint64_t)(b.app.seconds * 1e9), 0);
-        tempo_loop_watch(b.loop, time_up, sample_quit_loop, NULL);
+        b.time_up = tempo_timer_create(false);
+        tempo_timer_set(b.time_up, tempo_now_ns() + (uint64_t)(b.app.seconds * 1e9), 0);
+        tempo_loop_watch(b.loop, b.time_up, sample_quit_loop, NULL);
     }
 
-    tempo_usage u0 = {0}, u1 = {0};
-    tempo_process_usage(&u0);
-    uint64_t t0 = tempo_now_ns();
-    int rc = tempo_loop_run(b.loop);
-    double wall_s = (double)(tempo_now_ns() - t0) / 1e9;
-    tempo_process_usage(&u1);
-    if (rc != 0)
-        fprintf(stderr, "tempo_loop_run: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
-
-    if (b.app.screenshot) {
-        b.stats_drawn_at = 0; /* the final numbers */
-        draw_scene(&b, b.last_alpha);
-        sample_screenshot(&b.app, b.app.screenshot);
-    }
-
-    const tempo_loop_stats *s = tempo_loop_get_stats(b.loop);
-    const tempo_loop_counts *t = &s->total;
-    printf("bounce summary (%s backend, video %s, wait route %s)\n", tempo_backend_name(), b.app.video_driver,
-           tempo_wait_route());
-    printf("  %s policy, %u Hz updates, renders paced by %s at %.2f Hz (pacing %s), interpolation %s\n",
-           tempo_loop_policy_name(tempo_loop_get_policy(b.loop)), tempo_loop_get_update_hz(b.loop),
-           s->vsync ? "vsync" : "the display", 1e9 / (double)s->refresh_ns, tempo_loop_pacing_name(s->pacing),
-           b.interpolate ? "on" : "off");
-    printf("  ran %.2f s: %llu updates (%.1f/s), %llu renders (%.1f/s), %llu frames, %.1f sleeps/s\n", wall_s,
-           (unsigned long long)t->updates, t->updates_per_s, (unsigned long long)t->renders, t->renders_per_s,
-           (unsigned long long)t->frames, t->sleeps_per_s);
-    printf("  tick lateness p50 %.1f us, p99 %.1f us, max %.1f us\n", (double)t->lateness_p50_ns / 1e3,
-           (double)t->lateness_p99_ns / 1e3, (double)t->lateness_max_ns / 1e3);
-    printf("  woke: timer %llu, input %llu, watch %llu, source %llu, signal %llu, without sleeping %llu\n",
-           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_TIMER], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_MESSAGES],
-           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_WATCH], (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SOURCE],
-           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_SIGNAL],
-           (unsigned long long)t->wakes[TEMPO_LOOP_WAKE_DUE]);
-    printf("  time: waiting %.1f%%, game %.1f%%, loop %.2f%%, paused %.2f s; dropped %llu, stalls %llu, capped %llu\n",
-           100 * t->wait_share, 100 * t->game_share, 100 * t->loop_share, (double)t->paused_ns / 1e9,
-           (unsigned long long)t->dropped_updates, (unsigned long long)t->stalls, (unsigned long long)t->capped_frames);
-    printf("  CPU %.3f s = %.2f%% of one core\n", (double)(u1.cpu_ns - u0.cpu_ns) / 1e9,
-           100.0 * (double)(u1.cpu_ns - u0.cpu_ns) / 1e9 / wall_s);
-
-    if (opt.record != NULL) {
-        tempo_record_stats rs;
-        tempo_loop_get_record_stats(b.loop, &rs);
-        uint64_t h = state_hash(b.loop, &b);
-        if (tempo_loop_record_stop(b.loop) != 0)
-            fprintf(stderr, "record: %s\n", tempo_get_error());
-        printf("record: %llu ticks, hash %016llx, %llu bytes in %s, %.1f us per tick\n",
-               (unsigned long long)rs.ticks, (unsigned long long)h, (unsigned long long)rs.bytes, opt.record,
-               rs.ticks ? (double)rs.cost_ns / 1e3 / (double)rs.ticks : 0.0);
-    }
-    tempo_loop_destroy(b.loop);
-    tempo_timer_destroy(time_up);
-    if (b.stats_tex)
-        SDL_DestroyTexture(b.stats_tex);
-    free(b.verts);
-    free(b.idx);
-    tempo_shutdown();
-    sample_close(&b.app);
-    return rc == 0 ? 0 : 1;
+    tempo_process_usage(&b.u0);
+    b.t0 = tempo_now_ns();
+    tempo_loop_run(b.loop); /* on the web it does not return: the shutdown is on_stop's */
+    return b.exit_code;
 }
