@@ -40,7 +40,8 @@ const KEYED = { bounce: 'v', loading: 'v' }; // samples whose key prints a line 
 const LOOPLESS = { waitdemo: /^waitdemo summary/ };
 // Samples whose shutdown runs from the loop's quit path (desc.on_stop; docs/web.md, "One source for
 // every backend"): after Esc they print the summary they print natively after tempo_loop_run.
-const SHUTDOWN = { bounce: /^bounce summary/, inputview: /^inputview summary/, rhythm: /^rhythm summary/ };
+const SHUTDOWN = { bounce: /^bounce summary/, inputview: /^inputview summary/, loading: /^loading summary/,
+                   rhythm: /^rhythm summary/ };
 
 let passed = 0, failed = 0;
 function check(name, ok, detail) {
