@@ -17,8 +17,16 @@
 //     machine whose two cores are shared a probe is now and then 60-130 ms late with no task of
 //     the page's over 50 ms (measured here: the renderer waits for a CPU). No verdict depends on
 //     the machine's load. TEMPO_WEB_PROBE_STRICT=1 judges the target itself.
+// Then the test programs of the web backend (tests/web, the site's check/ pages): each runs in its
+// page to its harness line "N passed, 0 failed" with no error logged, and
+//   - fp_check (tests/fp_check.c, the fp matrix's program) prints the scripted game's constants as
+//     the native build does: hash10k and fixture are GAME_HASH_10K and FIXTURE_HASH as
+//     tests/replay_game_core.h defines them, the fingerprint is TEMPO_FINGERPRINT_PORTABLE
+//     (tempo/determinism.h), diverged=0 -- read from those headers, not copied here;
+//   - web_check (tests/web/web_check.c): tempo_net_create reports TEMPO_ENOTSUP, and the rest of
+//     what the backend does not support.
 // Prints one "ok"/"FAIL" line per check, the measured figures, and "N passed, N failed" last.
-//   node tests/web_test.js SITE_DIR [SAMPLE...]     (TEMPO_WEB_RESULTS=FILE: figures as JSON)
+//   node tests/web_test.js SITE_DIR [SAMPLE|CHECK...]     (TEMPO_WEB_RESULTS=FILE: figures as JSON)
 'use strict';
 const path = require('path');
 const fs = require('fs');
@@ -256,6 +264,71 @@ async function runSample(browser, base, name, results) {
   await page.close();
 }
 
+// The constants the scripted game must reproduce, from the headers the native tests use.
+function replayConstants() {
+  const core = fs.readFileSync(path.join(__dirname, 'replay_game_core.h'), 'utf8');
+  const det = fs.readFileSync(path.join(__dirname, '..', 'framework', 'include', 'tempo', 'determinism.h'), 'utf8');
+  const hex = (name) => {
+    const m = core.match(new RegExp(`#define ${name} UINT64_C\\(0x([0-9a-fA-F]{16})\\)`));
+    if (!m) throw new Error(`tests/replay_game_core.h: no ${name}`);
+    return m[1].toLowerCase();
+  };
+  const num = (name) => {
+    const m = det.match(new RegExp(`${name} = (\\d+)`));
+    if (!m) throw new Error(`tempo/determinism.h: no ${name}`);
+    return Number(m[1]);
+  };
+  const portable = (num('TEMPO_FINGERPRINT_PROBE_VERSION') << num('TEMPO_FINGERPRINT_VERSION_SHIFT')) >>> 0;
+  return { hash10k: hex('GAME_HASH_10K'), fixture: hex('FIXTURE_HASH'),
+           fingerprint: portable.toString(16).padStart(8, '0'), diverged: '0' };
+}
+
+// A test program's page (site/check/NAME.html): it runs to its harness line.
+async function runCheck(browser, base, name, results) {
+  const page = await browser.newPage();
+  const errors = [], lines = [];
+  page.on('console', (m) => (m.type() === 'error' ? errors : lines).push(m.text()));
+  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} (${r.failure() && r.failure().errorText})`));
+  const t0 = Date.now();
+  await page.goto(`${base}/check/${name}.html`, { waitUntil: 'load' }).catch((e) => errors.push(`navigation: ${e.message}`));
+  const summaryRe = /^(\d+) passed, (\d+) failed/;
+  let summary = '';
+  while (!summary && errors.length === 0 && Date.now() - t0 < START_TIMEOUT_MS) {
+    summary = lines.find((l) => summaryRe.test(l)) || '';
+    if (!summary) await sleep(50);
+  }
+  const ms = Date.now() - t0;
+  const m = summary.match(summaryRe);
+  const failedCases = lines.filter((l) => /^FAIL /.test(l)).map((l) => l.slice(5));
+  check(`check ${name}: runs in the page`, !!m && Number(m[1]) > 0 && m[2] === '0',
+    m ? `"${summary}" in ${ms} ms` + (failedCases.length ? `; failed: ${failedCases.join(', ')}; output: ` +
+      lines.filter((l) => /^ {4}/.test(l)).slice(0, 6).map((l) => l.trim()).join(' | ') : '')
+      : `no "N passed, N failed" line within ${ms} ms; last lines: ${lines.slice(-3).join(' | ')}`);
+  const r = { name, check: true, ms, summary };
+  if (name === 'fp_check') {
+    const want = replayConstants();
+    const line = lines.find((l) => /fp-check: /.test(l)) || '';
+    const got = {};
+    for (const [, k, v] of line.matchAll(/(\w+)=([0-9a-f]+)/g)) got[k] = v;
+    r.fpCheck = got;
+    for (const k of ['hash10k', 'fixture', 'fingerprint', 'diverged'])
+      check(`check fp_check: ${k} in the browser is the native constant`, got[k] === want[k],
+        `page ${got[k] === undefined ? '(no value: ' + (line ? `"${line.trim()}"` : 'no fp-check line') + ')' : got[k]}, ` +
+        `native ${want[k]}`);
+    check('check fp_check: the recording was made with this fingerprint', got.recorded === want.fingerprint,
+      `recorded ${got.recorded}, portable ${want.fingerprint}`);
+  }
+  if (name === 'web_check') {
+    const line = lines.find((l) => /tempo_net_create: /.test(l)) || '';
+    check('check web_check: tempo_net_create reports TEMPO_ENOTSUP', /NULL \(TEMPO_ENOTSUP\): .*not supported on the web backend/.test(line),
+      line ? `"${line.trim()}"` : 'no tempo_net_create line');
+  }
+  check(`check ${name}: no error logged`, errors.length === 0, errors.slice(0, 3).join(' | '));
+  results.push(r);
+  await within(page.close(), 5000, null);
+}
+
 async function main() {
   const site = process.argv[2];
   if (!site || !fs.existsSync(path.join(site, 'index.html'))) {
@@ -263,8 +336,12 @@ async function main() {
     process.exit(2);
   }
   let names = process.argv.slice(3);
+  const checkDir = path.join(site, 'check');
+  const checks = fs.existsSync(checkDir)
+    ? fs.readdirSync(checkDir).filter((f) => f.endsWith('.html')).map((f) => f.replace(/\.html$/, '')).sort() : [];
   if (names.length === 0)
-    names = fs.readdirSync(site).filter((f) => f.endsWith('.wasm')).map((f) => f.replace(/\.wasm$/, '')).sort();
+    names = fs.readdirSync(site).filter((f) => f.endsWith('.wasm')).map((f) => f.replace(/\.wasm$/, '')).sort()
+      .concat(checks);
   const server = await start(site, 0);
   const base = `http://127.0.0.1:${server.address().port}`;
   const browser = await puppeteer.launch({
@@ -279,7 +356,8 @@ async function main() {
     check('chromium starts', true, await browser.version());
     for (const name of names) {
       try {
-        await runSample(browser, base, name, results);
+        if (checks.includes(name)) await runCheck(browser, base, name, results);
+        else await runSample(browser, base, name, results);
       } catch (e) {
         check(`${name}: test ran`, false, e.stack.split('\n').slice(0, 2).join(' '));
       }
