@@ -277,7 +277,7 @@ async function runSample(browser, base, name, results) {
   if (frozen) {
     // Nothing more can be asked of a page that does not answer: judge what was seen and go.
     const p = probeSamples[probeSamples.length - 1];
-    check(`${name}: main thread answers while the loop runs`, false,
+    check(`${name}: main thread answers DevTools probes while the loop runs`, false,
       `a probe sent at ${p.at} ms got no answer within ${PROBE_GIVEUP_MS} ms: the page's main thread is blocked`);
     results.push(r);
     await within(page.close(), 5000, null);
