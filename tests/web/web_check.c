@@ -14,7 +14,7 @@
 #include "tempo_internal.h"
 
 #if !TEMPO_HAVE_NET
-#error "the web build has tempo/net.h (platform/web/web_net.c)"
+#error "tests/web needs tempo/net.h (platform/web/web_net.c): configure with -Dnet=auto, as ./dev web does"
 #endif
 
 static void the_backend_is_the_webs(void)
