@@ -35,7 +35,12 @@
  *                      main-thread time per animation frame spent in
  *                      tempo_loop_display_frame() and the main-thread ms per
  *                      second spent in Tempo's frames (game callbacks
- *                      included), and the longest single frame.
+ *                      included), and the longest single frame;
+ *   Module.tempoSlowFrames  [start, ms] (performance.now() milliseconds) of
+ *                      every frame that took WEB_SLOW_FRAME_MS or longer,
+ *                      the first 1000: what tests/web_test.js compares its
+ *                      in-page probe with (was it Tempo that held the
+ *                      main thread?).
  *
  * State: one loop runs at a time, on the main thread; no locks. */
 #include <stdio.h>
@@ -65,6 +70,9 @@ typedef struct web_driver {
 
 static web_driver g_drv; /* [main thread] */
 
+/* Frames at least this long are listed in Module.tempoSlowFrames. */
+#define WEB_SLOW_FRAME_MS 20
+
 static void arm_timer(web_driver *d);
 
 /* EM_JS rather than EM_ASM: EM_ASM needs -std=gnu11, Tempo builds as c11. */
@@ -81,6 +89,13 @@ EM_JS(void, publish_numbers, (double raf_per_s, double timer_frames_per_s, doubl
                              rendersPerS: renders_per_s, framesPerS: frames_per_s,
                              latenessP50Ms: late_p50_ms, latenessP99Ms: late_p99_ms,
                              latenessMaxMs: late_max_ms };
+});
+
+/* A frame of `ms` milliseconds just ended: Module.tempoSlowFrames. */
+EM_JS(void, note_slow_frame, (double ms), {
+    var a = Module['tempoSlowFrames'] || (Module['tempoSlowFrames'] = []);
+    if (a.length < 1000)
+        a.push([performance.now() - ms, ms]);
 });
 
 /* Module.tempoStats, once a second (on an animation frame). */
@@ -120,6 +135,8 @@ static void run_frame(web_driver *d, bool display)
         d->win_timer_ns += b - a;
     if (b - a > d->win_longest_ns)
         d->win_longest_ns = b - a;
+    if (b - a >= WEB_SLOW_FRAME_MS * UINT64_C(1000000))
+        note_slow_frame((double)(b - a) / 1e6);
     if (r == 0)
         return;
     d->running = false;

@@ -101,6 +101,11 @@ typedef struct app {
     uint64_t intervals[4096]; /* frame intervals of the current load */
     int n_intervals;
     run_stats stats[MODE_COUNT];
+    /* For the shutdown (on_stop), which runs when the loop ends on every
+     * backend (on the web tempo_loop_run() never returns). */
+    tempo_handle *time_up; /* --seconds (headless: the safety net) */
+    SDL_RendererInfo info;
+    int exit_code; /* main()'s */
     /* the game */
     bool started;     /* the first load was started */
     double anim_s;    /* animation time: advanced by update() */
@@ -638,6 +643,40 @@ static void print_summary(const app *a, const SDL_RendererInfo *info)
            (unsigned long long)t->stalls);
 }
 
+/* [loop] desc.on_stop: the loop ended (Esc, the window closed, --seconds,
+ * headless when both modes are done, or an error `rc`). The screenshot, the
+ * summary and the shutdown, here rather than after tempo_loop_run() so that
+ * the same source runs in a browser page (docs/web.md). Destroys the loop. */
+static void on_stop(tempo_loop *loop, int rc, void *user)
+{
+    (void)loop;
+    app *a = user;
+    if (rc != 0)
+        fprintf(stderr, "loading: tempo_loop_run: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
+    if (a->s.screenshot) {
+        draw(a, a->anim_s);
+        sample_screenshot(&a->s, a->s.screenshot);
+    }
+    print_summary(a, &a->info);
+
+    tempo_hotreload_destroy(a->hr); /* before the loader it reloads through */
+    a->hr = NULL;
+    tempo_loop_destroy(a->loop); /* detaches the loader; the timer stays ours */
+    a->loop = NULL;
+    tempo_loader_destroy(a->loader); /* delivers (and we free) anything still pending */
+    a->loader = NULL;
+    free_assets(a);
+    tempo_timer_destroy(a->time_up);
+    a->time_up = NULL;
+    if (a->audio)
+        Mix_CloseAudio();
+    Mix_Quit();
+    IMG_Quit();
+    tempo_shutdown();
+    sample_close(&a->s);
+    a->exit_code = a->failed || rc != 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     static app a; /* large: keep it off the stack */
@@ -684,9 +723,10 @@ int main(int argc, char **argv)
         .render = render,
         .event = on_event,
         .user = &a,
+        .on_stop = on_stop, /* the shutdown */
     });
-    tempo_handle *time_up = tempo_timer_create(false);
-    if (a.loader == NULL || a.loop == NULL || time_up == NULL) {
+    a.time_up = tempo_timer_create(false);
+    if (a.loader == NULL || a.loop == NULL || a.time_up == NULL) {
         fprintf(stderr, "loading: %s\n", tempo_get_error());
         return 1;
     }
@@ -698,31 +738,12 @@ int main(int argc, char **argv)
      * is a safety net). */
     double seconds = a.s.headless ? 120 : a.s.seconds;
     if (seconds > 0) {
-        tempo_timer_set(time_up, tempo_now_ns() + (uint64_t)(seconds * 1e9), 0);
-        tempo_loop_watch(a.loop, time_up, sample_quit_loop, NULL);
+        tempo_timer_set(a.time_up, tempo_now_ns() + (uint64_t)(seconds * 1e9), 0);
+        tempo_loop_watch(a.loop, a.time_up, sample_quit_loop, NULL);
     }
-    SDL_RendererInfo info;
-    SDL_GetRendererInfo(a.s.renderer, &info);
+    SDL_GetRendererInfo(a.s.renderer, &a.info);
 
-    int rc = tempo_loop_run(a.loop);
-    if (rc != 0)
-        fprintf(stderr, "loading: tempo_loop_run: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
-    if (a.s.screenshot) {
-        draw(&a, a.anim_s);
-        sample_screenshot(&a.s, a.s.screenshot);
-    }
-    print_summary(&a, &info);
-
-    tempo_hotreload_destroy(a.hr); /* before the loader it reloads through */
-    tempo_loop_destroy(a.loop); /* detaches the loader; the timer stays ours */
-    tempo_loader_destroy(a.loader); /* delivers (and we free) anything still pending */
-    free_assets(&a);
-    tempo_timer_destroy(time_up);
-    if (a.audio)
-        Mix_CloseAudio();
-    Mix_Quit();
-    IMG_Quit();
-    tempo_shutdown();
-    sample_close(&a.s);
-    return a.failed || rc != 0 ? 1 : 0;
+    a.exit_code = 1;
+    tempo_loop_run(a.loop); /* on the web it does not return: the shutdown is on_stop's */
+    return a.exit_code;
 }

@@ -1,6 +1,10 @@
 /* Tempo: a network client thread that feeds a tempo_netq and sends from a
  * bounded queue (optional module, built when SDL2_net is found: meson option
- * `net`).
+ * `net`). Not supported on the web backend (-Dplatform=web): a browser page
+ * has no TCP sockets, so there tempo_net_create() fails with TEMPO_ENOTSUP
+ * and the other calls, which need a tempo_net, return TEMPO_EINVAL; the
+ * entry points exist so one game source builds for every backend
+ * (docs/web.md).
  *
  *   tempo_netq *q = tempo_netq_create(NULL);
  *   tempo_net *net = tempo_net_create(&(tempo_net_desc){
@@ -145,7 +149,8 @@ typedef struct tempo_net_stats {
  * tempo_get_error(): TEMPO_EINVAL (NULL desc or queue, port 0, host longer
  * than 255 bytes, max_payload_bytes or send_cap_bytes out of range),
  * TEMPO_ENOMEM, TEMPO_EPLATFORM (SDL_net, its wake socket, the thread),
- * TEMPO_ENOTSUP (an SDL_net whose socket struct Tempo cannot read). The
+ * TEMPO_ENOTSUP (an SDL_net whose socket struct Tempo cannot read, or the
+ * web backend, whatever desc says: a browser page has no TCP sockets). The
  * strings in desc are copied; desc->queue is borrowed and must outlive the
  * tempo_net. Initialises SDL_net (reference-counted). Thread: the loop
  * thread. */
