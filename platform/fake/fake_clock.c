@@ -8,6 +8,7 @@
 #include "fake_internal.h"
 #include "fake_platform.h"
 #include "plat_handle.h"
+#include "plat_sdl_clock.h"
 #include "tempo_internal.h"
 
 /* Created by the first fake__lock(), under the lock, which is the handles'
@@ -81,11 +82,7 @@ void fake__wake_all_locked(void)
 
 uint64_t fake__real_now_ns(void)
 {
-    static Uint64 freq;
-    if (freq == 0)
-        freq = SDL_GetPerformanceFrequency(); /* constant; a racy first write stores the same value */
-    Uint64 c = SDL_GetPerformanceCounter();
-    return (c / freq) * 1000000000u + (c % freq) * 1000000000u / freq;
+    return plat_sdl_counter_ns();
 }
 
 uint64_t fake__now_locked(void)
@@ -124,29 +121,27 @@ void plat_sleep_until_ns(uint64_t deadline_ns)
         plat_fake_advance_to_ns(deadline_ns);
         return;
     }
-    /* SDL_Delay counts milliseconds: round up so we never wake early. */
-    for (uint64_t now = fake__real_now_ns(); now < deadline_ns; now = fake__real_now_ns()) {
-        uint64_t ms = (deadline_ns - now + 999999u) / 1000000u;
-        SDL_Delay(ms > 0x7fffffffu ? 0x7fffffffu : (Uint32)ms);
-    }
+    plat_sdl_delay_until_ns(deadline_ns, fake__real_now_ns);
+}
+
+/* One of the counters below, read under the lock that guards it. */
+static uint64_t read_counter(const uint64_t *counter)
+{
+    SDL_mutex *lock = fake__lock();
+    SDL_LockMutex(lock);
+    uint64_t n = *counter;
+    SDL_UnlockMutex(lock);
+    return n;
 }
 
 uint64_t plat_fake_real_blocks(void)
 {
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    uint64_t n = fake__n_real_blocks;
-    SDL_UnlockMutex(lock);
-    return n;
+    return read_counter(&fake__n_real_blocks);
 }
 
 uint64_t plat_fake_jumps(void)
 {
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    uint64_t n = fake__n_jumps;
-    SDL_UnlockMutex(lock);
-    return n;
+    return read_counter(&fake__n_jumps);
 }
 
 int plat_process_usage(tempo_usage *out)
