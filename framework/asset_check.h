@@ -68,6 +68,7 @@ typedef struct tempo__asset_info {
     uint32_t w, h;        /* images: the size the header claims (0 if not checked) */
     uint32_t channels;    /* WAV/AIFF: the channel count the decoder will use */
     uint32_t rate_hz;     /* WAV/AIFF: the sample rate the decoder will use */
+    uint64_t length_ms;   /* MIDI: the song's length, bounded from above (see TEMPO__ASSET_MAX_MIDI_*) */
     char why[240];        /* on failure: the reason, without the file name */
 } tempo__asset_info;
 
@@ -123,5 +124,14 @@ int tempo__asset_check_music(const tempo__asset_reader *rd, tempo__asset_info *i
 #define TEMPO__ASSET_MAX_RATE_HZ 768000u
 /* Channel counts SDL 2's audio converter handles. */
 #define TEMPO__ASSET_MAX_CHANNELS 8u
+/* The longest MIDI song (an upper bound from its tracks' delta times and
+ * tempos) accepted as a sound and as music. Mix_LoadWAV_RW renders a sound
+ * whole into memory in the device's format: 10 minutes is 106 MB at
+ * 44.1 kHz 16-bit stereo (230 MB at 48 kHz float stereo), while a 4-byte
+ * delta time lets a 40-byte file claim hundreds of hours. Music streams
+ * (a 388-hour song played with 30 MB of RSS), so only an absurd length, a
+ * day, is refused there. */
+#define TEMPO__ASSET_MAX_MIDI_SOUND_S 600u
+#define TEMPO__ASSET_MAX_MIDI_MUSIC_S 86400u
 
 #endif /* TEMPO_ASSET_CHECK_H */

@@ -10,7 +10,9 @@
  * <backend>_wait.c, <backend>_thread.c, <backend>_filewatch.c,
  * <backend>_input.c (win32: win32_dinput.c). What the backends share has
  * one home: platform/plat_*.h (header-only logic: plat_sched.h,
- * plat_announce.h) and platform/common/ (plat_file.c: the file reader,
+ * plat_announce.h) and platform/common/ (plat_handle.c: the handles of the
+ * backends that emulate them -- sdl, web, fake -- whose waits differ only
+ * in how they sleep and wake, plat_handle.h; plat_file.c: the file reader,
  * plat_file_open_read; plat_loop_run.c: tempo_loop_run's blocking frames,
  * every backend but the web; plat_sdl_hook.c: the SDL event-queue hook and
  * controller polling of message waits, every build; plat_clock_windows.c:

@@ -8,7 +8,8 @@
  * Built with -fsanitize=fuzzer,address,undefined: any over-read, overflow or
  * undefined behaviour is a crash. Besides "never crash" it checks what the
  * loader relies on: an accepted image is within the limits, an accepted
- * WAV/AIFF has 1-8 channels at a sane rate, a refusal always says why, the
+ * WAV/AIFF has 1-8 channels at a sane rate, an accepted MIDI song is no
+ * longer than its limit (as a sound, as music), a refusal always says why, the
  * memory reader sees exactly the bytes, and the sound check's repair (the
  * WAV data clamp) is idempotent. */
 #include <stdlib.h>
@@ -56,6 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(copy, data, size);
     int rc = tempo__asset_check_sound(copy, size, &info);
     judged(rc, &info);
+    if (rc == 0 && info.format == TEMPO__ASSET_MIDI) /* rendered whole: bounded */
+        require(info.length_ms <= (uint64_t)TEMPO__ASSET_MAX_MIDI_SOUND_S * 1000u);
     if (rc == 0) { /* repaired once, a second pass changes nothing */
         unsigned char *again = malloc(size ? size : 1);
         memcpy(again, copy, size);
@@ -68,6 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tempo__asset_mem m = {data, size};
     tempo__asset_reader rd = tempo__asset_mem_reader(&m);
     require(rd.size == size);
-    judged(tempo__asset_check_music(&rd, &info), &info);
+    rc = tempo__asset_check_music(&rd, &info);
+    judged(rc, &info);
+    if (rc == 0 && info.format == TEMPO__ASSET_MIDI)
+        require(info.length_ms <= (uint64_t)TEMPO__ASSET_MAX_MIDI_MUSIC_S * 1000u);
     return 0;
 }

@@ -331,10 +331,54 @@ static const unsigned char flac_aiff[192] = {
 
 #define PPM_HUGE "P6\n60000 60000\n255\n\x01\x02\x03"
 
+/* 38 bytes found by fuzz_asset_load: a format 0 MIDI file, 96 ticks per
+ * quarter note, one 12-byte track whose last delta time (FF FF FF 01:
+ * 268435329 ticks, 388 hours at 120 bpm) has no event after it inside the
+ * chunk. As a sound SDL_mixer 2.6.2 renders the whole song into memory:
+ * the loader thread grew to 5 GB in 80 s with over an hour to go (libFuzzer
+ * saw one realloc above 2 GB). The same bytes are in the fuzz corpus,
+ * tests/fuzz/asset_load/midi-388-hours. */
+static const unsigned char midi_fuzz[38] = {
+    0x4d, 0x54, 0x68, 0x64, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x01, 0x00, 0x60, 0x4d, 0x54,
+    0x72, 0x6b, 0x00, 0x00, 0x00, 0x0c, 0x40, 0x90, 0x3c, 0x40, 0x60, 0x80, 0x3c, 0x40, 0xff, 0xff,
+    0xff, 0x01, 0x00, 0xff, 0x2f, 0x00
+};
+
+/* A well-formed format 0 MIDI file (96 ticks per quarter note, the default
+ * 120 bpm): a note, then the end-of-track event `delta` ticks after it. */
+static void make_midi(const char *name, uint32_t delta)
+{
+    buf o = {0};
+    static const unsigned char head[] = {'M', 'T', 'h', 'd', 0, 0, 0, 6, 0, 0, 0, 1, 0, 96};
+    put(&o, head, sizeof head);
+    /* note on at 0, off a quarter note later */
+    unsigned char trk[32] = {0x00, 0x90, 0x3C, 0x40, 0x60, 0x80, 0x3C, 0x40};
+    size_t n = 8;
+    /* the delta as a variable-length quantity, most significant 7 bits first */
+    int k = 0;
+    unsigned char v[4];
+    do {
+        v[k++] = delta & 0x7F;
+        delta >>= 7;
+    } while (delta != 0 && k < 4);
+    while (k > 0) {
+        k--;
+        trk[n++] = (unsigned char)(v[k] | (k > 0 ? 0x80 : 0));
+    }
+    static const unsigned char eot[] = {0xFF, 0x2F, 0x00};
+    memcpy(trk + n, eot, sizeof eot);
+    n += sizeof eot;
+    puts_(&o, "MTrk");
+    be32(&o, (uint32_t)n);
+    put(&o, trk, n);
+    write_file(name, o.b, o.n);
+}
+
 static const char *const fixture_files[] = {
     FX "short_ssnd.aiff", FX "two_ssnd.aiff", FX "short.flac", FX "flac_aiff.flac", FX "junk_nochan.wav", FX "wave_magic.wav", FX "odd_junk.wav", FX "smpl.wav", FX "appl_nochan.aiff",
     FX "huge.xpm", FX "huge_xpm.png", FX "colours.xpm", FX "nocolour.xpm", FX "huge.svg", FX "huge_svg.png", FX "huge.ppm",
     FX "huge_ppm.png", FX "max.tga", FX "30000.tga", FX "30000_tga.png", FX "fifo",
+    FX "fuzz_388h.mid", FX "long_388h.mid", FX "twenty_min.mid",
 };
 
 static void make_fixtures(void)
@@ -359,6 +403,9 @@ static void make_fixtures(void)
     make_tga(FX "max.tga", 65535, 65535);
     make_tga(FX "30000.tga", 30000, 30000);
     make_tga(FX "30000_tga.png", 30000, 30000);
+    write_file(FX "fuzz_388h.mid", midi_fuzz, sizeof midi_fuzz);
+    make_midi(FX "long_388h.mid", 0x0FFFFFFF); /* 388.4 hours in all */
+    make_midi(FX "twenty_min.mid", 20 * 60 * 2 * 96); /* 20 min of quarter notes at 120 bpm */
 }
 
 static void remove_fixtures(void)
@@ -482,6 +529,34 @@ REFUSED(sound_aiff_first_ssnd_offset_past_the_end, TEMPO_LOAD_SOUND, "two_ssnd.a
 REFUSED(sound_5_byte_flac_leaks_nothing, TEMPO_LOAD_SOUND, "short.flac", TEMPO_EFORMAT, NULL)
 REFUSED(sound_flac_with_a_174_byte_streaminfo, TEMPO_LOAD_SOUND, "flac_aiff.flac", TEMPO_EFORMAT, "STREAMINFO")
 REFUSED(music_flac_with_a_174_byte_streaminfo, TEMPO_LOAD_MUSIC, "flac_aiff.flac", TEMPO_EFORMAT, "STREAMINFO")
+
+/* MIDI songs far too long (delta times of up to 0x0FFFFFFF ticks): as a
+ * sound SDL_mixer renders the whole song into memory (the old loader's
+ * thread grew by ~60 MB/s for over an hour; here the allocation counter
+ * catches it). The fuzzer's file also ends a track inside an event. */
+REFUSED(sound_midi_from_the_fuzzer, TEMPO_LOAD_SOUND, "fuzz_388h.mid", TEMPO_EFORMAT, "without its event")
+REFUSED(music_midi_from_the_fuzzer, TEMPO_LOAD_MUSIC, "fuzz_388h.mid", TEMPO_EFORMAT, "without its event")
+REFUSED(sound_midi_lasting_388_hours, TEMPO_LOAD_SOUND, "long_388h.mid", TEMPO_ERANGE, "may last 388.4 hours")
+REFUSED(music_midi_lasting_388_hours, TEMPO_LOAD_MUSIC, "long_388h.mid", TEMPO_ERANGE, "at most 1440 minutes")
+
+/* 20 minutes: too long to render whole as a sound, a song as music. */
+static void a_20_minute_midi_is_music_not_a_sound(void)
+{
+    if (!audio_ok)
+        TT_SKIP("no audio device");
+    tempo_loader *l = tempo_loader_create(NULL);
+    expect_refused(l, TEMPO_LOAD_SOUND, FX "twenty_min.mid", TEMPO_ERANGE, "at most 10 minutes as a sound");
+    outcome o;
+    if (load(l, TEMPO_LOAD_MUSIC, FX "twenty_min.mid", &o)) {
+        tt_note("%-24s music  %-14s %s", FX "twenty_min.mid", tempo_errname(o.error), o.text);
+        /* The check's reasons start "MIDI"; anything else is the decoder's. */
+        if (o.error == TEMPO_EFORMAT && strstr(o.text, ": MIDI ") == NULL)
+            tt_note("SDL_mixer has no MIDI decoder or sound font here: the check passed it");
+        else
+            CHECK_EQ_INT(o.error, 0);
+    }
+    tempo_loader_destroy(l);
+}
 
 /* As sounds, the hostile music files were safe and must stay so. */
 static void the_same_files_as_sounds_stay_safe(void)
@@ -611,6 +686,11 @@ static const tt_case cases[] = {
     TT_CASE(sound_5_byte_flac_leaks_nothing),
     TT_CASE(sound_flac_with_a_174_byte_streaminfo),
     TT_CASE(music_flac_with_a_174_byte_streaminfo),
+    TT_CASE(sound_midi_from_the_fuzzer),
+    TT_CASE(music_midi_from_the_fuzzer),
+    TT_CASE(sound_midi_lasting_388_hours),
+    TT_CASE(music_midi_lasting_388_hours),
+    TT_CASE(a_20_minute_midi_is_music_not_a_sound),
     TT_CASE(image_xpm_30000x30000),
     TT_CASE(image_xpm_30000x30000_named_png),
     TT_CASE(image_xpm_10e8_colours),

@@ -7,12 +7,14 @@
 
 #include "fake_internal.h"
 #include "fake_platform.h"
+#include "plat_handle.h"
+#include "plat_sdl_clock.h"
 #include "tempo_internal.h"
 
-static SDL_SpinLock g_init_spin;
-static _Atomic(SDL_mutex *) g_lock;
-static SDL_cond *g_cond;
-static _Atomic(uint64_t) g_now = PLAT_FAKE_START_NS; /* written under g_lock, read anywhere */
+/* Created by the first fake__lock(), under the lock, which is the handles'
+ * (plat_handle.h). */
+static _Atomic(SDL_cond *) g_cond;
+static _Atomic(uint64_t) g_now = PLAT_FAKE_START_NS; /* written under fake__lock, read anywhere */
 /* -1: not decided yet (the environment decides at first use), 0 virtual, 1 real. */
 static atomic_int g_real = -1;
 
@@ -47,40 +49,40 @@ void plat_fake_set_real_time(bool on)
 
 SDL_mutex *fake__lock(void)
 {
-    SDL_mutex *m = atomic_load_explicit(&g_lock, memory_order_acquire);
-    if (m != NULL)
-        return m;
-    SDL_AtomicLock(&g_init_spin);
-    m = atomic_load_explicit(&g_lock, memory_order_relaxed);
-    if (m == NULL) {
-        m = SDL_CreateMutex();
-        g_cond = SDL_CreateCond();
-        if (m == NULL || g_cond == NULL) {
-            tempo__set_error(TEMPO_EPLATFORM, "fake backend: SDL_CreateMutex/SDL_CreateCond: %s", SDL_GetError());
-            SDL_DestroyMutex(m);
-            SDL_DestroyCond(g_cond);
-            g_cond = NULL;
-            m = NULL;
-        } else {
-            atomic_store_explicit(&g_lock, m, memory_order_release);
+    SDL_mutex *m = plat_handle_lock();
+    if (m == NULL)
+        return NULL;
+    /* Every wait comes here before it first sleeps on the condition
+     * variable, so it exists by then; a handle signalled before any wait
+     * has nobody to wake (fake__wake_all_locked). */
+    if (atomic_load_explicit(&g_cond, memory_order_acquire) == NULL) {
+        SDL_LockMutex(m);
+        if (atomic_load_explicit(&g_cond, memory_order_relaxed) == NULL) {
+            SDL_cond *c = SDL_CreateCond();
+            if (c == NULL)
+                tempo__set_error(TEMPO_EPLATFORM, "fake backend: SDL_CreateCond: %s", SDL_GetError());
+            atomic_store_explicit(&g_cond, c, memory_order_release);
         }
+        SDL_UnlockMutex(m);
     }
-    SDL_AtomicUnlock(&g_init_spin);
-    return m;
+    return atomic_load_explicit(&g_cond, memory_order_acquire) != NULL ? m : NULL;
 }
 
 SDL_cond *fake__cond(void)
 {
-    return fake__lock() != NULL ? g_cond : NULL;
+    return atomic_load_explicit(&g_cond, memory_order_acquire);
+}
+
+void fake__wake_all_locked(void)
+{
+    SDL_cond *c = fake__cond();
+    if (c != NULL) /* else no wait has run yet: nobody to wake */
+        SDL_CondBroadcast(c);
 }
 
 uint64_t fake__real_now_ns(void)
 {
-    static Uint64 freq;
-    if (freq == 0)
-        freq = SDL_GetPerformanceFrequency(); /* constant; a racy first write stores the same value */
-    Uint64 c = SDL_GetPerformanceCounter();
-    return (c / freq) * 1000000000u + (c % freq) * 1000000000u / freq;
+    return plat_sdl_counter_ns();
 }
 
 uint64_t fake__now_locked(void)
@@ -95,7 +97,7 @@ void fake__advance_locked(uint64_t t)
         fake__n_jumps++;
     }
     fake__fire_scripts_locked(fake__now_locked());
-    SDL_CondBroadcast(g_cond);
+    fake__wake_all_locked();
 }
 
 uint64_t plat_now_ns(void)
@@ -119,29 +121,27 @@ void plat_sleep_until_ns(uint64_t deadline_ns)
         plat_fake_advance_to_ns(deadline_ns);
         return;
     }
-    /* SDL_Delay counts milliseconds: round up so we never wake early. */
-    for (uint64_t now = fake__real_now_ns(); now < deadline_ns; now = fake__real_now_ns()) {
-        uint64_t ms = (deadline_ns - now + 999999u) / 1000000u;
-        SDL_Delay(ms > 0x7fffffffu ? 0x7fffffffu : (Uint32)ms);
-    }
+    plat_sdl_delay_until_ns(deadline_ns, fake__real_now_ns);
+}
+
+/* One of the counters below, read under the lock that guards it. */
+static uint64_t read_counter(const uint64_t *counter)
+{
+    SDL_mutex *lock = fake__lock();
+    SDL_LockMutex(lock);
+    uint64_t n = *counter;
+    SDL_UnlockMutex(lock);
+    return n;
 }
 
 uint64_t plat_fake_real_blocks(void)
 {
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    uint64_t n = fake__n_real_blocks;
-    SDL_UnlockMutex(lock);
-    return n;
+    return read_counter(&fake__n_real_blocks);
 }
 
 uint64_t plat_fake_jumps(void)
 {
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    uint64_t n = fake__n_jumps;
-    SDL_UnlockMutex(lock);
-    return n;
+    return read_counter(&fake__n_jumps);
 }
 
 int plat_process_usage(tempo_usage *out)

@@ -1,6 +1,7 @@
 /* What the fake backend's files share (platform/fake/). One process-wide
- * lock guards the virtual clock, every handle's state and the scripts; one
- * condition variable wakes every blocked wait when any of them changes. */
+ * lock, the handles' (plat_handle_lock, plat_handle.h), guards the virtual
+ * clock, every handle's state and the scripts; one condition variable wakes
+ * every blocked wait when any of them changes. */
 #ifndef TEMPO_FAKE_INTERNAL_H
 #define TEMPO_FAKE_INTERNAL_H
 
@@ -9,10 +10,14 @@
 
 #include <SDL.h>
 
-/* The lock and the condition variable, created on first use (NULL with the
- * detail set if SDL cannot make them). */
+/* The lock (plat_handle_lock) and the condition variable, both created by
+ * the first fake__lock() (NULL with the detail set if SDL cannot make
+ * either); fake__lock() must not be called with the lock held. */
 SDL_mutex *fake__lock(void);
 SDL_cond *fake__cond(void);
+
+/* [fake__lock] Wakes every blocked wait (they re-check). */
+void fake__wake_all_locked(void);
 
 /* True while the clock is virtual. */
 bool fake__virtual(void);

@@ -1,33 +1,20 @@
-/* The fake backend's handles and wait (fake_platform.h).
+/* The fake backend's wait and scripts (fake_platform.h). The handles are
+ * the sdl backend's handle half (plat_handle.h, common/plat_handle.c): the
+ * same objects, states, references and timers, compared with the virtual
+ * clock (plat_now_ns), so their semantics (missed ticks, a cancel keeps a
+ * due tick) are the same by construction.
  *
- * Every handle's state, the clock and the scripts are guarded by one lock
- * (fake__lock); any change broadcasts one condition variable, and every
- * blocked wait re-checks its handles. A wait that would block moves the
- * virtual clock to its next deadline (its timeout, its timers' next ticks,
- * its events' scripted signals) instead of sleeping; only a wait with none
- * blocks for real. Timers are absolute schedules (plat_sched.h) compared
- * with the clock, as in the sdl backend, so their semantics (missed ticks,
- * cancel keeps a due tick) are the same. */
-#include <stdatomic.h>
-#include <stdlib.h>
-
+ * Every handle's state, the clock and the scripts are guarded by the
+ * handles' one lock (fake__lock); any change broadcasts one condition
+ * variable (plat_handle_changed, below), and every blocked wait re-checks
+ * its handles. A wait that would block moves the virtual clock to its next
+ * deadline (its timeout, its timers' next ticks, its events' scripted
+ * signals) instead of sleeping; only a wait with none blocks for real. */
 #include "fake_internal.h"
 #include "fake_platform.h"
-#include "plat_sched.h"
+#include "plat_handle.h"
 #include "plat_sdl_hook.h"
 #include "tempo_internal.h"
-
-#define HANDLE_MAGIC 0x46414b45u /* "FAKE" */
-
-struct plat_handle {
-    uint32_t magic; /* HANDLE_MAGIC while alive, 0 once destroyed (holders may remain) */
-    uint8_t kind;   /* enum plat_handle_kind */
-    bool manual_reset;
-    bool signaled;
-    atomic_int refs; /* the owner's + one per holder */
-    plat_sched sched;
-    uint64_t missed;
-};
 
 typedef struct script {
     plat_handle *event; /* retained; NULL: free entry */
@@ -36,7 +23,6 @@ typedef struct script {
 
 static script g_scripts[PLAT_FAKE_MAX_SCRIPTS]; /* [fake__lock] */
 static uint64_t g_msg_gen; /* [fake__lock] SDL events pushed by other threads */
-static _Atomic(uint64_t) g_fault_delay_ns;
 
 const char *plat_backend_name(void)
 {
@@ -53,148 +39,15 @@ const char *plat_wait_route(void)
     return fake__virtual() ? "fake-virtual" : "fake-real-time";
 }
 
-void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
+/* A signal preempted between its lookup and its effect: the pause comes
+ * before the set or re-arm takes the lock. */
+const bool plat_fault_pause_before_signal = true;
+
+/* [fake__lock] Every blocked wait re-checks its handles (plat_handle.h). */
+void plat_handle_changed(const plat_handle *h)
 {
-    atomic_store(&g_fault_delay_ns, delay_ns);
-}
-
-/* A signal preempted between its lookup and its effect (the fault hook). */
-static _Atomic(uint64_t) g_fault_pauses;
-
-uint64_t plat_fault_signal_pauses(void)
-{
-    return atomic_load(&g_fault_pauses);
-}
-
-static void fault_pause(void)
-{
-    uint64_t d = atomic_load(&g_fault_delay_ns);
-    if (d > 0) {
-        atomic_fetch_add(&g_fault_pauses, 1);
-        plat_sleep_until_ns(plat_now_ns() + d);
-    }
-}
-
-/* ---- Handles ------------------------------------------------------------ */
-
-static plat_handle *handle_new(int kind, bool manual_reset, bool signaled)
-{
-    if (fake__lock() == NULL)
-        return NULL;
-    plat_handle *h = calloc(1, sizeof *h);
-    if (h == NULL) {
-        tempo__set_error(TEMPO_ENOMEM, "handle: out of memory");
-        return NULL;
-    }
-    h->magic = HANDLE_MAGIC;
-    h->kind = (uint8_t)kind;
-    h->manual_reset = manual_reset;
-    h->signaled = signaled;
-    atomic_init(&h->refs, 1);
-    return h;
-}
-
-/* Lock-free: the handle table takes references with its own lock held. */
-static void handle_unref(plat_handle *h)
-{
-    if (atomic_fetch_sub(&h->refs, 1) == 1)
-        free(h);
-}
-
-void plat_handles_retain(plat_handle *const *h, int n)
-{
-    for (int i = 0; i < n; i++)
-        atomic_fetch_add(&h[i]->refs, 1);
-}
-
-void plat_handles_release(plat_handle *const *h, int n)
-{
-    for (int i = 0; i < n; i++)
-        handle_unref(h[i]);
-}
-
-plat_handle *plat_event_create(bool manual_reset, bool initially_signaled)
-{
-    return handle_new(PLAT_HANDLE_EVENT, manual_reset, initially_signaled);
-}
-
-/* [fake__lock] */
-static void set_locked(plat_handle *event)
-{
-    /* A set that lost the race with a destroy must not wake anyone. */
-    if (event->magic == HANDLE_MAGIC && !event->signaled) {
-        event->signaled = true;
-        SDL_CondBroadcast(fake__cond());
-    }
-}
-
-void plat_event_set(plat_handle *event)
-{
-    fault_pause();
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    set_locked(event);
-    SDL_UnlockMutex(lock);
-}
-
-void plat_event_reset(plat_handle *event)
-{
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    event->signaled = false;
-    SDL_UnlockMutex(lock);
-}
-
-plat_handle *plat_timer_create(bool manual_reset)
-{
-    return handle_new(PLAT_HANDLE_TIMER, manual_reset, false);
-}
-
-void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
-{
-    fault_pause();
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    if (timer->magic == HANDLE_MAGIC) {
-        plat_sched_arm(&timer->sched, due_ns, period_ns);
-        timer->signaled = false;
-        timer->missed = 0;
-        SDL_CondBroadcast(fake__cond()); /* waits recompute their deadline */
-    }
-    SDL_UnlockMutex(lock);
-}
-
-void plat_timer_cancel(plat_handle *timer)
-{
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    /* A tick that fell due before the cancel is a signal already raised:
-     * keep it (Win32 semantics, like the other backends). */
-    uint64_t ticks = plat_sched_consume(&timer->sched, fake__now_locked());
-    if (ticks > 0) {
-        timer->missed = ticks - 1;
-        timer->signaled = true;
-    }
-    plat_sched_disarm(&timer->sched);
-    SDL_UnlockMutex(lock);
-}
-
-uint64_t plat_timer_missed(const plat_handle *timer)
-{
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    uint64_t missed = timer->missed;
-    SDL_UnlockMutex(lock);
-    return missed;
-}
-
-void plat_handle_destroy(plat_handle *h)
-{
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    h->magic = 0;
-    handle_unref(h);
-    SDL_UnlockMutex(lock);
+    (void)h;
+    fake__wake_all_locked();
 }
 
 /* ---- Scripts ------------------------------------------------------------ */
@@ -215,7 +68,7 @@ int plat_fake_script_set(plat_handle *event, uint64_t at_ns)
         }
     if (rc == 0) {
         fake__fire_scripts_locked(fake__now_locked()); /* due already: set now */
-        SDL_CondBroadcast(fake__cond());
+        fake__wake_all_locked();
     }
     SDL_UnlockMutex(lock);
     return rc;
@@ -235,46 +88,23 @@ void fake__fire_scripts_locked(uint64_t now)
             return;
         plat_handle *e = g_scripts[first].event;
         g_scripts[first].event = NULL;
-        set_locked(e);
-        handle_unref(e);
+        plat_event_set_locked(e);
+        plat_handles_release(&e, 1);
     }
 }
 
 /* ---- The wait ----------------------------------------------------------- */
 
-/* [fake__lock] True if `h` is signalled at `now`; consumes the signal of an
- * auto-reset handle (and the due ticks of a timer). */
-static bool try_acquire(plat_handle *h, uint64_t now)
-{
-    if (h->magic != HANDLE_MAGIC)
-        return false;
-    if (h->kind == PLAT_HANDLE_TIMER) {
-        uint64_t ticks = plat_sched_consume(&h->sched, now);
-        if (ticks > 0) {
-            h->missed = ticks - 1;
-            h->signaled = true;
-        }
-    }
-    if (!h->signaled)
-        return false;
-    if (!h->manual_reset)
-        h->signaled = false;
-    return true;
-}
-
 /* [fake__lock] The earliest instant one of the handles may become
  * signalled on its own (a timer tick, a scripted set), capped by `limit`. */
 static uint64_t next_wake(plat_handle *const *handles, int n, uint64_t limit)
 {
-    uint64_t at = limit;
+    uint64_t at = plat_handles_next_due(handles, n, limit);
     for (int i = 0; i < n; i++) {
-        const plat_handle *h = handles[i];
-        if (h->magic != HANDLE_MAGIC)
+        if (handles[i]->magic != PLAT_HANDLE_MAGIC)
             continue;
-        if (h->kind == PLAT_HANDLE_TIMER && plat_sched_next(&h->sched) < at)
-            at = plat_sched_next(&h->sched);
         for (int k = 0; k < PLAT_FAKE_MAX_SCRIPTS; k++)
-            if (g_scripts[k].event == h && g_scripts[k].at_ns < at)
+            if (g_scripts[k].event == handles[i] && g_scripts[k].at_ns < at)
                 at = g_scripts[k].at_ns;
     }
     return at;
@@ -287,7 +117,7 @@ static void on_push(void *ctx)
     SDL_mutex *lock = fake__lock();
     SDL_LockMutex(lock);
     g_msg_gen++;
-    SDL_CondBroadcast(fake__cond());
+    fake__wake_all_locked();
     SDL_UnlockMutex(lock);
 }
 
@@ -308,10 +138,7 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
     for (;;) {
         uint64_t now = fake__now_locked();
         fake__fire_scripts_locked(now);
-        r = -1;
-        for (int i = 0; i < n && r < 0; i++)
-            if (try_acquire(handles[i], now))
-                r = i;
+        r = plat_handles_acquire_first(handles, n, now);
         if (r >= 0)
             break;
         if (messages) {

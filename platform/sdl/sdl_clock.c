@@ -38,25 +38,18 @@ void plat_sleep_until_ns(uint64_t deadline_ns)
 
 #else
 
+#include "plat_sdl_clock.h"
+
 #if !defined(_WIN32)
 uint64_t plat_now_ns(void)
 {
-    static Uint64 freq;
-    if (freq == 0)
-        freq = SDL_GetPerformanceFrequency(); /* constant; a racy first write stores the same value */
-    Uint64 c = SDL_GetPerformanceCounter();
-    /* Split to avoid overflowing c * 1e9 (it would after ~30 min at 10 MHz). */
-    return (c / freq) * 1000000000u + (c % freq) * 1000000000u / freq;
+    return plat_sdl_counter_ns();
 }
 #endif
 
 void plat_sleep_until_ns(uint64_t deadline_ns)
 {
-    /* SDL_Delay counts milliseconds: round up so we never wake early. */
-    for (uint64_t now = plat_now_ns(); now < deadline_ns; now = plat_now_ns()) {
-        uint64_t ms = (deadline_ns - now + 999999u) / 1000000u;
-        SDL_Delay(ms > 0x7fffffffu ? 0x7fffffffu : (Uint32)ms);
-    }
+    plat_sdl_delay_until_ns(deadline_ns, plat_now_ns);
 }
 
 #endif

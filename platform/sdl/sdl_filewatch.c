@@ -8,8 +8,21 @@
  * write-a-temporary-then-rename save), created and deleted. IN_MODIFY is
  * left out on purpose: it fires on every write() of a save in progress,
  * while IN_CLOSE_WRITE says the content is complete. */
+#include "plat_handle.h"
 #include "sdl_filewatch.h"
 #include "tempo_internal.h"
+
+int sdl__fd_handle_fd(const plat_handle *h)
+{
+    /* Under the lock: magic changes on destroy, and the fields beside it
+     * (signaled) are written by setters on other threads (TSan saw the
+     * compiler read them as one word). */
+    SDL_mutex *lock = plat_handle_lock();
+    SDL_LockMutex(lock);
+    int fd = h->kind == PLAT_HANDLE_FILEWATCH && h->magic == PLAT_HANDLE_MAGIC ? h->fd : -1;
+    SDL_UnlockMutex(lock);
+    return fd;
+}
 
 #if defined(__linux__)
 
@@ -22,16 +35,21 @@
 #define WATCH_MASK \
     (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
-bool sdl__fd_readable(int fd)
+/* [handle lock] A zero-timeout poll. */
+static bool fd_readable(int fd)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     return poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
 }
 
-void sdl__fd_close(int fd)
+static void fd_close(int fd)
 {
     close(fd);
 }
+
+/* Manual-reset by nature: the signal is the fd's readability, which only
+ * plat_filewatch_read() (reading the fd) consumes. */
+static const plat_fd_ops inotify_ops = {fd_readable, fd_close};
 
 plat_handle *plat_filewatch_create(const char *dir)
 {
@@ -48,9 +66,13 @@ plat_handle *plat_filewatch_create(const char *dir)
                             "inotify_add_watch(%s): %s", dir, strerror(err));
         return NULL;
     }
-    plat_handle *h = sdl__fd_handle_create(fd);
-    if (h == NULL)
+    plat_handle *h = plat_handle_new(PLAT_HANDLE_FILEWATCH, true, false);
+    if (h == NULL) {
         close(fd);
+        return NULL;
+    }
+    h->fd = fd;
+    h->fd_ops = &inotify_ops;
     return h;
 }
 
@@ -88,17 +110,6 @@ int plat_filewatch_read(plat_handle *fw, plat_filewatch_fn fn, void *user)
 }
 
 #else /* no inotify */
-
-bool sdl__fd_readable(int fd)
-{
-    (void)fd;
-    return false;
-}
-
-void sdl__fd_close(int fd)
-{
-    (void)fd;
-}
 
 plat_handle *plat_filewatch_create(const char *dir)
 {

@@ -1,18 +1,17 @@
-/* Waitable handles and the multi-handle wait, emulated on SDL.
+/* The multi-handle wait of the sdl backend: how a blocked wait sleeps and is
+ * woken (the web backend builds it too, web_wait.c). The handles themselves
+ * -- events, timers, their state and references -- are the handle half
+ * shared with the fake backend (plat_handle.h, common/plat_handle.c).
  *
  * State: every handle's state, the list of blocked waits and the pool of
- * idle wakers are guarded by one process-wide mutex, `g_lock`. Signalling is
- * "change state under g_lock, then wake each blocked wait that holds the
- * handle". A wait re-checks its handles under g_lock before every sleep, and
- * its waker keeps a signal raised while it was not yet asleep, so no signal
- * is ever lost between the check and the sleep.
- *
- * Timers are not threads or SDL timers: a timer is an absolute schedule
- * (plat_sched.h). A wait that holds timers sleeps until the nearest due time
- * and decides "signalled" by comparing with the clock, so ticks are never
- * early and never drift. (SDL_AddTimer reschedules from its wake time and
- * counts milliseconds, so it drifts; it is only used by the benchmark's
- * baseline.)
+ * idle wakers are guarded by the handles' one mutex, plat_handle_lock().
+ * Signalling is "change state under the lock, then wake each blocked wait
+ * that holds the handle" (plat_handle_changed, below). A wait re-checks its
+ * handles under the lock before every sleep, and its waker keeps a signal
+ * raised while it was not yet asleep, so no signal is ever lost between the
+ * check and the sleep. A wait that holds timers sleeps until the nearest due
+ * time (plat_handles_next_due) and decides "signalled" by comparing with
+ * the clock.
  *
  * Message waits (TEMPO_WAIT_MESSAGES) take one of two routes:
  *  - fd route (Linux, eventfd waker): the video driver is x11 (we also poll
@@ -67,25 +66,12 @@
 #endif
 
 #include "plat_announce.h"
+#include "plat_handle.h"
 #include "plat_sdl_hook.h"
-#include "plat_sched.h"
 #include "platform.h"
 #include "sdl_filewatch.h"
 #include "sdl_waker.h"
 #include "tempo_internal.h"
-
-#define HANDLE_MAGIC 0x54454d50u /* "TEMP" */
-
-struct plat_handle {
-    uint32_t magic; /* HANDLE_MAGIC while alive, 0 once destroyed (waits may still hold it) */
-    uint8_t kind;   /* enum plat_handle_kind */
-    bool manual_reset;
-    bool signaled; /* events; timers: manual-reset and has fired */
-    atomic_int refs; /* the owner's + one per holder (plat_handles_retain, each wait) */
-    plat_sched sched;
-    uint64_t missed;
-    int fd; /* FILEWATCH: signalled while readable (sdl_filewatch.c); else -1 */
-};
 
 typedef struct waiter {
     struct waiter *next, *prev; /* g_active list, or g_pool (next only) */
@@ -95,34 +81,12 @@ typedef struct waiter {
     sdl_waker *waker;
 } waiter;
 
-static SDL_SpinLock g_init_spin;
-static _Atomic(SDL_mutex *) g_lock;
-static waiter *g_active; /* blocked waits [g_lock] */
-static waiter *g_pool;   /* idle waiters with their wakers [g_lock] */
-static Uint32 g_wake_type; /* private SDL event type of the sdl route [g_lock] */
+static waiter *g_active; /* blocked waits [handle lock] */
+static waiter *g_pool;   /* idle waiters with their wakers [handle lock] */
+static Uint32 g_wake_type; /* private SDL event type of the sdl route [handle lock] */
 static _Atomic(const char *) g_route = "none";
 
-/* plat_fault_set_signal_delay_ns(); 0: off. */
-static _Atomic(uint64_t) g_fault_delay_ns;
-
 enum route { ROUTE_NONE, ROUTE_FD, ROUTE_SDL };
-
-static SDL_mutex *get_lock(void)
-{
-    SDL_mutex *m = atomic_load_explicit(&g_lock, memory_order_acquire);
-    if (m != NULL)
-        return m;
-    SDL_AtomicLock(&g_init_spin);
-    m = atomic_load_explicit(&g_lock, memory_order_relaxed);
-    if (m == NULL) {
-        m = SDL_CreateMutex();
-        if (m == NULL)
-            tempo__set_error(TEMPO_EPLATFORM, "SDL_CreateMutex: %s", SDL_GetError());
-        atomic_store_explicit(&g_lock, m, memory_order_release);
-    }
-    SDL_AtomicUnlock(&g_init_spin);
-    return m;
-}
 
 const char *plat_backend_name(void)
 {
@@ -139,48 +103,10 @@ const char *plat_wait_route(void)
     return atomic_load(&g_route);
 }
 
-void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
-{
-    atomic_store(&g_fault_delay_ns, delay_ns);
-}
+/* The fault pause sits inside sdl_waker_signal, between its two steps. */
+const bool plat_fault_pause_before_signal = false;
 
-static _Atomic(uint64_t) g_fault_pauses;
-
-uint64_t plat_fault_signal_pauses(void)
-{
-    return atomic_load(&g_fault_pauses);
-}
-
-void sdl_waker__fault_pause(void)
-{
-    uint64_t d = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
-    if (d > 0) {
-        atomic_fetch_add(&g_fault_pauses, 1);
-        plat_sleep_until_ns(plat_now_ns() + d);
-    }
-}
-
-/* ---- Handles ------------------------------------------------------------ */
-
-static plat_handle *handle_new(int kind, bool manual_reset, bool signaled)
-{
-    if (get_lock() == NULL)
-        return NULL;
-    plat_handle *h = calloc(1, sizeof *h);
-    if (h == NULL) {
-        tempo__set_error(TEMPO_ENOMEM, "handle: out of memory");
-        return NULL;
-    }
-    h->magic = HANDLE_MAGIC;
-    h->kind = (uint8_t)kind;
-    h->manual_reset = manual_reset;
-    h->signaled = signaled;
-    h->fd = -1;
-    atomic_init(&h->refs, 1);
-    return h;
-}
-
-/* [g_lock] Wakes one blocked wait. */
+/* [handle lock] Wakes one blocked wait. */
 static void wake(waiter *w)
 {
     if (w->sdl_route) {
@@ -195,8 +121,8 @@ static void wake(waiter *w)
     }
 }
 
-/* [g_lock] Wakes every blocked wait that holds `h`. */
-static void wake_waiters_of(const plat_handle *h)
+/* [handle lock] Wakes every blocked wait that holds `h` (plat_handle.h). */
+void plat_handle_changed(const plat_handle *h)
 {
     for (waiter *w = g_active; w != NULL; w = w->next)
         for (int i = 0; i < w->n; i++)
@@ -206,181 +132,9 @@ static void wake_waiters_of(const plat_handle *h)
             }
 }
 
-/* Lock-free: callers that hold the table lock (handle_pool.c) take
- * references here, so this must not take g_lock. The last reference can
- * only be dropped once no wait and no table holds the handle. */
-static void handle_unref(plat_handle *h)
-{
-    if (atomic_fetch_sub(&h->refs, 1) == 1) {
-        if (h->fd >= 0)
-            sdl__fd_close(h->fd);
-        free(h);
-    }
-}
-
-void plat_handles_retain(plat_handle *const *h, int n)
-{
-    for (int i = 0; i < n; i++)
-        atomic_fetch_add(&h[i]->refs, 1);
-}
-
-void plat_handles_release(plat_handle *const *h, int n)
-{
-    for (int i = 0; i < n; i++)
-        handle_unref(h[i]);
-}
-
-plat_handle *plat_event_create(bool manual_reset, bool initially_signaled)
-{
-    return handle_new(PLAT_HANDLE_EVENT, manual_reset, initially_signaled);
-}
-
-void plat_event_set(plat_handle *event)
-{
-    SDL_mutex *lock = get_lock();
-    SDL_LockMutex(lock);
-    /* A set that lost the race with a destroy (it holds a reference, the
-     * id is gone) must not wake anyone. */
-    if (event->magic == HANDLE_MAGIC && !event->signaled) {
-        event->signaled = true;
-        wake_waiters_of(event);
-    }
-    SDL_UnlockMutex(lock);
-}
-
-void plat_event_reset(plat_handle *event)
-{
-    SDL_mutex *lock = get_lock();
-    SDL_LockMutex(lock);
-    event->signaled = false;
-    SDL_UnlockMutex(lock);
-}
-
-plat_handle *sdl__fd_handle_create(int fd)
-{
-    /* Manual-reset by nature: the signal is the fd's readability, which
-     * only plat_filewatch_read() (reading the fd) consumes. */
-    plat_handle *h = handle_new(PLAT_HANDLE_FILEWATCH, true, false);
-    if (h != NULL)
-        h->fd = fd;
-    return h;
-}
-
-int sdl__fd_handle_fd(const plat_handle *h)
-{
-    /* Under the lock: magic changes on destroy, and the fields beside it
-     * (signaled) are written by setters on other threads (TSan saw the
-     * compiler read them as one word). */
-    SDL_mutex *lock = get_lock();
-    SDL_LockMutex(lock);
-    int fd = h->kind == PLAT_HANDLE_FILEWATCH && h->magic == HANDLE_MAGIC ? h->fd : -1;
-    SDL_UnlockMutex(lock);
-    return fd;
-}
-
-plat_handle *plat_timer_create(bool manual_reset)
-{
-    return handle_new(PLAT_HANDLE_TIMER, manual_reset, false);
-}
-
-void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
-{
-    SDL_mutex *lock = get_lock();
-    SDL_LockMutex(lock);
-    if (timer->magic != HANDLE_MAGIC) {
-        SDL_UnlockMutex(lock); /* lost the race with a destroy */
-        return;
-    }
-    plat_sched_arm(&timer->sched, due_ns, period_ns);
-    timer->signaled = false;
-    timer->missed = 0;
-    wake_waiters_of(timer); /* they must recompute how long to sleep */
-    SDL_UnlockMutex(lock);
-}
-
-void plat_timer_cancel(plat_handle *timer)
-{
-    SDL_mutex *lock = get_lock();
-    SDL_LockMutex(lock);
-    /* A tick that fell due before the cancel is a signal already raised:
-     * keep it (Win32 semantics), only the future ticks go. */
-    uint64_t ticks = plat_sched_consume(&timer->sched, plat_now_ns());
-    if (ticks > 0) {
-        timer->missed = ticks - 1;
-        timer->signaled = true;
-    }
-    plat_sched_disarm(&timer->sched);
-    SDL_UnlockMutex(lock);
-}
-
-uint64_t plat_timer_missed(const plat_handle *timer)
-{
-    SDL_mutex *lock = get_lock();
-    SDL_LockMutex(lock);
-    uint64_t missed = timer->missed;
-    SDL_UnlockMutex(lock);
-    return missed;
-}
-
-void plat_handle_destroy(plat_handle *h)
-{
-    SDL_mutex *lock = get_lock();
-    SDL_LockMutex(lock);
-    h->magic = 0;
-    handle_unref(h);
-    SDL_UnlockMutex(lock);
-}
-
-/* [g_lock] True if `h` is signalled at `now`; consumes the signal of an
- * auto-reset handle (and the due ticks of any timer). */
-static bool try_acquire(plat_handle *h, uint64_t now)
-{
-    if (h->magic != HANDLE_MAGIC)
-        return false;
-    if (h->kind == PLAT_HANDLE_FILEWATCH)
-        return sdl__fd_readable(h->fd); /* level-triggered; read() consumes it */
-    if (h->kind == PLAT_HANDLE_TIMER) {
-        /* Due ticks become the signal; from here a timer is an event. */
-        uint64_t ticks = plat_sched_consume(&h->sched, now);
-        if (ticks > 0) {
-            h->missed = ticks - 1;
-            h->signaled = true;
-        }
-    }
-    if (!h->signaled)
-        return false;
-    if (!h->manual_reset)
-        h->signaled = false;
-    return true;
-}
-
-/* [g_lock] Lowest signalled index, or -1. */
-static int acquire_first(plat_handle *const *handles, int n, uint64_t now)
-{
-    for (int i = 0; i < n; i++)
-        if (try_acquire(handles[i], now))
-            return i;
-    return -1;
-}
-
-/* [g_lock] The earliest timer due time among the handles, capped by `limit`. */
-static uint64_t next_wake(plat_handle *const *handles, int n, uint64_t limit)
-{
-    uint64_t at = limit;
-    for (int i = 0; i < n; i++) {
-        const plat_handle *h = handles[i];
-        if (h->magic == HANDLE_MAGIC && h->kind == PLAT_HANDLE_TIMER) {
-            uint64_t due = plat_sched_next(&h->sched);
-            if (due < at)
-                at = due;
-        }
-    }
-    return at;
-}
-
 /* ---- Waiters ------------------------------------------------------------ */
 
-/* [g_lock] Takes an idle waiter (or makes one) and links it as blocked,
+/* [handle lock] Takes an idle waiter (or makes one) and links it as blocked,
  * holding a reference to each handle. */
 static waiter *waiter_begin(plat_handle *const *handles, int n, bool sdl_route)
 {
@@ -408,12 +162,11 @@ static waiter *waiter_begin(plat_handle *const *handles, int n, bool sdl_route)
     if (g_active != NULL)
         g_active->prev = w;
     g_active = w;
-    for (int i = 0; i < n; i++)
-        atomic_fetch_add(&handles[i]->refs, 1);
+    plat_handles_retain(handles, n);
     return w;
 }
 
-/* [g_lock] Unlinks the waiter, drops its references, and pools it. */
+/* [handle lock] Unlinks the waiter, drops its references, and pools it. */
 static void waiter_end(waiter *w)
 {
     if (w->prev != NULL)
@@ -422,8 +175,7 @@ static void waiter_end(waiter *w)
         g_active = w->next;
     if (w->next != NULL)
         w->next->prev = w->prev;
-    for (int i = 0; i < w->n; i++)
-        handle_unref(w->handles[i]);
+    plat_handles_release(w->handles, w->n);
     w->handles = NULL;
     w->n = 0;
     w->next = g_pool;
@@ -592,12 +344,12 @@ static uint64_t deadline_after(uint64_t now, uint64_t timeout_ns)
     return timeout_ns >= UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
 }
 
-/* [g_lock] The verdict at `now`, or -1 (keep waiting). Handles first, like
+/* [handle lock] The verdict at `now`, or -1 (keep waiting). Handles first, like
  * MsgWaitForMultipleObjects; then messages; then the timeout. */
 static int verdict(plat_handle *const *handles, int n, bool messages, uint64_t now,
                    uint64_t deadline)
 {
-    int r = acquire_first(handles, n, now);
+    int r = plat_handles_acquire_first(handles, n, now);
     if (r >= 0)
         return r;
     if (messages && user_events_pending())
@@ -619,7 +371,7 @@ static int sdl_timeout_ms(uint64_t wake_at)
 
 int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
 {
-    SDL_mutex *lock = get_lock();
+    SDL_mutex *lock = plat_handle_lock();
     if (lock == NULL)
         return TEMPO_EPLATFORM;
     const uint64_t deadline = deadline_after(plat_now_ns(), timeout_ns);
@@ -731,7 +483,7 @@ int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned 
             WL_DISARM();
             break;
         }
-        uint64_t wake_at = next_wake(handles, n, deadline);
+        uint64_t wake_at = plat_handles_next_due(handles, n, deadline);
         if (pad_poll_ns > 0 && pumped_at + pad_poll_ns < wake_at)
             wake_at = pumped_at + pad_poll_ns; /* next controller poll */
         if (route == ROUTE_FD)
@@ -771,7 +523,7 @@ void plat_pump(void)
 
 void plat_shutdown(void)
 {
-    SDL_mutex *lock = atomic_load(&g_lock);
+    SDL_mutex *lock = plat_handle_lock_peek();
     if (lock == NULL)
         return;
     plat_sdl_hook_shutdown();
@@ -784,9 +536,6 @@ void plat_shutdown(void)
     }
     bool idle = g_active == NULL;
     SDL_UnlockMutex(lock);
-    if (idle) {
-        /* Handles still alive keep working: the lock is re-created lazily. */
-        atomic_store(&g_lock, NULL);
-        SDL_DestroyMutex(lock);
-    }
+    if (idle)
+        plat_handle_lock_destroy(); /* handles still alive keep working: it is re-created lazily */
 }

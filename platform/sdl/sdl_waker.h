@@ -31,13 +31,10 @@ void sdl_waker_drain(sdl_waker *w);
 
 /* Wakes the thread blocked in (or about to enter) sdl_waker_block().
  * Thread: any. The cond implementation needs `lock` (the backend's handle
- * lock) held by the caller; the eventfd one does not care. */
+ * lock) held by the caller; the eventfd one does not care. Between its two
+ * steps it calls the test-only fault pause (plat_fault_pause, plat_handle.h). */
 void sdl_waker_signal(sdl_waker *w);
 
-/* Test-only fault injection: sleeps for plat_fault_set_signal_delay_ns()'s
- * delay, if one is set. sdl_waker_signal() calls it between its two steps.
- * Thread: any. (Defined in sdl_wait.c.) */
-void sdl_waker__fault_pause(void);
 
 /* What ended a sdl_waker_block() (a bit set; 0 means the deadline). */
 enum {

@@ -3,6 +3,7 @@
  * next millisecond: late by up to ~1 ms, never early. See sdl_waker.h. */
 #include <stdlib.h>
 
+#include "plat_handle.h"
 #include "platform.h"
 #include "sdl_waker.h"
 #include "tempo_internal.h"
@@ -46,7 +47,7 @@ void sdl_waker_drain(sdl_waker *w)
 void sdl_waker_signal(sdl_waker *w)
 {
     w->signaled = true;
-    sdl_waker__fault_pause();
+    plat_fault_pause();
     SDL_CondSignal(w->cond);
 }
 

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "plat_handle.h"
 #include "platform.h"
 #include "sdl_waker.h"
 #include "tempo_internal.h"
@@ -93,7 +94,7 @@ void sdl_waker_drain(sdl_waker *w)
 void sdl_waker_signal(sdl_waker *w)
 {
     atomic_store(&w->pending, true);
-    sdl_waker__fault_pause();
+    plat_fault_pause();
     uint64_t one = 1;
     /* Only fails with EAGAIN when the counter is about to overflow, which
      * still leaves the waker signalled: nothing to report. */

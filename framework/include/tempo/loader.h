@@ -85,6 +85,14 @@
  *    would malloc the claimed size, up to 4 GiB); an AIFF frame count past
  *    it is refused. Data without an audio signature (SDL_mixer's MOD
  *    fallback) is refused with TEMPO_ENOTSUP unless allow_unchecked_formats.
+ *  - MIDI (sound and music): every track is walked event by event; a
+ *    malformed or cut event is TEMPO_EFORMAT, and a song that may last
+ *    longer than 10 minutes as a sound, or a day as music, is TEMPO_ERANGE
+ *    (the bound: the longest track at the file's slowest tempo). A sound is
+ *    rendered whole into memory by SDL_mixer (10 minutes: 106 MB at 44.1 kHz
+ *    16-bit stereo), and a 40-byte file's delta times can claim 388 hours:
+ *    the old loader's thread grew by ~60 MB/s for over an hour on one. Load
+ *    long MIDI songs as music, which streams.
  *  - files: only regular files are opened; a FIFO, device or socket fails
  *    with TEMPO_EIO at once (a FIFO would block open() forever).
  * The default image limit is TEMPO_LOADER_DEFAULT_MAX_PIXELS (8192 x 8192 =
@@ -229,7 +237,8 @@ struct tempo_load_result {
  *   TEMPO_ENOENT    the file does not exist
  *   TEMPO_ERANGE    path too long for the OS; image (or what its header
  *                   claims) larger than desc.max_texture_size or
- *                   desc.max_image_pixels; file over 2 GiB
+ *                   desc.max_image_pixels; file over 2 GiB; a MIDI song
+ *                   too long (see "Hostile files")
  *   TEMPO_EIO       the file cannot be opened or read (no permission), or it is
  *                   not a regular file (a directory, FIFO, device, socket)
  *   TEMPO_EFORMAT   empty file, not a format the loader recognises by its first
