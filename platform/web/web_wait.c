@@ -1,5 +1,6 @@
-/* Handles and the wait of the web backend: platform/sdl's (sdl_wait.c, on
- * its portable condition-variable waker and the sdl-events message route),
+/* The wait of the web backend: platform/sdl's (sdl_wait.c, on its portable
+ * condition-variable waker and the sdl-events message route; the handles
+ * themselves are common/plat_handle.c's, as on every backend but win32),
  * compiled here with the three functions this backend answers itself moved
  * aside, so that no line of it is copied:
  *  - plat_wait: on the page's main thread a wait never blocks. Blocking
