@@ -342,10 +342,14 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
     uint64_t need = p->predicted_cost_ns + p->margin_ns + (uint64_t)p->extra_margin_ns;
     if ((double)need >= p->period_ns)
         return now_ns; /* no slack: render at once, the present paces us */
-    /* The vblank to aim at: the first the render can still make. The wake
-     * before it: the lead, which may still be relaxing from a costlier
-     * frame (never later than that; at once if that is past). */
-    uint64_t v = tempo__pacer_next_vblank(p, now_ns + need);
+    /* The vblank to aim at: the next one, unless less than the base margin
+     * is left before it. The wake before it: the lead, which may still be
+     * relaxing from a costlier frame (never later than that), or at once
+     * if that is past: a return that came late (a busy machine) leaves
+     * less than the lead, but the lead is a safety margin over the
+     * render's cost, and a render started at once may still make the
+     * vblank, where waiting for the one after loses it for sure. */
+    uint64_t v = tempo__pacer_next_vblank(p, now_ns + p->margin_ns);
     uint64_t lead = p->lead_ns > (double)need ? (uint64_t)p->lead_ns : need;
     return v - now_ns > lead ? v - lead : now_ns;
 }
