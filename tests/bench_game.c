@@ -23,8 +23,12 @@
  *           synchronously on the loop thread when it is requested, the
  *           audio handle watched and polled.
  *
- * A first run without the burst and the load shows the machine's own frame
- * noise (once capped, once with the fake vsync: the noise of each pacing). Reported per glue, over the whole run: render intervals over one 60 Hz
+ * Per pacing, two rows without the burst and the load first: the machine's
+ * own noise (no Tempo loop at all: sleep to absolute 1/60 s deadlines on a
+ * tempo_timer then render and present, or render and the fake vsync present
+ * back to back) and Tempo's loop with nothing attached (its own pacing).
+ * Reported per glue, over the whole run (and of those in the first second:
+ * the probe of the present, the pacer's learning): render intervals over one 60 Hz
  * refresh (16.7 ms; with 1 ms of slack for timer jitter) and the longest
  * one, the oldest message's age when handled, the time to load all 500
  * images, audio notices and key events handled, CPU (% of one core, all
@@ -39,7 +43,9 @@
  *
  * Options: --quick (100 PNGs, 2 000 messages, 3 s), --cache DIR (where the
  * PNGs are generated once; default ./bench-game-cache), --seconds N,
- * --msg-us N. */
+ * --msg-us N, --trace (every missed vblank of the fake-vsync rows: the
+ * pacer's planned wake, the wake's lateness, render cost, the present's own
+ * work and the lead in force; the distributions are printed always). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
