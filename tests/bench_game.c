@@ -163,6 +163,11 @@ typedef struct game {
         int64_t k;                                        /* the vblank it landed on */
     } *vr;
     int nvr, cap_vr;
+    /* The burst's drains as on_message sees them (a gap of more than 0.5 ms
+     * between two messages starts a new one), for the age analysis. */
+    uint64_t msg_last_ns, first_push_ns, worst_push_ns, worst_at_ns;
+    uint64_t drain_from[16], drain_to[16], drain_n[16];
+    int ndrain;
 } game;
 
 static void spin_ns(uint64_t ns)
@@ -176,7 +181,24 @@ static void on_message(const tempo_netq_msg *m, void *user)
 {
     (void)m;
     game *g = user;
+    uint64_t now = tempo_now_ns();
+    if (g->first_push_ns == 0 || m->pushed_ns < g->first_push_ns)
+        g->first_push_ns = m->pushed_ns;
+    if (now - m->pushed_ns > g->worst_at_ns - g->worst_push_ns) {
+        g->worst_push_ns = m->pushed_ns;
+        g->worst_at_ns = now;
+    }
+    if (g->msg_last_ns == 0 || now - g->msg_last_ns > 500 * US) {
+        if (g->ndrain < 16)
+            g->drain_from[g->ndrain] = now;
+        g->ndrain++;
+    }
+    if (g->ndrain <= 16) {
+        g->drain_to[g->ndrain - 1] = now;
+        g->drain_n[g->ndrain - 1]++;
+    }
     spin_ns(msg_cost_ns); /* creating the object the message describes */
+    g->msg_last_ns = tempo_now_ns();
     g->r.handled++;
 }
 
@@ -512,6 +534,14 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
                    ls->sources[k].name, (unsigned long long)c->calls, (unsigned long long)c->items,
                    (double)c->busy_ns / 1e6, (unsigned long long)c->overruns, (unsigned long long)c->forced,
                    (double)c->max_age_ns / 1e6);
+        }
+        if (g.ndrain > 0) {
+            printf("  burst: first push at +0; oldest message pushed at +%.1f ms, handled at +%.1f ms; drains:",
+                   (double)(g.worst_push_ns - g.first_push_ns) / 1e6, (double)(g.worst_at_ns - g.first_push_ns) / 1e6);
+            for (int k = 0; k < g.ndrain && k < 16; k++)
+                printf(" [+%.1f..+%.1f ms, %llu]", (double)(g.drain_from[k] - g.first_push_ns) / 1e6,
+                       (double)(g.drain_to[k] - g.first_push_ns) / 1e6, (unsigned long long)g.drain_n[k]);
+            printf("\n");
         }
         tempo_loader_stats lst;
         if (tempo_loader_get_stats(g.ld, &lst) == 0)
