@@ -520,6 +520,34 @@ static void classic_empty_frames(tempo_netq *q, uint64_t k)
     q->budget = clamp_u64(q->budget, d->budget_min_ns, d->budget_max_ns);
 }
 
+/* [loop thread] DEADLINE: would the `left` records from the one at
+ * `cursor` (the rest of the drain's snapshot), the first pushed at
+ * first_pushed_ns, be older than the target by the time the next drain (a
+ * drain interval from `t`) has handled them at `per` ns each? (An upper
+ * bound: the last of them is the youngest.) The plan sizes a drain from an
+ * estimate of the cost (none before the first drain: budget_start_ns) and
+ * from the messages queued when it began; this corrects it at the end of
+ * the budget. (bench_game's burst: 10 000 messages of 2-3 us at once, the
+ * first drain stopped at its 20 ms and the last ~900 waited for the next
+ * frame: 36 ms old.) */
+static bool late_next_drain(const tempo_netq *q, uint64_t first_pushed_ns, uint32_t left, uint64_t t,
+                            double per)
+{
+    double frame = q->interval_ns > 0 ? q->interval_ns : 1e9 / 60;
+    double age = t > first_pushed_ns ? (double)(t - first_pushed_ns) : 0;
+    return age + frame + per * left > (double)q->d.target_age_ns;
+}
+
+static bool next_misses_target(tempo_netq *q, size_t cursor, uint32_t left, uint64_t t, double per)
+{
+    if (cursor == q->cap)
+        cursor = 0;
+    const rec_hdr *h = hdr_at(q, cursor);
+    if (h->size == PAD_SIZE)
+        h = hdr_at(q, 0);
+    return late_next_drain(q, h->pushed_ns, left, t, per);
+}
+
 /* [loop thread] The drain itself; `out` (optional) gets the items and the
  * oldest age for the loop's statistics. */
 static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_args *a, tempo_source_call *out)
@@ -569,36 +597,64 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
     size_t batch_bytes = 0;
     uint64_t t = start, max_age = 0;
     bool overrun = false;
-    while (done < n) {
-        if (cursor == q->cap) /* the last record ended exactly at the end */
-            cursor = 0;
-        h = hdr_at(q, cursor);
-        if (h->size == PAD_SIZE) {
-            batch_bytes += q->cap - cursor;
-            cursor = 0;
-            h = hdr_at(q, 0);
+    for (;;) {
+        while (done < n) {
+            if (cursor == q->cap) /* the last record ended exactly at the end */
+                cursor = 0;
+            h = hdr_at(q, cursor);
+            if (h->size == PAD_SIZE) {
+                batch_bytes += q->cap - cursor;
+                cursor = 0;
+                h = hdr_at(q, 0);
+            }
+            tempo_netq_msg m = {h->type, h->size, (const unsigned char *)h + HDR, h->pushed_ns};
+            if (t > h->pushed_ns && t - h->pushed_ns > max_age)
+                max_age = t - h->pushed_ns;
+            if (t - start > q->d.budget_max_ns)
+                overrun = true;
+            fn(&m, user);
+            t = q->now(q->clock_user);
+            done++;
+            batch++;
+            batch_bytes += rec_bytes(m.size);
+            cursor += rec_bytes(m.size);
+            bool stop = budget != UNLIMITED && t - start >= budget;
+            if (stop && q->policy == TEMPO_NETQ_DEADLINE && done < n &&
+                q->frame_spent + (t - start) < q->d.budget_max_ns &&
+                next_misses_target(q, cursor, n - done, t, q->have_cost ? q->cost_ns : (double)(t - start) / done))
+                stop = false; /* the next drain would handle it too late: handle it now */
+            if (batch == RELEASE_BATCH && !stop && done < n) {
+                plat_mutex_lock(q->lock);
+                release_locked(q, cursor, batch_bytes, batch);
+                plat_mutex_unlock(q->lock);
+                batch = 0;
+                batch_bytes = 0;
+            }
+            if (stop)
+                break;
         }
-        tempo_netq_msg m = {h->type, h->size, (const unsigned char *)h + HDR, h->pushed_ns};
-        if (t > h->pushed_ns && t - h->pushed_ns > max_age)
-            max_age = t - h->pushed_ns;
-        if (t - start > q->d.budget_max_ns)
-            overrun = true;
-        fn(&m, user);
-        t = q->now(q->clock_user);
-        done++;
-        batch++;
-        batch_bytes += rec_bytes(m.size);
-        cursor += rec_bytes(m.size);
-        bool stop = budget != UNLIMITED && t - start >= budget;
-        if (batch == RELEASE_BATCH && !stop && done < n) {
-            plat_mutex_lock(q->lock);
-            release_locked(q, cursor, batch_bytes, batch);
-            plat_mutex_unlock(q->lock);
-            batch = 0;
-            batch_bytes = 0;
-        }
-        if (stop)
+        /* DEADLINE: what was pushed while this drain ran (a burst still being
+         * pushed) is taken too, while the budget lasts, when leaving it to the
+         * next drain would make it older than the target (not otherwise: a
+         * drain that ends early leaves the frame its time). The handled
+         * records are released first, so [tail, head) is again what the
+         * producers have finished writing. */
+        if (done < n || q->policy != TEMPO_NETQ_DEADLINE || budget == UNLIMITED || t - start >= budget)
             break;
+        plat_mutex_lock(q->lock);
+        if (batch > 0)
+            release_locked(q, cursor, batch_bytes, batch);
+        uint32_t more = q->count;
+        const rec_hdr *first = oldest_locked(q);
+        uint64_t first_pushed = first != NULL ? first->pushed_ns : t;
+        cursor = q->tail;
+        plat_mutex_unlock(q->lock);
+        batch = 0;
+        batch_bytes = 0;
+        double per = q->have_cost ? q->cost_ns : done > 0 ? (double)(t - start) / done : 0;
+        if (more == 0 || !late_next_drain(q, first_pushed, more, t, per))
+            break;
+        n = done + more;
     }
     q->frame_spent += t - start;
     plat_mutex_lock(q->lock);

@@ -301,9 +301,14 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
         p->st.missed += (uint64_t)(n - 1);
         /* The render kept to its prediction (give or take the base margin)
          * and still missed: the present needs more time before the flip
-         * than the margin leaves. */
+         * than the margin leaves (its own work, unseen: only a miss tells).
+         * Fall back at once to a safer margin, doubled and at least P/8
+         * (at most P/2), and keep it: creeping up by small steps lost a
+         * frame per step, and a work whose tail is twice its median (SDL's
+         * software present under X11: 2.4 ms, spikes to 7) one per spike. */
         if (cost <= pred_before + p->margin_ns && p->extra_margin_ns < P / 2) {
-            p->extra_margin_ns += P / 32;
+            double up = 2 * p->extra_margin_ns > P / 8 ? 2 * p->extra_margin_ns : P / 8;
+            p->extra_margin_ns = up < P / 2 ? up : P / 2;
             p->margin_floor_ns = p->extra_margin_ns; /* what the present was seen to need */
         }
     } else if (p->locked) {
@@ -337,10 +342,14 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
     uint64_t need = p->predicted_cost_ns + p->margin_ns + (uint64_t)p->extra_margin_ns;
     if ((double)need >= p->period_ns)
         return now_ns; /* no slack: render at once, the present paces us */
-    /* The vblank to aim at: the first the render can still make. The wake
-     * before it: the lead, which may still be relaxing from a costlier
-     * frame (never later than that; at once if that is past). */
-    uint64_t v = tempo__pacer_next_vblank(p, now_ns + need);
+    /* The vblank to aim at: the next one, unless less than the base margin
+     * is left before it. The wake before it: the lead, which may still be
+     * relaxing from a costlier frame (never later than that), or at once
+     * if that is past: a return that came late (a busy machine) leaves
+     * less than the lead, but the lead is a safety margin over the
+     * render's cost, and a render started at once may still make the
+     * vblank, where waiting for the one after loses it for sure. */
+    uint64_t v = tempo__pacer_next_vblank(p, now_ns + p->margin_ns);
     uint64_t lead = p->lead_ns > (double)need ? (uint64_t)p->lead_ns : need;
     return v - now_ns > lead ? v - lead : now_ns;
 }

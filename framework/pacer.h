@@ -17,9 +17,9 @@
  *     wake = next vblank - predicted cost - margin,
  * where the margin grows when a render that kept to its predicted cost
  * still missed its vblank (the present's own work before the flip, which
- * the pacer cannot see apart from its blocking) and shrinks slowly while
- * every vblank is met, never below what the last miss showed to be needed
- * (that floor is forgotten over minutes); the lead (cost + margins) grows
+ * the pacer cannot see apart from its blocking: only a miss tells): at
+ * once to a safer margin, doubled and at least a period/8 (at most half a
+ * period), which it keeps (forgotten over minutes); the lead (cost + margins) grows
  * at once and shrinks by at most 0.25 ms a frame, so renders start at most
  * that much later than a period after the previous one when the
  * prediction drops;
@@ -122,9 +122,11 @@ int tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns,
 uint64_t tempo__pacer_next_vblank(const tempo__pacer *p, uint64_t t_ns);
 
 /* When the loop should start its next render: next vblank - predicted
- * cost - margin, for the first vblank that leaves that much time after
- * `now_ns`. `now_ns` while the pacer has not locked yet (the blocking
- * present paces the loop meanwhile), or when the cost leaves no slack. */
+ * cost - margin, for the next vblank (unless less than the base margin is
+ * left before it); `now_ns` when that is past (a present that returned
+ * late: the render may still make the vblank), while the pacer has not
+ * locked yet (the blocking present paces the loop meanwhile), or when the
+ * cost leaves no slack. */
 uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns);
 
 /* The refresh period: fitted, or the nominal one before the fit locks. */

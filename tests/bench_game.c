@@ -23,8 +23,12 @@
  *           synchronously on the loop thread when it is requested, the
  *           audio handle watched and polled.
  *
- * A first run without the burst and the load shows the machine's own frame
- * noise (once capped, once with the fake vsync: the noise of each pacing). Reported per glue, over the whole run: render intervals over one 60 Hz
+ * Per pacing, two rows without the burst and the load first: the machine's
+ * own noise (no Tempo loop at all: sleep to absolute 1/60 s deadlines on a
+ * tempo_timer then render and present, or render and the fake vsync present
+ * back to back) and Tempo's loop with nothing attached (its own pacing).
+ * Reported per glue, over the whole run (and of those in the first second:
+ * the probe of the present, the pacer's learning): render intervals over one 60 Hz
  * refresh (16.7 ms; with 1 ms of slack for timer jitter) and the longest
  * one, the oldest message's age when handled, the time to load all 500
  * images, audio notices and key events handled, CPU (% of one core, all
@@ -39,7 +43,9 @@
  *
  * Options: --quick (100 PNGs, 2 000 messages, 3 s), --cache DIR (where the
  * PNGs are generated once; default ./bench-game-cache), --seconds N,
- * --msg-us N. */
+ * --msg-us N, --trace (every missed vblank of the fake-vsync rows: the
+ * pacer's planned wake, the wake's lateness, render cost, the present's own
+ * work and the lead in force; the distributions are printed always). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +63,7 @@
 #include <SDL_image.h>
 #include <SDL_mixer.h>
 
+#include "loop_internal.h" /* the pacer's state, for --trace */
 #include "tempo/tempo.h"
 
 #define MS TEMPO_NS_PER_MS
@@ -73,6 +80,7 @@ static uint64_t msg_cost_ns = 2 * US; /* --msg-us */
 static double run_s = 8;
 static char cache_dir[1024] = "bench-game-cache";
 static char (*paths)[1100];
+static bool trace; /* --trace: every missed vblank of the fake-vsync runs, one line each */
 
 /* ---- Fixtures ------------------------------------------------------------------ */
 
@@ -124,7 +132,7 @@ static void generate(void)
 /* ---- The game ------------------------------------------------------------------- */
 
 typedef struct result {
-    uint64_t renders, over, longest_ns, oldest_age_ns, handled, load_ns, notices, keys;
+    uint64_t renders, over, over_first, longest_ns, oldest_age_ns, handled, load_ns, notices, keys;
     double cpu_share, sleeps_per_s, switches_per_s;
 } result;
 
@@ -148,6 +156,18 @@ typedef struct game {
     uint64_t last_render_ns;
     result r;
     float x;
+    /* The fake vsync's record of each present, for the miss analysis. */
+    struct vrec {
+        uint64_t planned, woke, render, call, ready, ret; /* ns; planned: the pacer's wake (0: none) */
+        double lead, need;                                /* the lead in force; cost + margins */
+        int64_t k;                                        /* the vblank it landed on */
+    } *vr;
+    int nvr, cap_vr;
+    /* The burst's drains as on_message sees them (a gap of more than 0.5 ms
+     * between two messages starts a new one), for the age analysis. */
+    uint64_t msg_last_ns, first_push_ns, worst_push_ns, worst_at_ns;
+    uint64_t drain_from[16], drain_to[16], drain_n[16];
+    int ndrain;
 } game;
 
 static void spin_ns(uint64_t ns)
@@ -161,7 +181,24 @@ static void on_message(const tempo_netq_msg *m, void *user)
 {
     (void)m;
     game *g = user;
+    uint64_t now = tempo_now_ns();
+    if (g->first_push_ns == 0 || m->pushed_ns < g->first_push_ns)
+        g->first_push_ns = m->pushed_ns;
+    if (now - m->pushed_ns > g->worst_at_ns - g->worst_push_ns) {
+        g->worst_push_ns = m->pushed_ns;
+        g->worst_at_ns = now;
+    }
+    if (g->msg_last_ns == 0 || now - g->msg_last_ns > 500 * US) {
+        if (g->ndrain < 16)
+            g->drain_from[g->ndrain] = now;
+        g->ndrain++;
+    }
+    if (g->ndrain <= 16) {
+        g->drain_to[g->ndrain - 1] = now;
+        g->drain_n[g->ndrain - 1]++;
+    }
     spin_ns(msg_cost_ns); /* creating the object the message describes */
+    g->msg_last_ns = tempo_now_ns();
     g->r.handled++;
 }
 
@@ -255,8 +292,10 @@ static void render(tempo_loop *loop, float alpha, void *user)
     uint64_t now = tempo_now_ns();
     if (g->last_render_ns != 0) {
         uint64_t iv = now - g->last_render_ns;
-        if (iv > FRAME_NS + SLACK_NS)
+        if (iv > FRAME_NS + SLACK_NS) {
             g->r.over++;
+            g->r.over_first += now - g->start_ns < 1000 * MS; /* the start: probing, learning */
+        }
         if (iv > g->r.longest_ns)
             g->r.longest_ns = iv;
     }
@@ -280,13 +319,95 @@ static void render(tempo_loop *loop, float alpha, void *user)
  * the run's start, as a vsync'd present blocks until the next vblank. */
 static void fake_vsync_present(tempo_loop *loop, void *user)
 {
-    (void)loop;
     game *g = user;
+    uint64_t call = tempo_now_ns();
     SDL_RenderPresent(g->ren);
     uint64_t now = tempo_now_ns();
     uint64_t k = now > g->start_ns ? (now - g->start_ns) / FRAME_NS + 1 : 1;
     tempo_timer_set(g->vblank, g->start_ns + k * FRAME_NS, 0);
     tempo_wait(&g->vblank, 1, TEMPO_INFINITE, 0);
+    if (g->vr != NULL && g->nvr < g->cap_vr) {
+        struct vrec *v = &g->vr[g->nvr++];
+        *v = (struct vrec){.render = g->last_render_ns, .call = call, .ready = now, .ret = tempo_now_ns(),
+                           .k = (int64_t)k};
+        if (loop != NULL) { /* still this frame's: the loop sets the next after the present */
+            v->planned = loop->pacing == TEMPO_LOOP_PACING_VSYNC ? loop->pace_wake_ns : 0;
+            v->woke = loop->wake_ns;
+            v->lead = loop->pacer.lead_ns;
+            v->need = (double)loop->pacer.predicted_cost_ns + (double)loop->pacer.margin_ns +
+                      loop->pacer.extra_margin_ns;
+        }
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* p-th percentile (0..100) of n values, sorted in place. */
+static double pct_ms(uint64_t *v, int n, double p)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_u64);
+    int i = (int)(p / 100 * (n - 1) + 0.5);
+    return (double)v[i] / 1e6;
+}
+
+/* What the fake vsync saw: per missed vblank (a present that landed more
+ * than one vblank after the previous one) the frame's times against the
+ * vblank it should have made, and the distributions over all frames. */
+static void print_vsync_trace(const game *g, const char *name)
+{
+    int n = g->nvr, missed = 0, miss_frames = 0;
+    uint64_t *late = calloc((size_t)n + 1, sizeof *late), *cost = calloc((size_t)n + 1, sizeof *cost),
+             *work = calloc((size_t)n + 1, sizeof *work), *used = calloc((size_t)n + 1, sizeof *used),
+             *lead = calloc((size_t)n + 1, sizeof *lead), *ret = calloc((size_t)n + 1, sizeof *ret);
+    int nl = 0, nc = 0, nu = 0;
+    for (int i = 1; i < n; i++) {
+        const struct vrec *v = &g->vr[i], *p = &g->vr[i - 1];
+        uint64_t vb = g->start_ns + (uint64_t)(p->k + 1) * FRAME_NS; /* the vblank after the previous one */
+        ret[i - 1] = p->ret - (g->start_ns + (uint64_t)p->k * FRAME_NS);
+        cost[nc] = v->call - v->render;
+        work[nc++] = v->ready - v->call;
+        if (v->planned != 0 && v->woke >= v->planned && v->woke - v->planned < FRAME_NS) {
+            late[nl] = v->woke - v->planned;
+            used[nl] = v->ready > v->planned ? v->ready - v->planned : 0; /* wake -> ready to flip */
+            lead[nl++] = (uint64_t)v->lead;
+            nu++;
+        }
+        if (v->k > p->k + 1) {
+            missed += (int)(v->k - p->k - 1);
+            miss_frames++;
+            if (trace)
+                printf("  miss %s k=%lld (+%lld): planned %+.2f ms before vb, woke %+.2f late, render at %+.2f, "
+                       "cost %.2f, present work %.2f, ready %+.2f after vb; lead %.2f need %.2f; "
+                       "prev return %.2f after its vb\n",
+                       name, (long long)v->k, (long long)(v->k - p->k - 1),
+                       v->planned ? ((double)vb - (double)v->planned) / 1e6 : 0.0,
+                       v->planned ? ((double)v->woke - (double)v->planned) / 1e6 : 0.0,
+                       ((double)v->render - (double)vb) / 1e6, (double)(v->call - v->render) / 1e6,
+                       (double)(v->ready - v->call) / 1e6, ((double)v->ready - (double)vb) / 1e6, v->lead / 1e6,
+                       v->need / 1e6, (double)ret[i - 1] / 1e6);
+        }
+    }
+    printf("  %s: %d presents, %d missed vblanks (%d frames); wake lateness p50/p99/max %.3f/%.3f/%.3f ms; "
+           "render cost %.3f/%.3f/%.3f; present work %.3f/%.3f/%.3f; wake->ready %.3f/%.3f/%.3f against "
+           "lead %.3f/%.3f/%.3f; vblank return late %.3f/%.3f/%.3f\n",
+           name, n, missed, miss_frames, pct_ms(late, nl, 50), pct_ms(late, nl, 99), pct_ms(late, nl, 100),
+           pct_ms(cost, nc, 50), pct_ms(cost, nc, 99), pct_ms(cost, nc, 100), pct_ms(work, nc, 50),
+           pct_ms(work, nc, 99), pct_ms(work, nc, 100), pct_ms(used, nu, 50), pct_ms(used, nu, 99),
+           pct_ms(used, nu, 100), pct_ms(lead, nu, 50), pct_ms(lead, nu, 99), pct_ms(lead, nu, 100),
+           pct_ms(ret, n > 0 ? n - 1 : 0, 50), pct_ms(ret, n > 0 ? n - 1 : 0, 99),
+           pct_ms(ret, n > 0 ? n - 1 : 0, 100));
+    free(late);
+    free(cost);
+    free(work);
+    free(used);
+    free(lead);
+    free(ret);
 }
 
 /* ---- Threads: the network producer and the input script ------------------------ */
@@ -339,6 +460,10 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
 {
     game g = {.naive = naive, .quiet = quiet, .vsync = vsync, .ren = ren};
     g.vblank = tempo_timer_create(false);
+    if (vsync) {
+        g.cap_vr = (int)(run_s * HZ * 2) + 100;
+        g.vr = calloc((size_t)g.cap_vr, sizeof *g.vr);
+    }
     g.tex = calloc((size_t)n_images, sizeof *g.tex);
     g.q = tempo_netq_create(naive ? &(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL} : NULL);
     g.ld = naive ? NULL : tempo_loader_create(&(tempo_loader_desc){.renderer = ren});
@@ -410,12 +535,24 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
                    (double)c->busy_ns / 1e6, (unsigned long long)c->overruns, (unsigned long long)c->forced,
                    (double)c->max_age_ns / 1e6);
         }
+        if (g.ndrain > 0) {
+            printf("  burst: first push at +0; oldest message pushed at +%.1f ms, handled at +%.1f ms; drains:",
+                   (double)(g.worst_push_ns - g.first_push_ns) / 1e6, (double)(g.worst_at_ns - g.first_push_ns) / 1e6);
+            for (int k = 0; k < g.ndrain && k < 16; k++)
+                printf(" [+%.1f..+%.1f ms, %llu]", (double)(g.drain_from[k] - g.first_push_ns) / 1e6,
+                       (double)(g.drain_to[k] - g.first_push_ns) / 1e6, (unsigned long long)g.drain_n[k]);
+            printf("\n");
+        }
         tempo_loader_stats lst;
         if (tempo_loader_get_stats(g.ld, &lst) == 0)
             printf("  loader: %llu delivered, %llu upload strips, longest item %.1f ms, longest call %.1f ms\n",
                    (unsigned long long)lst.delivered, (unsigned long long)lst.upload_strips, lst.item_max_ns / 1e6,
                    lst.process_max_ns / 1e6);
     }
+
+    if (vsync)
+        print_vsync_trace(&g, naive ? "naive" : quiet ? "tempo, nothing attached" : "tempo sources");
+    free(g.vr);
 
     tempo_loop_destroy(g.loop); /* detaches the sources */
     tempo_loader_destroy(g.ld);
@@ -433,6 +570,68 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
     return rc != 0;
 }
 
+/* The machine's own noise: the simplest loop, no Tempo loop, no burst, no
+ * load, the same render and the same waits (a tempo_timer, as the fake
+ * vsync's). Capped: sleep to absolute 1/60 s deadlines, then render and
+ * present. Fake vsync: render, then the fake vsync present, back to back.
+ * The typist's events are drained (and counted) before each render. */
+static int run_plain(bool vsync, SDL_Renderer *ren, result *out)
+{
+    game g = {.quiet = true, .vsync = vsync, .ren = ren};
+    g.vblank = tempo_timer_create(false);
+    if (vsync) {
+        g.cap_vr = (int)(run_s * HZ * 2) + 100;
+        g.vr = calloc((size_t)g.cap_vr, sizeof *g.vr);
+    }
+    tempo_handle *tick = tempo_timer_create(false);
+    script sc = {NULL, 0, tempo_event_create(true, false), 0};
+    SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    tempo_usage u0, u1;
+    tempo_process_usage(&u0);
+    g.start_ns = sc.start_ns = tempo_now_ns();
+    uint64_t end = g.start_ns + (uint64_t)(run_s * 1e9), sleeps = 0, last = g.start_ns;
+    SDL_Thread *typ = SDL_CreateThread(typist, "typist", &sc);
+    uint64_t k = 1;
+    while (last < end) {
+        if (!vsync) {
+            tempo_timer_set(tick, g.start_ns + k * FRAME_NS, 0);
+            tempo_wait(&tick, 1, TEMPO_INFINITE, 0);
+            sleeps++;
+            uint64_t now = tempo_now_ns(), due = (now - g.start_ns) / FRAME_NS + 1;
+            k = due > k + 1 ? due : k + 1; /* behind: the next deadline still ahead */
+        }
+        SDL_Event e;
+        while (SDL_PollEvent(&e))
+            if (e.type == SDL_KEYDOWN)
+                g.r.keys++;
+        g.x += 1.6667f;
+        if (g.x > 600)
+            g.x = 0;
+        render(NULL, 0, &g);
+        if (vsync) {
+            fake_vsync_present(NULL, &g);
+            sleeps++;
+        }
+        last = tempo_now_ns();
+    }
+    uint64_t wall = tempo_now_ns() - g.start_ns;
+    tempo_process_usage(&u1);
+    tempo_event_set(sc.stop);
+    SDL_WaitThread(typ, NULL);
+    g.r.cpu_share = (double)(u1.cpu_ns - u0.cpu_ns) / (double)wall;
+    g.r.sleeps_per_s = (double)sleeps * 1e9 / (double)wall;
+    g.r.switches_per_s = u1.has_switches ? (double)(u1.voluntary_switches - u0.voluntary_switches) * 1e9 / (double)wall
+                                         : -1;
+    *out = g.r;
+    if (vsync)
+        print_vsync_trace(&g, "machine noise");
+    free(g.vr);
+    tempo_timer_destroy(tick);
+    tempo_timer_destroy(g.vblank);
+    tempo_event_destroy(sc.stop);
+    return 0;
+}
+
 static void print_row(const char *name, const result *r)
 {
     char load[32];
@@ -440,8 +639,9 @@ static void print_row(const char *name, const result *r)
         snprintf(load, sizeof load, "%.2f s", (double)r->load_ns / 1e9);
     else
         snprintf(load, sizeof load, "not done");
-    printf("| %s | %llu | %llu | %.1f | %.0f | %llu | %s | %llu | %llu | %.1f%% | %.0f | %.0f |\n", name,
-           (unsigned long long)r->renders, (unsigned long long)r->over, (double)r->longest_ns / 1e6,
+    printf("| %s | %llu | %llu (%llu) | %.1f | %.0f | %llu | %s | %llu | %llu | %.1f%% | %.0f | %.0f |\n", name,
+           (unsigned long long)r->renders, (unsigned long long)r->over, (unsigned long long)r->over_first,
+           (double)r->longest_ns / 1e6,
            (double)r->oldest_age_ns / 1e6, (unsigned long long)r->handled, load, (unsigned long long)r->notices,
            (unsigned long long)r->keys, 100 * r->cpu_share, r->sleeps_per_s, r->switches_per_s);
 }
@@ -457,10 +657,12 @@ int main(int argc, char **argv)
             snprintf(cache_dir, sizeof cache_dir, "%s", argv[++i]);
         } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
             run_s = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--trace") == 0) {
+            trace = true;
         } else if (strcmp(argv[i], "--msg-us") == 0 && i + 1 < argc) {
             msg_cost_ns = (uint64_t)(atof(argv[++i]) * 1e3);
         } else {
-            fprintf(stderr, "usage: bench_game [--quick] [--cache DIR] [--seconds N] [--msg-us N]\n");
+            fprintf(stderr, "usage: bench_game [--quick] [--cache DIR] [--seconds N] [--msg-us N] [--trace]\n");
             return 2;
         }
     }
@@ -480,8 +682,10 @@ int main(int argc, char **argv)
         return 0;
     }
     generate();
-    result tempo_r, naive_r, quiet_r, quiet_v, tempo_v, naive_v;
-    int fail = run(false, true, false, win, ren, &quiet_r);
+    result noise_r, quiet_r, tempo_r, naive_r, noise_v, quiet_v, tempo_v, naive_v;
+    int fail = run_plain(false, ren, &noise_r);
+    fail |= run(false, true, false, win, ren, &quiet_r);
+    fail |= run_plain(true, ren, &noise_v);
     fail |= run(false, true, true, win, ren, &quiet_v);
     fail |= run(false, false, false, win, ren, &tempo_r);
     fail |= run(true, false, false, win, ren, &naive_r);
@@ -491,18 +695,25 @@ int main(int argc, char **argv)
     printf("\nbench_game (%s backend, %s video, software renderer): 60 updates/s, renders capped at 60 Hz\n"
            "or paced by a 60 Hz fake vsync (the loop presents; the present blocks to the next 1/60 s);\n"
            "at 0.5 s a %d-message burst (%.1f us each) and %d PNGs of %dx%d; audio marks every 100 ms;\n"
-           "a key event every 25 ms; %.0f s per glue, one after the other\n\n",
+           "a key event every 25 ms; %.0f s per glue, one after the other. \"machine noise\": no Tempo loop,\n"
+           "sleep to absolute 1/60 s deadlines then render (capped), or render + fake vsync present back to back\n\n",
            tempo_backend_name(), SDL_GetCurrentVideoDriver(), n_messages, (double)msg_cost_ns / 1e3, n_images,
            IMG_SIDE, IMG_SIDE, run_s);
-    printf("| glue | renders | intervals > 16.7 ms | longest ms | oldest message ms | messages | load all | "
+    printf("| glue | renders | intervals > 16.7 ms (in the first s) | longest ms | oldest message ms | messages | load all | "
            "audio notices | keys | CPU | sleeps/s | switches/s |\n");
     printf("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
-    print_row("baseline: no burst, no load, 60 Hz cap", &quiet_r);
+    print_row("machine noise: plain loop, 60 Hz cap", &noise_r);
+    print_row("tempo, nothing attached, 60 Hz cap", &quiet_r);
     print_row("tempo sources, 60 Hz cap", &tempo_r);
     print_row("naive (drain-all, sync load), 60 Hz cap", &naive_r);
-    print_row("baseline: no burst, no load, fake vsync", &quiet_v);
+    print_row("machine noise: plain loop, fake vsync", &noise_v);
+    print_row("tempo, nothing attached, fake vsync", &quiet_v);
     print_row("tempo sources, fake vsync", &tempo_v);
     print_row("naive (drain-all, sync load), fake vsync", &naive_v);
+    printf("\nlate intervals above the machine-noise row: tempo nothing attached %+lld (cap) %+lld (vsync); "
+           "tempo sources %+lld (cap) %+lld (vsync)\n",
+           (long long)quiet_r.over - (long long)noise_r.over, (long long)quiet_v.over - (long long)noise_v.over,
+           (long long)tempo_r.over - (long long)noise_r.over, (long long)tempo_v.over - (long long)noise_v.over);
 
     SDL_DestroyRenderer(ren);
     SDL_DestroyWindow(win);

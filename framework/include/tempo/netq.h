@@ -40,7 +40,16 @@
  *                 and the queue fills rather than the frame time. With a
  *                 deadline (attached, or tempo_netq_drain_until) it also
  *                 uses the time left before the deadline: idle time between
- *                 frames costs no frame time.
+ *                 frames costs no frame time. The budget is planned from
+ *                 estimates (before the first message is timed,
+ *                 budget_start_ns) and from what is queued when the drain
+ *                 begins, so a drain also goes on while what is left, and
+ *                 (within the budget) what was pushed meanwhile, would be
+ *                 older than the target if left to the next drain (a drain
+ *                 interval later, handled at the measured cost), up to
+ *                 budget_max_ns in the frame. A burst of 10 000 messages of
+ *                 2-3 us used to leave its last part to a frame that came
+ *                 too late (36-51 ms old with a 33 ms target).
  *   CLASSIC       the classic algorithm (the seed), all five numbers in the
  *                 descriptor: budget starts at 20 ms; every frame it moves
  *                 +1 ms if more than 100 messages are queued, else -1 ms
