@@ -178,8 +178,7 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
             L->slot_shift_ns += P / 4;
             return;
         }
-        tempo__probe_presented(&L->probe, a, b); /* "a" first, then its "b" */
-        int verdict = tempo__probe_presented(&L->probe, L->probe_b_call, L->probe_b_return);
+        int verdict = tempo__probe_pair_presented(&L->probe, a, b, L->probe_b_call, L->probe_b_return);
         L->probe_b_call = 0;
         /* A present known to sleep to a regular grid of its own (the judge
          * saw its returns on the line) drifts against the timer's calls, so
@@ -303,6 +302,13 @@ void tempo__loop_present(tempo_loop *L, uint64_t t)
             /* Keep the fit the probes started: the vblanks are known. */
             L->pacing = TEMPO_LOOP_PACING_VSYNC;
             L->vsync = true;
+            /* From the probe's render phase to the pacer's in steps: the
+             * next render a period after this one, not up to 1.5 later.
+             * Not for SDL's software renderer, whose blocking present is
+             * its own sleep (the judge hands it to the timer within 12
+             * returns): a held lead only makes its updates wait longer. */
+            if (b > start && !L->software_present)
+                tempo__pacer_hold_lead(&L->pacer, (double)(b - start));
             L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
         } else if (verdict == TEMPO__PROBE_FREE) {
             timer_verdict(L, b, 0);

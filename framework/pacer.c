@@ -196,10 +196,21 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
 static void update_lead(tempo__pacer *p)
 {
     double target = (double)p->predicted_cost_ns + (double)p->margin_ns + p->extra_margin_ns;
-    if (target >= p->lead_ns - TEMPO__PACER_LEAD_RELAX_NS)
+    double step = p->handover ? TEMPO__PACER_HANDOVER_RELAX(p->period_ns) : TEMPO__PACER_LEAD_RELAX_NS;
+    if (target >= p->lead_ns - step) {
         p->lead_ns = target;
-    else
-        p->lead_ns -= TEMPO__PACER_LEAD_RELAX_NS;
+        p->handover = false;
+    } else {
+        p->lead_ns -= step;
+    }
+}
+
+void tempo__pacer_hold_lead(tempo__pacer *p, double lead_ns)
+{
+    if (lead_ns > p->lead_ns && lead_ns < p->period_ns) {
+        p->lead_ns = lead_ns;
+        p->handover = true;
+    }
 }
 
 int tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns)
@@ -398,7 +409,11 @@ uint64_t tempo__probe_wake_ns(const tempo__probe *pr, uint64_t prev_return_ns, u
 {
     uint64_t q = pr->period_ns / 4;
     uint64_t base = predicted_cost_ns > q ? predicted_cost_ns : q;
-    uint64_t call = prev_return_ns + base + (pr->n % 2 ? q : 0);
+    /* All the "a" renders of a round first, then all the "b" ones: with a
+     * blocking present only the one step from a to b makes a render
+     * interval longer than the period (P + P/4); alternating made one per
+     * pair, a late frame each. */
+    uint64_t call = prev_return_ns + base + (pr->n >= TEMPO__PROBE_PAIRS ? q : 0);
     return call - (predicted_cost_ns < call - prev_return_ns ? predicted_cost_ns : call - prev_return_ns);
 }
 
@@ -419,15 +434,37 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int64_t probe_duration(uint64_t call_ns, uint64_t return_ns)
+{
+    return return_ns > call_ns ? (int64_t)(return_ns - call_ns) : 0;
+}
+
+static int probe_verdict(tempo__probe *pr);
+
 int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_ns)
 {
-    pr->dur[pr->n++] = return_ns > call_ns ? (int64_t)(return_ns - call_ns) : 0;
-    if (pr->n < 2 * TEMPO__PROBE_PAIRS)
-        return TEMPO__PROBE_MORE;
+    /* dur[] holds the "a" presents first, then the "b" ones: the order the
+     * first probe makes them in (tempo__probe_wake_ns). */
+    pr->dur[pr->n++] = probe_duration(call_ns, return_ns);
+    return pr->n < 2 * TEMPO__PROBE_PAIRS ? TEMPO__PROBE_MORE : probe_verdict(pr);
+}
+
+int tempo__probe_pair_presented(tempo__probe *pr, uint64_t a_call_ns, uint64_t a_return_ns, uint64_t b_call_ns,
+                                uint64_t b_return_ns)
+{
+    int k = pr->n / 2;
+    pr->dur[k] = probe_duration(a_call_ns, a_return_ns);
+    pr->dur[TEMPO__PROBE_PAIRS + k] = probe_duration(b_call_ns, b_return_ns);
+    pr->n += 2;
+    return pr->n < 2 * TEMPO__PROBE_PAIRS ? TEMPO__PROBE_MORE : probe_verdict(pr);
+}
+
+static int probe_verdict(tempo__probe *pr)
+{
     int64_t P = (int64_t)pr->period_ns, q = P / 4;
     int64_t d[TEMPO__PROBE_PAIRS];
     for (int i = 0; i < TEMPO__PROBE_PAIRS; i++)
-        d[i] = mod_period(pr->dur[2 * i] - pr->dur[2 * i + 1], P);
+        d[i] = mod_period(pr->dur[i] - pr->dur[TEMPO__PROBE_PAIRS + i], P);
     qsort(d, TEMPO__PROBE_PAIRS, sizeof d[0], cmp_i64);
     int64_t med = (d[TEMPO__PROBE_PAIRS / 2 - 1] + d[TEMPO__PROBE_PAIRS / 2]) / 2;
     int64_t spread = llabs(d[0]) > llabs(d[TEMPO__PROBE_PAIRS - 1]) ? llabs(d[0]) : llabs(d[TEMPO__PROBE_PAIRS - 1]);

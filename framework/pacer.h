@@ -41,6 +41,9 @@
 #define TEMPO__PACER_FIT 64   /* presents in the fit */
 #define TEMPO__PACER_COSTS 16 /* render costs in the prediction */
 #define TEMPO__PACER_LEAD_RELAX_NS 250000.0 /* the most the wake moves later per present */
+/* The most it moves later per present after a hand-over (a twentieth of
+ * the period: 0.83 ms at 60 Hz), until it reaches the pacer's own lead. */
+#define TEMPO__PACER_HANDOVER_RELAX(period_ns) ((period_ns) / 20.0)
 
 /* What tempo__pacer_presented() saw. */
 enum {
@@ -90,6 +93,7 @@ typedef struct tempo__pacer {
                                once, shrunk by at most TEMPO__PACER_LEAD_RELAX_NS a present, so
                                the render start never jumps later (a render interval of a period
                                plus the drop) when a costly frame leaves the prediction */
+    bool handover;          /* the lead was set by tempo__pacer_hold_lead and relaxes faster */
 
     tempo__pacer_stats st;
 } tempo__pacer;
@@ -166,10 +170,19 @@ enum {
  * renderer's. */
 int tempo__pacer_judge(const tempo__pacer *p, uint64_t display_period_ns, bool software);
 
+/* Hands the render phase over from another schedule (the probe): the
+ * wake keeps `lead_ns` before the vblank now, then moves later by at most
+ * TEMPO__PACER_HANDOVER_RELAX a present until it reaches the pacer's own
+ * lead. Jumping there at once made one render interval of up to 1.5
+ * periods (the probe's last render is half a period before its vblank).
+ * [loop thread] */
+void tempo__pacer_hold_lead(tempo__pacer *p, double lead_ns);
+
 /* ---- Does the present block? ---------------------------------------------
  * SDL's renderer flags do not say (the software renderer reports
  * PRESENTVSYNC and returns at once), so the loop measures. Probe renders
- * alternate between two call times a quarter period apart, "a" then "b",
+ * are made at two call times a quarter period apart, first TEMPO__PROBE_PAIRS
+ * at "a", then as many at "b" (pair i: the i-th of each),
  * each timed from the previous present's return R (a vblank, if presents
  * block): call at R + base (a) or R + base + P/4 (b), base = max(P/4,
  * predicted render cost). A present that waits for the vblank returns at
@@ -213,5 +226,11 @@ uint64_t tempo__probe_wake_ns(const tempo__probe *pr, uint64_t prev_return_ns, u
  * verdict (UNSURE starts a new round). FREE needs every pair's difference
  * near 0, not only the median's. */
 int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_ns);
+
+/* The same for a measurement that makes its presents in pairs, an "a" and
+ * a "b" each (a timer's re-measurement, which moves the render phase):
+ * returns as tempo__probe_presented. */
+int tempo__probe_pair_presented(tempo__probe *pr, uint64_t a_call_ns, uint64_t a_return_ns, uint64_t b_call_ns,
+                                uint64_t b_return_ns);
 
 #endif /* TEMPO_PACER_H */

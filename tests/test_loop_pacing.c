@@ -55,6 +55,8 @@ typedef struct game {
     uint64_t pushed_arrival_ns; /* when the input just pushed arrived */
     bool pause_key_resumes;
     int pause_calls, resume_calls;
+    uint64_t render_at[64];    /* when the first renders started */
+    int nrender_at;
 } game;
 
 static void on_update(tempo_loop *loop, uint64_t dt_ns, void *user)
@@ -70,6 +72,8 @@ static void on_render(tempo_loop *loop, float alpha, void *user)
     (void)loop;
     game *g = user;
     g->renders++;
+    if (g->nrender_at < (int)(sizeof g->render_at / sizeof g->render_at[0]))
+        g->render_at[g->nrender_at++] = tempo_fake_clock_now(g->fc);
     g->last_alpha = alpha;
     g->oldest_in_frame_ns = g->oldest_unshown_ns;
     g->oldest_unshown_ns = 0;
@@ -498,6 +502,41 @@ static void auto_vsync_decides_from_the_present(void)
             }
         }
     }
+}
+
+/* The first measurement of a blocking present calls its renders at two
+ * phases a quarter period apart. Made a, b, a, b, ... every a-to-b step
+ * was a render interval of 1.25 periods, a late frame each (4 in the first
+ * 0.2 s); made a, a, a, a, b, b, b, b there is one such step. Counted over
+ * the first 64 renders, the hand-over to the vsync pacer included. */
+static void first_probe_makes_one_long_render_interval(void)
+{
+    game g;
+    game_init(&g);
+    g.cost_lo = 1 * MS;
+    g.cost_hi = 2 * MS;
+    tempo_loop *loop = game_loop(&g, (tempo_loop_desc){
+        .present = fake_vsync_present, .vsync = TEMPO_LOOP_VSYNC_AUTO, .display_hz = 60});
+    run_until(loop, &g, T0 + 2 * S, 10000000);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), tempo_loop_pacing_name(TEMPO_LOOP_PACING_VSYNC));
+    CHECK_EQ_INT(g.nrender_at, 64);
+    uint64_t P = S / 60;
+    int longer = 0;
+    uint64_t longest = 0;
+    for (int i = 1; i < g.nrender_at; i++) {
+        uint64_t d = g.render_at[i] - g.render_at[i - 1];
+        longer += d > P + P / 8;
+        longest = d > longest ? d : longest;
+    }
+    tt_note("first 64 renders: %d intervals over 1.125 periods, longest %.2f ms", longer, (double)longest / 1e6);
+    /* The probe's one step. Jumping from the probe's phase (half a period
+     * before the vblank) to the pacer's own lead made another (24.5 ms):
+     * the pacer now takes the phase over in steps (tempo__pacer_hold_lead). */
+    CHECK_LE_INT(longer, 1);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(g.fc);
+    drain_sdl_events();
 }
 
 /* LOCKSTEP renders after its ticks, not on a schedule: the probe renders
@@ -1145,6 +1184,7 @@ static const tt_case cases[] = {
     TT_CASE(vsync_that_does_not_block_still_paces),
     TT_CASE(vsync_late_frames_still_render),
     TT_CASE(auto_vsync_decides_from_the_present),
+    TT_CASE(first_probe_makes_one_long_render_interval),
     TT_CASE(lockstep_measures_the_present_too),
     TT_CASE(withheld_presents_keep_the_update_rate),
     TT_CASE(withheld_presents_are_the_hidden_pause),
