@@ -423,8 +423,55 @@ static void release_locked(tempo_netq *q, size_t cursor, size_t bytes, uint32_t 
 /* [loop thread] The budget for a drain that starts at `now` with `n`
  * messages queued, the oldest `age` old, `pushed` accepted so far. UNLIMITED
  * means "all n". */
+/* DEADLINE's budget for a drain that begins with n messages queued, the
+ * oldest `age` old, at `cost` ns each.
+ * Spread: the smallest budget that handles them all within the frames
+ * left before the oldest one's deadline. `paced`: the caller gave a
+ * deadline (the loop's next frame), so the drains begin on the frames'
+ * grid. Over m drains, one a frame, the
+ * last ends (m - 1) frames + work/m after this one begins; the largest m
+ * that keeps that within the slack (less an eighth of a frame for the
+ * drain's own start within its frame) gives the shortest drains. A burst
+ * of two frames' work at a 33 ms target is two drains of half of it
+ * each, where "one frame of margin" used to put all of it in one frame.
+ * Conservative: younger messages have more slack than the oldest.
+ * Keep up: at least the work arriving per frame at the measured steady
+ * rate, so a steady load is handled as it comes instead of being
+ * deferred to the deadline (which would add latency and save no frame
+ * time). */
+/* DEADLINE's first drain re-plans after timing this many messages. */
+#define REPLAN_AFTER 32
+
+static uint64_t deadline_budget(const tempo_netq *q, double cost, uint32_t n, uint64_t age, bool paced)
+{
+    const tempo_netq_desc *d = &q->d;
+    double frame = q->interval_ns > 0 ? q->interval_ns : 1e9 / 60;
+    double work = cost * (double)n;
+    double spread = work;
+    if (paced) {
+        double slack = age < d->target_age_ns ? (double)(d->target_age_ns - age) - frame / 8 : 0;
+        for (int m = 2; m <= 64 && (double)(m - 1) * frame < slack; m++) {
+            if ((double)(m - 1) * frame + work / m > slack)
+                break;
+            spread = work / m;
+        }
+    } else {
+        /* No deadline given: the frames may be as long as their drains
+         * (a loop that is not paced), so the next drain may begin a frame
+         * after this one ends: a frame of margin. */
+        double slack = age < d->target_age_ns ? (double)(d->target_age_ns - age) : 0;
+        double frames_left = slack / frame - 1 < 1 ? 1 : slack / frame - 1;
+        spread = work / frames_left;
+    }
+    double keep_up = cost * q->rate_per_ns * frame;
+    double need = spread > keep_up ? spread : keep_up;
+    if (need >= (double)d->budget_max_ns)
+        return d->budget_max_ns;
+    return clamp_u64((uint64_t)need, d->floor_ns, d->budget_max_ns);
+}
+
 static uint64_t plan(tempo_netq *q, uint64_t now, uint32_t n, uint64_t age, uint64_t pushed, size_t used,
-                     bool *flush)
+                     bool paced, bool *flush)
 {
     const tempo_netq_desc *d = &q->d;
     *flush = false;
@@ -480,15 +527,7 @@ static uint64_t plan(tempo_netq *q, uint64_t now, uint32_t n, uint64_t age, uint
          * steady rate, so a steady load is handled as it comes instead of
          * being deferred to the deadline (which would add latency and save
          * no frame time). */
-        double frame = q->interval_ns > 0 ? q->interval_ns : 1e9 / 60;
-        double slack = age < d->target_age_ns ? (double)(d->target_age_ns - age) : 0;
-        double frames_left = slack / frame - 1 < 1 ? 1 : slack / frame - 1;
-        double spread = q->cost_ns * (double)n / frames_left;
-        double keep_up = q->cost_ns * q->rate_per_ns * frame;
-        double need = spread > keep_up ? spread : keep_up;
-        if (need >= (double)d->budget_max_ns)
-            return d->budget_max_ns;
-        return clamp_u64((uint64_t)need, d->floor_ns, d->budget_max_ns);
+        return deadline_budget(q, q->cost_ns, n, age, paced);
     }
     }
 }
@@ -522,30 +561,35 @@ static void classic_empty_frames(tempo_netq *q, uint64_t k)
 
 /* [loop thread] DEADLINE: would the `left` records from the one at
  * `cursor` (the rest of the drain's snapshot), the first pushed at
- * first_pushed_ns, be older than the target by the time the next drain (a
- * drain interval from `t`) has handled them at `per` ns each? (An upper
+ * first_pushed_ns, be older than the target by the time the next drain (at
+ * the next frame: the first drain interval after `start` that lies after
+ * `t`) has handled them at `per` ns each? (An upper
  * bound: the last of them is the youngest.) The plan sizes a drain from an
  * estimate of the cost (none before the first drain: budget_start_ns) and
  * from the messages queued when it began; this corrects it at the end of
  * the budget. (bench_game's burst: 10 000 messages of 2-3 us at once, the
  * first drain stopped at its 20 ms and the last ~900 waited for the next
  * frame: 36 ms old.) */
-static bool late_next_drain(const tempo_netq *q, uint64_t first_pushed_ns, uint32_t left, uint64_t t,
-                            double per)
+static bool late_next_drain(const tempo_netq *q, uint64_t first_pushed_ns, uint32_t left, uint64_t start,
+                            uint64_t t, double per)
 {
+    /* The next drain begins with the next frame: a whole number of drain
+     * intervals after this one began, the first that is still ahead (a
+     * drain that outlasted its frame pushed the next one back). */
     double frame = q->interval_ns > 0 ? q->interval_ns : 1e9 / 60;
-    double age = t > first_pushed_ns ? (double)(t - first_pushed_ns) : 0;
-    return age + frame + per * left > (double)q->d.target_age_ns;
+    double next = (double)start + frame * (floor((double)(t - start) / frame) + 1);
+    double done_at = next + per * left;
+    return done_at - (double)first_pushed_ns > (double)q->d.target_age_ns;
 }
 
-static bool next_misses_target(tempo_netq *q, size_t cursor, uint32_t left, uint64_t t, double per)
+static bool next_misses_target(tempo_netq *q, size_t cursor, uint32_t left, uint64_t start, uint64_t t, double per)
 {
     if (cursor == q->cap)
         cursor = 0;
     const rec_hdr *h = hdr_at(q, cursor);
     if (h->size == PAD_SIZE)
         h = hdr_at(q, 0);
-    return late_next_drain(q, h->pushed_ns, left, t, per);
+    return late_next_drain(q, h->pushed_ns, left, start, t, per);
 }
 
 /* [loop thread] The drain itself; `out` (optional) gets the items and the
@@ -571,7 +615,7 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
         if (q->policy == TEMPO_NETQ_CLASSIC)
             classic_empty_frames(q, a->empty_frames);
         q->frames += a->empty_frames + 1;
-        budget = plan(q, start, n, age, pushed, used, &flush);
+        budget = plan(q, start, n, age, pushed, used, a->to_deadline != UNLIMITED, &flush);
         q->frame_budget = budget;
         q->frame_spent = 0;
         q->frame_flush = flush;
@@ -587,6 +631,13 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
     if (q->policy == TEMPO_NETQ_DEADLINE && a->to_deadline != UNLIMITED && budget != UNLIMITED &&
         a->to_deadline > budget)
         budget = a->to_deadline;
+    /* ...and never more: the caller's deadline is its frame's (the loop's
+     * next render), and time spent past it is a late frame, which the
+     * player sees where a message a frame older is not. Only a queue half
+     * full (pushes about to fail) spends its budget regardless. */
+    bool paced = q->policy == TEMPO_NETQ_DEADLINE && a->to_deadline != UNLIMITED && used <= q->cap / 2;
+    if (paced && budget > a->to_deadline)
+        budget = a->to_deadline;
     if (budget == 0 && !a->must_progress)
         n = 0;
 
@@ -597,6 +648,8 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
     size_t batch_bytes = 0;
     uint64_t t = start, max_age = 0;
     bool overrun = false;
+    bool replan = a->new_frame && q->policy == TEMPO_NETQ_DEADLINE && !q->have_cost && !flush &&
+                  budget != UNLIMITED && n > REPLAN_AFTER;
     for (;;) {
         while (done < n) {
             if (cursor == q->cap) /* the last record ended exactly at the end */
@@ -615,13 +668,30 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
             fn(&m, user);
             t = q->now(q->clock_user);
             done++;
+            /* DEADLINE planned without a cost (budget_start_ns, 20 ms, more
+             * than a 60 Hz frame): once the first messages are timed, plan
+             * again from what they cost, as the next drains will. */
+            if (replan && done == REPLAN_AFTER) {
+                replan = false;
+                plat_mutex_lock(q->lock); /* and what was pushed since the drain began */
+                uint64_t arrived = q->pushed - pushed;
+                plat_mutex_unlock(q->lock);
+                uint32_t all = n + (uint32_t)(arrived < UINT32_MAX - n ? arrived : UINT32_MAX - n);
+                uint64_t again = deadline_budget(q, (double)(t - start) / done, all, age, a->to_deadline != UNLIMITED);
+                if (a->to_deadline != UNLIMITED && a->to_deadline > again)
+                    again = a->to_deadline;
+                if (paced && again > a->to_deadline)
+                    again = a->to_deadline;
+                budget = again > t - start ? again : t - start;
+                q->frame_budget = budget;
+            }
             batch++;
             batch_bytes += rec_bytes(m.size);
             cursor += rec_bytes(m.size);
             bool stop = budget != UNLIMITED && t - start >= budget;
-            if (stop && q->policy == TEMPO_NETQ_DEADLINE && done < n &&
+            if (stop && q->policy == TEMPO_NETQ_DEADLINE && !paced && done < n &&
                 q->frame_spent + (t - start) < q->d.budget_max_ns &&
-                next_misses_target(q, cursor, n - done, t, q->have_cost ? q->cost_ns : (double)(t - start) / done))
+                next_misses_target(q, cursor, n - done, start, t, q->have_cost ? q->cost_ns : (double)(t - start) / done))
                 stop = false; /* the next drain would handle it too late: handle it now */
             if (batch == RELEASE_BATCH && !stop && done < n) {
                 plat_mutex_lock(q->lock);
@@ -652,7 +722,7 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
         batch = 0;
         batch_bytes = 0;
         double per = q->have_cost ? q->cost_ns : done > 0 ? (double)(t - start) / done : 0;
-        if (more == 0 || !late_next_drain(q, first_pushed, more, t, per))
+        if (more == 0 || !late_next_drain(q, first_pushed, more, start, t, per))
             break;
         n = done + more;
     }

@@ -318,6 +318,40 @@ static void deadline_finishes_what_the_next_frame_would_handle_too_late(void)
  * DEADLINE now also takes what arrived meanwhile, while its budget lasts,
  * when leaving it to the next drain would make it older than the target
  * (not otherwise: bench_netq's waves keep their frames). */
+/* A loop that paces its frames gives the drain its deadline (the time
+ * left before the render). A burst of 21 ms of work at once, before any
+ * message was timed: the first drain planned with budget_start_ns (20 ms)
+ * and, its target being 33 ms with "a frame of margin", then took it all in
+ * one frame (a 21 ms drain: a late frame). Now it re-plans once the first
+ * messages are timed and spreads the burst over the two frames the target
+ * allows: no drain past its frame's deadline, none older than 33 ms. */
+static void deadline_spreads_a_burst_over_the_frames_of_a_paced_loop(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){0}); /* DEADLINE, 33 ms */
+    sink s = {.cost_ns = 2100, .order_ok = true};
+    uint64_t frame = 16666667, t0 = fake_now;
+    push_seq(q, 0, 10000);
+    int frames = 0;
+    uint64_t longest = 0;
+    while (s.count < 10000 && frames < 100) {
+        uint64_t a = fake_now, render_at = t0 + (uint64_t)frames * frame + 12 * MS;
+        tempo_netq_drain_until(q, on_msg, &s, render_at);
+        if (fake_now - a > longest)
+            longest = fake_now - a;
+        frames++;
+        fake_now = t0 + (uint64_t)frames * frame; /* render, present: the next frame */
+    }
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    tt_note("10k x 2.1 us at once, drains until 12 ms into each frame: %d frames, longest drain %.1f ms, "
+            "oldest %.1f ms (target 33)", frames, longest / 1e6, st.max_age_ns / 1e6);
+    CHECK_EQ_INT(s.count, 10000);
+    CHECK(s.order_ok);
+    CHECK_LE_U64(longest, 12 * MS + 2100); /* within its frame */
+    CHECK_LE_U64(st.max_age_ns, 33 * MS);
+    tempo_netq_destroy(q);
+}
+
 static void deadline_takes_what_arrives_during_the_drain(void)
 {
     tempo_netq *q = fake_queue((tempo_netq_desc){0}); /* DEADLINE, 33 ms */
@@ -990,6 +1024,7 @@ static const tt_case cases[] = {
     TT_CASE(drain_all_takes_only_what_was_queued),
     TT_CASE(deadline_caps_frames_without_flushing),
     TT_CASE(deadline_finishes_what_the_next_frame_would_handle_too_late),
+    TT_CASE(deadline_spreads_a_burst_over_the_frames_of_a_paced_loop),
     TT_CASE(deadline_takes_what_arrives_during_the_drain),
     TT_CASE(deadline_handles_light_traffic_at_once),
     TT_CASE(deadline_spreads_a_burst_within_its_target),

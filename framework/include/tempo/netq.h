@@ -37,19 +37,24 @@
  *                 the target), a new steady stream waits up to ~target/2
  *                 until the rate estimate (1 s time constant) catches up, and
  *                 under overload beyond budget_max_ns per frame the age grows
- *                 and the queue fills rather than the frame time. With a
- *                 deadline (attached, or tempo_netq_drain_until) it also
- *                 uses the time left before the deadline: idle time between
- *                 frames costs no frame time. The budget is planned from
- *                 estimates (before the first message is timed,
- *                 budget_start_ns) and from what is queued when the drain
- *                 begins, so a drain also goes on while what is left, and
- *                 (within the budget) what was pushed meanwhile, would be
- *                 older than the target if left to the next drain (a drain
- *                 interval later, handled at the measured cost), up to
- *                 budget_max_ns in the frame. A burst of 10 000 messages of
- *                 2-3 us used to leave its last part to a frame that came
- *                 too late (36-51 ms old with a 33 ms target).
+ *                 and the queue fills rather than the frame time.
+ *                 With a deadline (attached to a loop: its next render; or
+ *                 tempo_netq_drain_until) a drain uses the time left before
+ *                 it, and never more: idle time between frames costs no
+ *                 frame time, and time past the deadline would be a late
+ *                 frame. Only a queue half full spends budget_max_ns
+ *                 regardless. The age target then holds while the frames
+ *                 leave time for the work (bench_game: a 21 ms burst of
+ *                 10 000 messages in two frames at 60 Hz, the oldest 24-30
+ *                 ms old, no frame longer than the machine's noise).
+ *                 Without a deadline (tempo_netq_drain) the budget is
+ *                 planned from estimates (the first drain re-plans once
+ *                 its first 32 messages are timed; budget_start_ns until
+ *                 then) and from what is queued, and a drain also goes on
+ *                 while what is left, and (within the budget) what was
+ *                 pushed meanwhile, would be older than the target if left
+ *                 to the next drain (at the next frame, handled at the
+ *                 measured cost), up to budget_max_ns in the frame.
  *   CLASSIC       the classic algorithm (the seed), all five numbers in the
  *                 descriptor: budget starts at 20 ms; every frame it moves
  *                 +1 ms if more than 100 messages are queued, else -1 ms
@@ -259,9 +264,9 @@ TEMPO_API int tempo_netq_detach(tempo_netq *q);
 TEMPO_API int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user);
 
 /* tempo_netq_drain() for a loop that knows when its next frame is due
- * (`deadline_ns`, on the queue's clock): DEADLINE also uses the time left
- * before it (at least its planned budget, at least one message); the other
- * policies are unchanged. One call per frame, like tempo_netq_drain().
+ * (`deadline_ns`, on the queue's clock): DEADLINE uses the time left
+ * before it, no less and no more (at least one message; a queue half full
+ * spends budget_max_ns); the other policies are unchanged. One call per frame, like tempo_netq_drain().
  * Returns as tempo_netq_drain(). Thread: the loop thread. */
 TEMPO_API int tempo_netq_drain_until(tempo_netq *q, tempo_netq_handler fn, void *user, uint64_t deadline_ns);
 
