@@ -420,49 +420,26 @@ static void release_locked(tempo_netq *q, size_t cursor, size_t bytes, uint32_t 
         q->head = q->tail = q->used = 0;
 }
 
-/* [loop thread] The budget for a drain that starts at `now` with `n`
- * messages queued, the oldest `age` old, `pushed` accepted so far. UNLIMITED
- * means "all n". */
-/* DEADLINE's budget for a drain that begins with n messages queued, the
- * oldest `age` old, at `cost` ns each.
- * Spread: the smallest budget that handles them all within the frames
- * left before the oldest one's deadline. `paced`: the caller gave a
- * deadline (the loop's next frame), so the drains begin on the frames'
- * grid. Over m drains, one a frame, the
- * last ends (m - 1) frames + work/m after this one begins; the largest m
- * that keeps that within the slack (less an eighth of a frame for the
- * drain's own start within its frame) gives the shortest drains. A burst
- * of two frames' work at a 33 ms target is two drains of half of it
- * each, where "one frame of margin" used to put all of it in one frame.
- * Conservative: younger messages have more slack than the oldest.
- * Keep up: at least the work arriving per frame at the measured steady
- * rate, so a steady load is handled as it comes instead of being
- * deferred to the deadline (which would add latency and save no frame
- * time). */
 /* DEADLINE's first drain re-plans after timing this many messages. */
 #define REPLAN_AFTER 32
 
-static uint64_t deadline_budget(const tempo_netq *q, double cost, uint32_t n, uint64_t age, bool paced)
+/* DEADLINE's budget for a drain that begins with n messages queued, the
+ * oldest `age` old, at `cost` ns each.
+ * Spread: the smallest steady budget that handles all n within the frames
+ * left before the oldest one's deadline (one frame of margin for
+ * estimation error); conservative, as younger messages have more slack
+ * than the oldest.
+ * Keep up: at least the work arriving per frame at the measured steady
+ * rate, so a steady load is handled as it comes instead of being deferred
+ * to the deadline (which would add latency and save no frame time).
+ * A caller that gives a deadline gets the time before it instead (drain). */
+static uint64_t deadline_budget(const tempo_netq *q, double cost, uint32_t n, uint64_t age)
 {
     const tempo_netq_desc *d = &q->d;
     double frame = q->interval_ns > 0 ? q->interval_ns : 1e9 / 60;
-    double work = cost * (double)n;
-    double spread = work;
-    if (paced) {
-        double slack = age < d->target_age_ns ? (double)(d->target_age_ns - age) - frame / 8 : 0;
-        for (int m = 2; m <= 64 && (double)(m - 1) * frame < slack; m++) {
-            if ((double)(m - 1) * frame + work / m > slack)
-                break;
-            spread = work / m;
-        }
-    } else {
-        /* No deadline given: the frames may be as long as their drains
-         * (a loop that is not paced), so the next drain may begin a frame
-         * after this one ends: a frame of margin. */
-        double slack = age < d->target_age_ns ? (double)(d->target_age_ns - age) : 0;
-        double frames_left = slack / frame - 1 < 1 ? 1 : slack / frame - 1;
-        spread = work / frames_left;
-    }
+    double slack = age < d->target_age_ns ? (double)(d->target_age_ns - age) : 0;
+    double frames_left = slack / frame - 1 < 1 ? 1 : slack / frame - 1;
+    double spread = cost * (double)n / frames_left;
     double keep_up = cost * q->rate_per_ns * frame;
     double need = spread > keep_up ? spread : keep_up;
     if (need >= (double)d->budget_max_ns)
@@ -470,8 +447,11 @@ static uint64_t deadline_budget(const tempo_netq *q, double cost, uint32_t n, ui
     return clamp_u64((uint64_t)need, d->floor_ns, d->budget_max_ns);
 }
 
+/* [loop thread] The budget for a drain that starts at `now` with `n`
+ * messages queued, the oldest `age` old, `pushed` accepted so far. UNLIMITED
+ * means "all n". */
 static uint64_t plan(tempo_netq *q, uint64_t now, uint32_t n, uint64_t age, uint64_t pushed, size_t used,
-                     bool paced, bool *flush)
+                     bool *flush)
 {
     const tempo_netq_desc *d = &q->d;
     *flush = false;
@@ -519,15 +499,7 @@ static uint64_t plan(tempo_netq *q, uint64_t now, uint32_t n, uint64_t age, uint
         /* The queue is half full: spend the cap now, before pushes fail. */
         if (used > q->cap / 2)
             return d->budget_max_ns;
-        /* Spread: the smallest steady budget that handles all n queued
-         * messages within the frames left before the oldest one's deadline
-         * (one frame of margin for estimation error); conservative, as
-         * younger messages have more slack than the oldest.
-         * Keep up: at least the work arriving per frame at the measured
-         * steady rate, so a steady load is handled as it comes instead of
-         * being deferred to the deadline (which would add latency and save
-         * no frame time). */
-        return deadline_budget(q, q->cost_ns, n, age, paced);
+        return deadline_budget(q, q->cost_ns, n, age);
     }
     }
 }
@@ -615,7 +587,7 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
         if (q->policy == TEMPO_NETQ_CLASSIC)
             classic_empty_frames(q, a->empty_frames);
         q->frames += a->empty_frames + 1;
-        budget = plan(q, start, n, age, pushed, used, a->to_deadline != UNLIMITED, &flush);
+        budget = plan(q, start, n, age, pushed, used, &flush);
         q->frame_budget = budget;
         q->frame_spent = 0;
         q->frame_flush = flush;
@@ -648,7 +620,7 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
     size_t batch_bytes = 0;
     uint64_t t = start, max_age = 0;
     bool overrun = false;
-    bool replan = a->new_frame && q->policy == TEMPO_NETQ_DEADLINE && !q->have_cost && !flush &&
+    bool replan = !paced && a->new_frame && q->policy == TEMPO_NETQ_DEADLINE && !q->have_cost && !flush &&
                   budget != UNLIMITED && n > REPLAN_AFTER;
     for (;;) {
         while (done < n) {
@@ -668,19 +640,19 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
             fn(&m, user);
             t = q->now(q->clock_user);
             done++;
-            /* DEADLINE planned without a cost (budget_start_ns, 20 ms, more
-             * than a 60 Hz frame): once the first messages are timed, plan
-             * again from what they cost, as the next drains will. */
+            /* DEADLINE planned without a cost (budget_start_ns, 20 ms) and
+             * without a caller's deadline: once the first messages are
+             * timed, plan again from what they cost, as the next drains
+             * will (a target of several frames then spreads the first
+             * drain too). */
             if (replan && done == REPLAN_AFTER) {
                 replan = false;
                 plat_mutex_lock(q->lock); /* and what was pushed since the drain began */
                 uint64_t arrived = q->pushed - pushed;
                 plat_mutex_unlock(q->lock);
                 uint32_t all = n + (uint32_t)(arrived < UINT32_MAX - n ? arrived : UINT32_MAX - n);
-                uint64_t again = deadline_budget(q, (double)(t - start) / done, all, age, a->to_deadline != UNLIMITED);
+                uint64_t again = deadline_budget(q, (double)(t - start) / done, all, age);
                 if (a->to_deadline != UNLIMITED && a->to_deadline > again)
-                    again = a->to_deadline;
-                if (paced && again > a->to_deadline)
                     again = a->to_deadline;
                 budget = again > t - start ? again : t - start;
                 q->frame_budget = budget;

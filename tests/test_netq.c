@@ -352,6 +352,37 @@ static void deadline_spreads_a_burst_over_the_frames_of_a_paced_loop(void)
     tempo_netq_destroy(q);
 }
 
+/* The first drain of a queue that has timed nothing gets budget_start_ns
+ * (20 ms). With a target of many frames it now plans again once its first
+ * messages are timed, and spreads that drain like the next ones: 10 ms of
+ * work at once with a 200 ms target took one 10 ms drain before; now the
+ * first drain is the floor's 4 ms. */
+static void deadline_first_drain_replans_once_timed(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.target_age_ns = 200 * MS});
+    sink s = {.cost_ns = 2000, .order_ok = true};
+    uint64_t frame = 16666667, t0 = fake_now;
+    push_seq(q, 0, 5000);
+    uint64_t a = fake_now;
+    tempo_netq_drain(q, on_msg, &s);
+    uint64_t first = fake_now - a;
+    int frames = 1;
+    while (s.count < 5000 && frames < 100) {
+        fake_now = t0 + (uint64_t)frames * frame;
+        tempo_netq_drain(q, on_msg, &s);
+        frames++;
+    }
+    tempo_netq_stats st;
+    tempo_netq_get_stats(q, &st);
+    tt_note("5000 x 2 us at once, target 200 ms: first drain %.1f ms, %d frames, oldest %.1f ms", first / 1e6,
+            frames, st.max_age_ns / 1e6);
+    CHECK_EQ_INT(s.count, 5000);
+    CHECK(s.order_ok);
+    CHECK_LE_U64(first, 4 * MS + 2000);
+    CHECK_LE_U64(st.max_age_ns, 200 * MS);
+    tempo_netq_destroy(q);
+}
+
 static void deadline_takes_what_arrives_during_the_drain(void)
 {
     tempo_netq *q = fake_queue((tempo_netq_desc){0}); /* DEADLINE, 33 ms */
@@ -1025,6 +1056,7 @@ static const tt_case cases[] = {
     TT_CASE(deadline_caps_frames_without_flushing),
     TT_CASE(deadline_finishes_what_the_next_frame_would_handle_too_late),
     TT_CASE(deadline_spreads_a_burst_over_the_frames_of_a_paced_loop),
+    TT_CASE(deadline_first_drain_replans_once_timed),
     TT_CASE(deadline_takes_what_arrives_during_the_drain),
     TT_CASE(deadline_handles_light_traffic_at_once),
     TT_CASE(deadline_spreads_a_burst_within_its_target),
