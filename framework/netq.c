@@ -598,17 +598,18 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
     } else {
         budget = q->frame_budget == UNLIMITED ? UNLIMITED : q->frame_budget - q->frame_spent;
     }
-    /* DEADLINE also uses the time before the caller's next frame: idle time
-     * costs no frame time and lowers the messages' age. */
-    if (q->policy == TEMPO_NETQ_DEADLINE && a->to_deadline != UNLIMITED && budget != UNLIMITED &&
-        a->to_deadline > budget)
+    /* DEADLINE with the caller's next frame as its deadline uses the time
+     * before it, no less (idle time costs no frame time and lowers the
+     * messages' age) and no more (the deadline is the frame's: time past
+     * it is a late frame, which the player sees where a message a frame
+     * older is not). A queue half full (pushes about to fail) spends at
+     * least its planned budget. */
+    bool deadline = q->policy == TEMPO_NETQ_DEADLINE && budget != UNLIMITED;
+    bool half_full = used > q->cap / 2;
+    bool paced = deadline && a->to_deadline != UNLIMITED && !half_full;
+    if (paced)
         budget = a->to_deadline;
-    /* ...and never more: the caller's deadline is its frame's (the loop's
-     * next render), and time spent past it is a late frame, which the
-     * player sees where a message a frame older is not. Only a queue half
-     * full (pushes about to fail) spends its budget regardless. */
-    bool paced = q->policy == TEMPO_NETQ_DEADLINE && a->to_deadline != UNLIMITED && used <= q->cap / 2;
-    if (paced && budget > a->to_deadline)
+    else if (deadline && a->to_deadline != UNLIMITED && a->to_deadline > budget)
         budget = a->to_deadline;
     if (budget == 0 && !a->must_progress)
         n = 0;
@@ -620,8 +621,8 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
     size_t batch_bytes = 0;
     uint64_t t = start, max_age = 0;
     bool overrun = false;
-    bool replan = !paced && a->new_frame && q->policy == TEMPO_NETQ_DEADLINE && !q->have_cost && !flush &&
-                  budget != UNLIMITED && n > REPLAN_AFTER;
+    bool replan = deadline && a->to_deadline == UNLIMITED && !half_full && a->new_frame && !q->have_cost &&
+                  n > REPLAN_AFTER;
     for (;;) {
         while (done < n) {
             if (cursor == q->cap) /* the last record ended exactly at the end */
@@ -652,8 +653,6 @@ static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_a
                 plat_mutex_unlock(q->lock);
                 uint32_t all = n + (uint32_t)(arrived < UINT32_MAX - n ? arrived : UINT32_MAX - n);
                 uint64_t again = deadline_budget(q, (double)(t - start) / done, all, age);
-                if (a->to_deadline != UNLIMITED && a->to_deadline > again)
-                    again = a->to_deadline;
                 budget = again > t - start ? again : t - start;
                 q->frame_budget = budget;
             }
