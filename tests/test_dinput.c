@@ -94,8 +94,22 @@ static void keys_and_clicks_arrive_through_notifications(void)
     seen s = {.n = 0};
     int notifications = 0, reads_with_events = 0, message_wakes = 0;
     uint64_t t0 = tempo_now_ns();
+    bool resent = false;
     while (!all_arrived(&s) && tempo_now_ns() - t0 < 10000 * MS) {
-        int r = plat_wait(&h, 1, 10000 * MS, TEMPO_WAIT_MESSAGES);
+        /* xdotool runs detached under wine: in a new wine prefix (CI's
+         * first wine run) its keys can come before the window is active
+         * and the devices acquired, and are lost before DirectInput sees
+         * them (1 run in 5: nothing at all in 10 s). What is tested is the
+         * notification path, not xdotool's timing: if nothing has arrived
+         * after 3 s, type the same input once more. */
+        if (!resent && s.n == 0 && tempo_now_ns() - t0 > 3000 * MS) {
+            resent = true;
+            tt_note("nothing after 3 s: typing again");
+            CHECK_EQ_INT(tt_xdotool(args), 0);
+        }
+        int r = plat_wait(&h, 1, resent ? 10000 * MS : 500 * MS, TEMPO_WAIT_MESSAGES);
+        if (r == TEMPO_ETIMEDOUT && !resent)
+            continue;
         if (r == 0) {
             notifications++;
             int before = s.n;
