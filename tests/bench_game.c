@@ -378,6 +378,12 @@ static void print_vsync_trace(const game *g, const char *name)
             lead[nl++] = (uint64_t)v->lead;
             nu++;
         }
+        if (trace && v->render - p->render > FRAME_NS + SLACK_NS) /* a late render interval, and why */
+            printf("  late %s at +%.0f ms: %.2f ms; render phase %.2f -> %.2f ms after its vblank%s\n", name,
+                   (double)(v->render - g->start_ns) / 1e6, (double)(v->render - p->render) / 1e6,
+                   (double)((p->render - g->start_ns) % FRAME_NS) / 1e6,
+                   (double)((v->render - g->start_ns) % FRAME_NS) / 1e6,
+                   v->k > p->k + 1 ? " (a missed vblank)" : "");
         if (v->k > p->k + 1) {
             missed += (int)(v->k - p->k - 1);
             miss_frames++;
@@ -536,8 +542,8 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
                    (double)c->max_age_ns / 1e6);
         }
         if (g.ndrain > 0) {
-            printf("  burst: first push at +0; oldest message pushed at +%.1f ms, handled at +%.1f ms; drains:",
-                   (double)(g.worst_push_ns - g.first_push_ns) / 1e6, (double)(g.worst_at_ns - g.first_push_ns) / 1e6);
+            printf("  burst: first push at +0 (%.1f ms into the run); oldest message pushed at +%.1f ms, handled at +%.1f ms; drains:",
+                   (double)(g.first_push_ns - g.start_ns) / 1e6, (double)(g.worst_push_ns - g.first_push_ns) / 1e6, (double)(g.worst_at_ns - g.first_push_ns) / 1e6);
             for (int k = 0; k < g.ndrain && k < 16; k++)
                 printf(" [+%.1f..+%.1f ms, %llu]", (double)(g.drain_from[k] - g.first_push_ns) / 1e6,
                        (double)(g.drain_to[k] - g.first_push_ns) / 1e6, (unsigned long long)g.drain_n[k]);
