@@ -45,7 +45,9 @@
  * PNGs are generated once; default ./bench-game-cache), --seconds N,
  * --msg-us N, --trace (every missed vblank of the fake-vsync rows: the
  * pacer's planned wake, the wake's lateness, render cost, the present's own
- * work and the lead in force; the distributions are printed always). */
+ * work and the lead in force, and every late render interval with the render
+ * phases around it; the distributions are printed always), --low-priority
+ * (the tempo glue's loader threads at SDL_THREAD_PRIORITY_LOW). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +83,7 @@ static double run_s = 8;
 static char cache_dir[1024] = "bench-game-cache";
 static char (*paths)[1100];
 static bool trace; /* --trace: every missed vblank of the fake-vsync runs, one line each */
+static bool low_priority; /* --low-priority: the tempo glue's loader threads at SDL_THREAD_PRIORITY_LOW */
 
 /* ---- Fixtures ------------------------------------------------------------------ */
 
@@ -472,7 +475,7 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
     }
     g.tex = calloc((size_t)n_images, sizeof *g.tex);
     g.q = tempo_netq_create(naive ? &(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL} : NULL);
-    g.ld = naive ? NULL : tempo_loader_create(&(tempo_loader_desc){.renderer = ren});
+    g.ld = naive ? NULL : tempo_loader_create(&(tempo_loader_desc){.renderer = ren, .low_priority = low_priority});
     g.au = tempo_audio_create(&(tempo_audio_desc){.frequency = 48000, .buffer_frames = 480});
     g.in = tempo_input_create(NULL);
     g.loop = tempo_loop_create(&(tempo_loop_desc){.update_hz = HZ, .max_render_hz = vsync ? 0 : HZ, .window = win,
@@ -663,12 +666,14 @@ int main(int argc, char **argv)
             snprintf(cache_dir, sizeof cache_dir, "%s", argv[++i]);
         } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
             run_s = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--low-priority") == 0) {
+            low_priority = true;
         } else if (strcmp(argv[i], "--trace") == 0) {
             trace = true;
         } else if (strcmp(argv[i], "--msg-us") == 0 && i + 1 < argc) {
             msg_cost_ns = (uint64_t)(atof(argv[++i]) * 1e3);
         } else {
-            fprintf(stderr, "usage: bench_game [--quick] [--cache DIR] [--seconds N] [--msg-us N] [--trace]\n");
+            fprintf(stderr, "usage: bench_game [--quick] [--cache DIR] [--seconds N] [--msg-us N] [--trace] [--low-priority]\n");
             return 2;
         }
     }
