@@ -26,7 +26,9 @@
  * Per pacing, two rows without the burst and the load first: the machine's
  * own noise (no Tempo loop at all: sleep to absolute 1/60 s deadlines on a
  * tempo_timer then render and present, or render and the fake vsync present
- * back to back) and Tempo's loop with nothing attached (its own pacing).
+ * back to back, or with the fake vsync also a plain loop that sleeps until
+ * a fixed lead before each vblank first, whose late wakes are the OS
+ * timer's) and Tempo's loop with nothing attached (its own pacing).
  * Reported per glue, over the whole run (and of those, before the burst at
  * 0.5 s: the probe of the present, the pacer's learning; and during the
  * burst and the load: from 0.5 s until both are done, 1 s at least):
@@ -591,7 +593,17 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
  * vsync's). Capped: sleep to absolute 1/60 s deadlines, then render and
  * present. Fake vsync: render, then the fake vsync present, back to back.
  * The typist's events are drained (and counted) before each render. */
-static int run_plain(bool vsync, SDL_Renderer *ren, result *out)
+/* The plain loop's lead with the fake vsync when it wakes before each
+ * vblank (jit): about what Tempo's pacer learns on this machine (the
+ * render's cost, the base margin, and P/2 of extra margin after two misses
+ * of the present's own work). */
+#define PLAIN_LEAD_NS (8900 * US)
+
+/* The plain loop: capped (sleep to absolute 1/60 s deadlines, then render
+ * and present); with the fake vsync, render and present back to back, or
+ * (jit) sleep until PLAIN_LEAD_NS before the next vblank first, as Tempo's
+ * pacer does: its late wakes are the OS timer's. */
+static int run_plain(bool vsync, bool jit, SDL_Renderer *ren, result *out)
 {
     game g = {.quiet = true, .vsync = vsync, .ren = ren};
     g.vblank = tempo_timer_create(false);
@@ -615,6 +627,14 @@ static int run_plain(bool vsync, SDL_Renderer *ren, result *out)
             sleeps++;
             uint64_t now = tempo_now_ns(), due = (now - g.start_ns) / FRAME_NS + 1;
             k = due > k + 1 ? due : k + 1; /* behind: the next deadline still ahead */
+        } else if (jit) {
+            uint64_t now = tempo_now_ns();
+            uint64_t vb = g.start_ns + ((now - g.start_ns) / FRAME_NS + 1) * FRAME_NS;
+            if (vb - now > PLAIN_LEAD_NS) {
+                tempo_timer_set(tick, vb - PLAIN_LEAD_NS, 0);
+                tempo_wait(&tick, 1, TEMPO_INFINITE, 0);
+                sleeps++;
+            }
         }
         SDL_Event e;
         while (SDL_PollEvent(&e))
@@ -640,7 +660,7 @@ static int run_plain(bool vsync, SDL_Renderer *ren, result *out)
                                          : -1;
     *out = g.r;
     if (vsync)
-        print_vsync_trace(&g, "machine noise");
+        print_vsync_trace(&g, jit ? "machine noise, woken before each vblank" : "machine noise");
     free(g.vr);
     tempo_timer_destroy(tick);
     tempo_timer_destroy(g.vblank);
@@ -701,10 +721,11 @@ int main(int argc, char **argv)
         return 0;
     }
     generate();
-    result noise_r, quiet_r, tempo_r, naive_r, noise_v, quiet_v, tempo_v, naive_v;
-    int fail = run_plain(false, ren, &noise_r);
+    result noise_r, quiet_r, tempo_r, naive_r, noise_v, noise_j, quiet_v, tempo_v, naive_v;
+    int fail = run_plain(false, false, ren, &noise_r);
     fail |= run(false, true, false, win, ren, &quiet_r);
-    fail |= run_plain(true, ren, &noise_v);
+    fail |= run_plain(true, false, ren, &noise_v);
+    fail |= run_plain(true, true, ren, &noise_j);
     fail |= run(false, true, true, win, ren, &quiet_v);
     fail |= run(false, false, false, win, ren, &tempo_r);
     fail |= run(true, false, false, win, ren, &naive_r);
@@ -715,9 +736,10 @@ int main(int argc, char **argv)
            "or paced by a 60 Hz fake vsync (the loop presents; the present blocks to the next 1/60 s);\n"
            "at 0.5 s a %d-message burst (%.1f us each) and %d PNGs of %dx%d; audio marks every 100 ms;\n"
            "a key event every 25 ms; %.0f s per glue, one after the other. \"machine noise\": no Tempo loop,\n"
-           "sleep to absolute 1/60 s deadlines then render (capped), or render + fake vsync present back to back\n\n",
+           "sleep to absolute 1/60 s deadlines then render (capped), or render + fake vsync present back to back,\n"
+           "or sleep to %.1f ms before each vblank first (as Tempo's pacer wakes)\n\n",
            tempo_backend_name(), SDL_GetCurrentVideoDriver(), n_messages, (double)msg_cost_ns / 1e3, n_images,
-           IMG_SIDE, IMG_SIDE, run_s);
+           IMG_SIDE, IMG_SIDE, run_s, (double)PLAIN_LEAD_NS / 1e6);
     printf("| glue | renders | intervals > 16.7 ms (before 0.5 s / burst + load) | longest ms | oldest message ms | messages | load all | "
            "audio notices | keys | CPU | sleeps/s | switches/s |\n");
     printf("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
@@ -726,6 +748,7 @@ int main(int argc, char **argv)
     print_row("tempo sources, 60 Hz cap", &tempo_r);
     print_row("naive (drain-all, sync load), 60 Hz cap", &naive_r);
     print_row("machine noise: plain loop, fake vsync", &noise_v);
+    print_row("machine noise: plain loop woken before each vblank, fake vsync", &noise_j);
     print_row("tempo, nothing attached, fake vsync", &quiet_v);
     print_row("tempo sources, fake vsync", &tempo_v);
     print_row("naive (drain-all, sync load), fake vsync", &naive_v);
@@ -735,6 +758,10 @@ int main(int argc, char **argv)
            (long long)tempo_r.over - (long long)noise_r.over, (long long)tempo_v.over - (long long)noise_v.over,
            (long long)tempo_r.over_during - (long long)noise_r.over_during,
            (long long)tempo_v.over_during - (long long)noise_v.over_during);
+    printf("against the plain loop woken before each vblank (fake vsync): tempo nothing attached %+lld, "
+           "tempo sources %+lld (during the burst + load %+lld)\n",
+           (long long)quiet_v.over - (long long)noise_j.over, (long long)tempo_v.over - (long long)noise_j.over,
+           (long long)tempo_v.over_during - (long long)noise_j.over_during);
 
     SDL_DestroyRenderer(ren);
     SDL_DestroyWindow(win);
