@@ -395,7 +395,9 @@ static void print_vsync_trace(const game *g, const char *name)
                    (double)(v->render - g->start_ns) / 1e6, (double)(v->render - p->render) / 1e6,
                    (double)((p->render - g->start_ns) % FRAME_NS) / 1e6,
                    (double)((v->render - g->start_ns) % FRAME_NS) / 1e6,
-                   v->k > p->k + 1 ? " (a missed vblank)" : "");
+                   i >= 2 && p->k > g->vr[i - 2].k + 1 ? " (after a missed vblank)"
+                   : v->k > p->k + 1                      ? " (its present missed the vblank)"
+                                                          : "");
         if (v->k > p->k + 1) {
             missed += (int)(v->k - p->k - 1);
             miss_frames++;
@@ -588,21 +590,19 @@ static int run(bool naive, bool quiet, bool vsync, SDL_Window *win, SDL_Renderer
     return rc != 0;
 }
 
-/* The machine's own noise: the simplest loop, no Tempo loop, no burst, no
- * load, the same render and the same waits (a tempo_timer, as the fake
- * vsync's). Capped: sleep to absolute 1/60 s deadlines, then render and
- * present. Fake vsync: render, then the fake vsync present, back to back.
- * The typist's events are drained (and counted) before each render. */
 /* The plain loop's lead with the fake vsync when it wakes before each
  * vblank (jit): about what Tempo's pacer learns on this machine (the
  * render's cost, the base margin, and P/2 of extra margin after two misses
  * of the present's own work). */
 #define PLAIN_LEAD_NS (8900 * US)
 
-/* The plain loop: capped (sleep to absolute 1/60 s deadlines, then render
- * and present); with the fake vsync, render and present back to back, or
- * (jit) sleep until PLAIN_LEAD_NS before the next vblank first, as Tempo's
- * pacer does: its late wakes are the OS timer's. */
+/* The machine's own noise: the simplest loop, no Tempo loop, no burst, no
+ * load, the same render and the same waits (a tempo_timer, as the fake
+ * vsync's). Capped: sleep to absolute 1/60 s deadlines, then render and
+ * present. Fake vsync: render, then the fake vsync present, back to back;
+ * or (jit) first sleep until PLAIN_LEAD_NS before the next vblank, as
+ * Tempo's pacer does, so its late wakes (the OS timer's) count too. The
+ * typist's events are drained (and counted) before each render. */
 static int run_plain(bool vsync, bool jit, SDL_Renderer *ren, result *out)
 {
     game g = {.quiet = true, .vsync = vsync, .ren = ren};
