@@ -309,22 +309,13 @@ static void deadline_finishes_what_the_next_frame_would_handle_too_late(void)
     tempo_netq_destroy(q);
 }
 
-/* The same burst of 3 us messages, but the producer is still pushing it
- * when the first drain begins, 1 ms after the first push (10 000 messages
- * over 5 ms, faster than they are handled; bench_game: the first drain's
- * snapshot held 2 124 of the 10 000). A drain used to end with the
- * messages queued when it began (2 000), and the rest waited a frame, then
- * came in one drain: the last 35.7 ms old (bench_game: 51 ms).
- * DEADLINE now also takes what arrived meanwhile, while its budget lasts,
- * when leaving it to the next drain would make it older than the target
- * (not otherwise: bench_netq's waves keep their frames). */
 /* A loop that paces its frames gives the drain its deadline (the time
  * left before the render). A burst of 21 ms of work at once, before any
  * message was timed: the first drain planned with budget_start_ns (20 ms)
  * and, its target being 33 ms with "a frame of margin", then took it all in
- * one frame (a 21 ms drain: a late frame). Now it re-plans once the first
- * messages are timed and spreads the burst over the two frames the target
- * allows: no drain past its frame's deadline, none older than 33 ms. */
+ * one frame (a 21 ms drain: a late frame). Now a drain with a deadline
+ * uses the time before it and never more, so the burst goes over two
+ * frames: no drain past its frame's deadline, none older than 33 ms. */
 static void deadline_spreads_a_burst_over_the_frames_of_a_paced_loop(void)
 {
     tempo_netq *q = fake_queue((tempo_netq_desc){0}); /* DEADLINE, 33 ms */
@@ -383,6 +374,15 @@ static void deadline_first_drain_replans_once_timed(void)
     tempo_netq_destroy(q);
 }
 
+/* The same burst of 3 us messages, but the producer is still pushing it
+ * when the first drain begins, 1 ms after the first push (10 000 messages
+ * over 5 ms, faster than they are handled; bench_game: the first drain's
+ * snapshot held 2 124 of the 10 000). A drain used to end with the
+ * messages queued when it began (2 000), and the rest waited a frame, then
+ * came in one drain: the last 35.7 ms old (bench_game: 51 ms).
+ * DEADLINE now also takes what arrived meanwhile, while its budget lasts,
+ * when leaving it to the next drain would make it older than the target
+ * (not otherwise: bench_netq's waves keep their frames). */
 static void deadline_takes_what_arrives_during_the_drain(void)
 {
     tempo_netq *q = fake_queue((tempo_netq_desc){0}); /* DEADLINE, 33 ms */
