@@ -512,8 +512,9 @@ static void present_work_margin_is_kept(void)
  * above it cost one more each time. Now a miss the render's cost does not
  * explain falls back at once to a safer margin (doubled, at least P/4,
  * at most P/2) and keeps it: 2 misses (to 4.2 and 8.3 ms of margin),
- * then none (3 with a P/8 first step). Input still reaches the screen within a period plus
- * the lead, which stays under half a period plus the cost. */
+ * then none (3 with a P/8 first step). Input still reaches the screen
+ * within a period plus the lead, which stays under half a period plus the
+ * cost. */
 static void present_work_with_spikes_is_learnt_in_few_misses(void)
 {
     display d;
