@@ -285,12 +285,17 @@ typedef struct tempo_loader_desc {
                                     renderer). Non-zero replaces it: for tests, or to keep
                                     textures small. */
     bool low_priority;           /* false => loader threads keep the priority they are created
-                                    with (the OS already favours the mostly sleeping loop thread
-                                    when it wakes). true => they lower it to
+                                    with: loading gets its fair share of a busy machine (a
+                                    loading screen). true => they lower it to
                                     SDL_THREAD_PRIORITY_LOW (nice 19 on Linux, the lowest thread
-                                    priority on Windows): a contended core goes to the loop thread
-                                    first, but loading then crawls while any other process is
-                                    busy (bench_loader shows both). */
+                                    priority on Windows): a contended core goes first to the loop
+                                    thread and to whatever presents its frames (the X server or
+                                    compositor, the GL driver's threads), which is what loading
+                                    while the game plays wants; but loading then crawls while
+                                    other threads keep every core busy, the game's own workers
+                                    included. See docs/loading.md, "Loading while the game
+                                    plays" (measured: a missed vblank per load at normal
+                                    priority on a 2-core machine, none at low). */
     tempo_clock clock;           /* clock of the finalize budget; zero => tempo_now_ns. The
                                     same tempo_clock as the loop's and the queue's
                                     (tempo/clock.h): one fake clock drives all three. */
