@@ -36,7 +36,8 @@ int tempo__loader_upload_rows(tempo_loader *l, load_req *r, int rows)
     SDL_Surface *s = r->surface;
     uint64_t t0 = l->now_ns(l->now_user);
     SDL_ClearError();
-    if (r->texture == NULL) {
+    bool created = r->texture == NULL;
+    if (created) {
         r->texture = SDL_CreateTexture(l->renderer, s->format->format, SDL_TEXTUREACCESS_STATIC, s->w, s->h);
         if (r->texture == NULL)
             return tempo__loader_fail(r, TEMPO_EPLATFORM, "%s: SDL_CreateTexture: %s", r->path,
@@ -54,8 +55,13 @@ int tempo__loader_upload_rows(tempo_loader *l, load_req *r, int rows)
     }
     /* The cost per byte is learnt from the copy alone: a texture's creation
      * (GPU memory on opengl) in a first small strip would make the next
-     * strips far too small for many uploads. */
+     * strips far too small for many uploads. The creation is learnt apart,
+     * per byte of the whole texture, and set aside before a first strip
+     * (process()). */
     uint64_t tc = l->now_ns(l->now_user);
+    if (created)
+        l->create_ns_per_byte = tempo__upload_learn(
+            l->create_ns_per_byte, (uint64_t)s->h * (uint64_t)s->w * SDL_BYTESPERPIXEL(s->format->format), tc - t0);
     if (rows > s->h - r->rows_done)
         rows = s->h - r->rows_done;
     if (rows > 0) {
@@ -194,12 +200,17 @@ static int process(tempo_loader *l, uint64_t deadline, process_mode mode, uint32
         if (r == NULL)
             break;
         if (stream) {
-            /* Leave room for the rest of the delivery (the item average). */
+            /* Leave room for the rest of the delivery (the item average),
+             * and for the texture's creation before its first strip. */
             uint64_t left = limit > t ? limit - t : 0;
             left = left > l->item_avg_ns ? left - l->item_avg_ns : 0;
             SDL_Surface *sf = r->surface;
             int rows_left = sf->h - (r->texture != NULL ? r->rows_done : 0);
             uint64_t row_bytes = (uint64_t)sf->w * SDL_BYTESPERPIXEL(sf->format->format);
+            if (r->texture == NULL) {
+                uint64_t create = tempo__upload_create_ns(l->create_ns_per_byte, row_bytes * (uint64_t)sf->h);
+                left = left > create ? left - create : 0;
+            }
             bool must = mode == SPLIT_MUST && n == 0 && split == 0;
             int rows = tempo__upload_rows(l->upload_ns_per_byte, left, row_bytes, rows_left, must);
             if (rows == 0)

@@ -126,6 +126,8 @@ struct tempo_loader {
     uint64_t item_avg_ns; /* running average cost of one finalize + done, texture upload
                              excluded (process_until) */
     double upload_ns_per_byte; /* learnt texture upload cost (upload_split.h); 0: none yet */
+    double create_ns_per_byte; /* learnt texture creation cost per byte of the texture
+                                  (tempo__upload_create_ns); 0: none yet */
     uint64_t upload_ns;   /* time the last upload call took */
     tempo__loader_tap_fn tap; /* the recorder's view of deliveries (loader_source.c), or NULL */
     void *tap_user;

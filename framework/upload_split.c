@@ -26,6 +26,13 @@ int tempo__upload_rows(double ns_per_byte, uint64_t time_left_ns, uint64_t row_b
     return min_rows < rows_left ? min_rows : rows_left;
 }
 
+uint64_t tempo__upload_create_ns(double create_ns_per_byte, uint64_t texture_bytes)
+{
+    if (!(create_ns_per_byte > 0))
+        return 0;
+    return (uint64_t)(create_ns_per_byte * (double)texture_bytes + 0.5);
+}
+
 double tempo__upload_learn(double old, uint64_t bytes, uint64_t took_ns)
 {
     if (bytes == 0)

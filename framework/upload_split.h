@@ -25,6 +25,15 @@
 int tempo__upload_rows(double ns_per_byte, uint64_t time_left_ns, uint64_t row_bytes, int rows_left,
                        bool must_progress);
 
+/* The time to set aside for creating a texture of `texture_bytes` before its
+ * first strip, at the learnt `create_ns_per_byte` (SDL_CreateTexture: the
+ * renderer allocates the whole texture, GPU memory on opengl, about 1 ms for
+ * 2048x2048 there; bench_upload): 0 before any creation was measured. The
+ * upload's cost per byte is learnt from the copies alone, so without this
+ * the call that creates a large texture overruns its deadline by the
+ * creation. */
+uint64_t tempo__upload_create_ns(double create_ns_per_byte, uint64_t texture_bytes);
+
 /* The running estimate after an upload of `bytes` took `took_ns`: an
  * exponential average over ~4 uploads, weighted by nothing but recency
  * (`old` <= 0: none yet, the sample alone). */

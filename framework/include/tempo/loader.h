@@ -390,10 +390,11 @@ TEMPO_API int tempo_loader_process(tempo_loader *loader);
  * budget. The budget still caps each call. An image whose texture upload
  * does not fit goes up in strips of rows instead (SDL_CreateTexture, then
  * SDL_UpdateTexture per strip, sized by the upload cost per byte the loader
- * learns from every upload; none smaller than 16 KiB): each call uploads
- * what fits, and the image is delivered by the call that uploads its last
- * rows (images SDL must convert itself, i.e. palettes and colour keys, are
- * uploaded whole). Returns as tempo_loader_process(), 0 included when there
+ * learns from every upload, the first strip leaving room for the texture's
+ * creation, whose cost per byte it learns apart; none smaller than 16 KiB):
+ * each call uploads what fits, and the image is delivered by the call that
+ * uploads its last rows (images SDL must convert itself, i.e. palettes and
+ * colour keys, are uploaded whole). Returns as tempo_loader_process(), 0 included when there
  * was no time or only a strip went up (stats.upload_strips counts those).
  * Thread: loop thread.
  *
