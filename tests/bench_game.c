@@ -56,8 +56,7 @@
  * own work (and of it, the frame's draws that SDL queued until the present)
  * and the lead in force; and every late render interval with the render
  * phases around it; the distributions are printed always, with the present's
- * work in the burst's first second apart), --low-priority
- * (the tempo glue's loader threads at SDL_THREAD_PRIORITY_LOW), --burst-at S
+ * work in the burst's first second apart), --burst-at S
  * (the burst and the load start S seconds into each run instead of 0.5 s:
  * once the pacer has learnt the present, as in a game that has been running). */
 #include <stdatomic.h>
