@@ -18,6 +18,14 @@
 #include <SDL_image.h>
 #include <SDL_mixer.h>
 
+#if defined(_WIN32)
+#include <windows.h> /* GetThreadPriority: desc.low_priority's case */
+#elif defined(__linux__)
+#include <sys/resource.h> /* getpriority on a thread id: desc.low_priority's case */
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "asset_seeds.h"
 #include "harness.h"
 #include "loader_internal.h" /* the learnt upload costs, and the upload in progress */
@@ -439,6 +447,28 @@ static uint64_t submit_tag(tempo_loader *l, intptr_t tag, int priority)
                                                          .done = on_done, .user = (void *)tag,
                                                          .priority = priority});
 }
+
+/* The calling thread's scheduling priority, higher for more CPU: Linux's
+ * per-thread nice negated, Windows' thread priority. */
+#if defined(_WIN32) || defined(__linux__)
+#define HAVE_THREAD_PRIORITY 1
+static int thread_priority(void)
+{
+#if defined(_WIN32)
+    return GetThreadPriority(GetCurrentThread());
+#else
+    return -getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+#endif
+}
+
+/* A custom job that reports the priority of the loader thread running it. */
+static int priority_work(tempo_load_job *job, void **result)
+{
+    (void)result;
+    *(int *)job->user = thread_priority();
+    return 0;
+}
+#endif
 
 /* ---- Cases: basics ------------------------------------------------------------ */
 
@@ -1123,6 +1153,33 @@ static void texture_creation_cost_is_learnt(void)
     tempo_loader_destroy(l);
     SDL_DestroyRenderer(ren);
     SDL_FreeSurface(target);
+}
+
+/* desc.low_priority, which docs/loading.md advises while the game plays:
+ * the loader threads run below the thread that created the loader; by
+ * default they keep its priority. */
+static void low_priority_lowers_the_loader_threads(void)
+{
+#ifdef HAVE_THREAD_PRIORITY
+    int mine = thread_priority(), seen[2] = {0, 0};
+    for (int low = 0; low < 2; low++) {
+        tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.low_priority = low != 0});
+        reset_recs();
+        int got = mine + 100;
+        CHECK(tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = priority_work,
+                                                            .done = on_done, .user = &got}) != 0);
+        CHECK_EQ_INT(tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S), 0);
+        CHECK_EQ_INT(tempo_loader_process(l), 1);
+        CHECK_EQ_INT(recs[0].error, 0);
+        seen[low] = got;
+        tempo_loader_destroy(l);
+    }
+    tt_note("this thread %d; the loader's %d by default, %d with low_priority", mine, seen[0], seen[1]);
+    CHECK_EQ_INT(seen[0], mine);
+    CHECK_LT_INT(seen[1], mine);
+#else
+    TT_SKIP("no per-thread priority to read on this platform");
+#endif
 }
 
 /* A split upload still pending when the loader is destroyed, or cancelled,
@@ -2033,6 +2090,7 @@ static const tt_case cases[] = {
     TT_CASE(upload_creation_is_set_aside_per_byte),
     TT_CASE(first_strip_leaves_room_for_the_texture_creation),
     TT_CASE(texture_creation_cost_is_learnt),
+    TT_CASE(low_priority_lowers_the_loader_threads),
     TT_CASE(split_upload_cancelled_or_destroyed_midway),
     TT_CASE(sounds_and_music),
     TT_CASE(sounds_need_open_audio),
