@@ -394,8 +394,9 @@ TEMPO_API int tempo_loader_process(tempo_loader *loader);
  * creation, whose cost per byte it learns apart; none smaller than 16 KiB):
  * each call uploads what fits, and the image is delivered by the call that
  * uploads its last rows (images SDL must convert itself, i.e. palettes and
- * colour keys, are uploaded whole). Returns as tempo_loader_process(), 0 included when there
- * was no time or only a strip went up (stats.upload_strips counts those).
+ * colour keys, are uploaded whole). Returns as tempo_loader_process(), 0
+ * included when there was no time or only a strip went up
+ * (stats.upload_strips counts those).
  * Thread: loop thread.
  *
  * Its estimate only changes when an item is delivered, so called alone it
