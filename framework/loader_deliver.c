@@ -31,6 +31,12 @@ bool tempo__loader_streamable(const tempo_loader *l, const load_req *r)
     return false;
 }
 
+/* The bytes of one row of `s` as the texture holds it (its pitch may pad). */
+static uint64_t row_bytes_of(const SDL_Surface *s)
+{
+    return (uint64_t)s->w * SDL_BYTESPERPIXEL(s->format->format);
+}
+
 int tempo__loader_upload_rows(tempo_loader *l, load_req *r, int rows)
 {
     SDL_Surface *s = r->surface;
@@ -60,8 +66,7 @@ int tempo__loader_upload_rows(tempo_loader *l, load_req *r, int rows)
      * (process()). */
     uint64_t tc = l->now_ns(l->now_user);
     if (created)
-        l->create_ns_per_byte = tempo__upload_learn(
-            l->create_ns_per_byte, (uint64_t)s->h * (uint64_t)s->w * SDL_BYTESPERPIXEL(s->format->format), tc - t0);
+        l->create_ns_per_byte = tempo__upload_learn(l->create_ns_per_byte, (uint64_t)s->h * row_bytes_of(s), tc - t0);
     if (rows > s->h - r->rows_done)
         rows = s->h - r->rows_done;
     if (rows > 0) {
@@ -74,8 +79,7 @@ int tempo__loader_upload_rows(tempo_loader *l, load_req *r, int rows)
     }
     uint64_t t1 = l->now_ns(l->now_user);
     l->upload_ns = t1 - t0;
-    l->upload_ns_per_byte = tempo__upload_learn(
-        l->upload_ns_per_byte, (uint64_t)rows * (uint64_t)s->w * SDL_BYTESPERPIXEL(s->format->format), t1 - tc);
+    l->upload_ns_per_byte = tempo__upload_learn(l->upload_ns_per_byte, (uint64_t)rows * row_bytes_of(s), t1 - tc);
     return 0;
 }
 
@@ -206,7 +210,7 @@ static int process(tempo_loader *l, uint64_t deadline, process_mode mode, uint32
             left = left > l->item_avg_ns ? left - l->item_avg_ns : 0;
             SDL_Surface *sf = r->surface;
             int rows_left = sf->h - (r->texture != NULL ? r->rows_done : 0);
-            uint64_t row_bytes = (uint64_t)sf->w * SDL_BYTESPERPIXEL(sf->format->format);
+            uint64_t row_bytes = row_bytes_of(sf);
             if (r->texture == NULL) {
                 uint64_t create = tempo__upload_create_ns(l->create_ns_per_byte, row_bytes * (uint64_t)sf->h);
                 left = left > create ? left - create : 0;
