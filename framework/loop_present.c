@@ -240,6 +240,11 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
  * and sets the next wake. */
 void tempo__loop_present(tempo_loop *L, uint64_t t)
 {
+    /* SDL may queue the frame's draws until the present (render batching):
+     * run them first, so their time counts as the render's cost, which the
+     * pacer predicts, and not as blocking in the present. */
+    if (L->renderer != NULL)
+        SDL_RenderFlush(L->renderer);
     uint64_t a = loop_now(L);
     if (L->present != NULL)
         L->present(L, L->user);

@@ -142,10 +142,98 @@ static void vsync_opengl_renderer(void)
     vsync_renderer("opengl");
 }
 
+/* The draws SDL queues until the present (render batching) are the
+ * render's cost, not time blocked in the present: the loop runs them with
+ * SDL_RenderFlush before it reads the clock for the present. A clock that
+ * charges 3 ms whenever it sees the frame's draw land in the window's pixels
+ * puts those 3 ms wherever the loop runs the draws: before the fix, inside
+ * the present (present_ns = 3 ms a render). */
+typedef struct flush_probe {
+    SDL_Renderer *r;
+    SDL_Surface *surf;
+    uint64_t now, draw_cost;
+    Uint32 seen_px;
+    int renders, landed, queued;
+} flush_probe;
+
+static Uint32 probe_pixel(const flush_probe *p)
+{
+    return ((const Uint32 *)p->surf->pixels)[8 * (p->surf->pitch / 4) + 8];
+}
+
+static uint64_t flush_probe_now(void *user)
+{
+    flush_probe *p = user;
+    Uint32 px = probe_pixel(p);
+    if (px != p->seen_px) { /* the frame's draw ran since the last reading */
+        p->seen_px = px;
+        p->now += p->draw_cost;
+        p->landed++;
+    }
+    return p->now;
+}
+
+static void flush_probe_wait(void *user, uint64_t deadline_ns)
+{
+    flush_probe *p = user;
+    if (deadline_ns != TEMPO_INFINITE && deadline_ns > p->now)
+        p->now = deadline_ns;
+}
+
+static void flush_probe_render(tempo_loop *loop, float alpha, void *user)
+{
+    (void)loop;
+    (void)alpha;
+    flush_probe *p = user;
+    Uint8 v = (p->renders++ & 1) ? 200 : 40; /* each frame changes the pixel */
+    SDL_SetRenderDrawColor(p->r, v, v, v, 255);
+    SDL_RenderClear(p->r);
+    if (probe_pixel(p) == p->seen_px)
+        p->queued++; /* still queued when render() returns */
+}
+
+static void queued_draws_count_as_render_cost(void)
+{
+    if (!video_ok)
+        TT_SKIP("no video");
+    SDL_SetHint(SDL_HINT_RENDER_BATCHING, "1");
+    SDL_Window *w = SDL_CreateWindow("tempo-flush", 0, 0, 64, 48, 0);
+    SDL_Renderer *rd = w ? SDL_CreateRenderer(w, -1, SDL_RENDERER_SOFTWARE) : NULL;
+    SDL_Surface *surf = rd ? SDL_GetWindowSurface(w) : NULL;
+    SDL_SetHint(SDL_HINT_RENDER_BATCHING, NULL);
+    if (surf == NULL || surf->format->BytesPerPixel != 4) {
+        if (rd)
+            SDL_DestroyRenderer(rd);
+        if (w)
+            SDL_DestroyWindow(w);
+        TT_SKIP("no software renderer on a 32-bit window surface");
+    }
+    flush_probe p = {.r = rd, .surf = surf, .now = 1000 * MS, .draw_cost = 3 * MS};
+    p.seen_px = probe_pixel(&p);
+    tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
+        .window = w, .renderer = rd, .render = flush_probe_render, .user = &p,
+        .vsync = TEMPO_LOOP_VSYNC_OFF, .display_hz = 60,
+        .clock = {.now = flush_probe_now, .wait_until = flush_probe_wait, .user = &p}});
+    CHECK(loop != NULL);
+    while (loop != NULL && p.now < 2000 * MS)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    tt_note("%d renders, %d queued until render() returned, %d landed; present %.1f ms in all", p.renders,
+            p.queued, p.landed, (double)st->total.present_ns / 1e6);
+    CHECK_GE_INT(p.renders, 55);
+    CHECK_EQ_INT(p.queued, p.renders); /* SDL batched every frame's draw */
+    CHECK_GE_INT(p.landed, p.renders - 1);
+    CHECK_LT_U64(st->total.present_ns, p.draw_cost); /* none of the draws ran in the present */
+    tempo_loop_destroy(loop);
+    SDL_DestroyRenderer(rd);
+    SDL_DestroyWindow(w);
+}
+
 static const tt_case cases[] = {
     TT_CASE(default_loop_does_not_spin),
     TT_CASE(vsync_software_renderer),
     TT_CASE(vsync_opengl_renderer),
+    TT_CASE(queued_draws_count_as_render_cost),
 };
 
 int main(int argc, char **argv)

@@ -310,8 +310,11 @@ typedef struct tempo_loop_desc {
     tempo_clock clock;         /* zero => the real clock and tempo_wait() */
     /* Display pacing. With a renderer (not owned) the loop presents:
      * it calls SDL_RenderPresent(renderer) after render() returns (so the
-     * render callback must not), counts the time blocked in it as waiting,
-     * and, with vsync, paces by it: wake = next vblank - predicted render
+     * render callback must not) and counts the time blocked in it as
+     * waiting. The draws SDL queued until then (render batching) are the
+     * render's cost, not the present's: the loop runs them first with
+     * SDL_RenderFlush (also before desc.present when both are set). With
+     * vsync it paces by the present: wake = next vblank - predicted render
      * cost - a margin, so input read at the wake reaches the screen within
      * one refresh plus the render time and no frame queues up. NULL => the
      * render callback presents itself and the loop cannot see the vsync:
