@@ -62,6 +62,12 @@ static int init_video(sample_app *app)
     return 0;
 }
 
+void sample_use_software_renderer(void)
+{
+    SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software");
+    SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
+}
+
 int sample_open(sample_app *app, const char *title, int width, int height)
 {
     if (init_video(app) != 0)

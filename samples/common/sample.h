@@ -42,6 +42,14 @@ typedef struct sample_app {
 int sample_parse(sample_app *app, int argc, char **argv, const char *usage,
                  int (*extra)(const char *arg, const char *value, void *user), void *user);
 
+/* For a machine without a GPU (and headless runs): SDL's software renderer,
+ * with the window's pixels handed straight to the video driver. Without the
+ * second hint SDL 2.26 copies them through an OpenGL texture every present,
+ * which without a GPU is Mesa's llvmpipe on the CPU (docs/pacing.md,
+ * "Without a GPU"). Sets the hints SDL_RENDER_DRIVER = "software" and
+ * SDL_FRAMEBUFFER_ACCELERATION = "0"; call before sample_open. */
+void sample_use_software_renderer(void);
+
 /* Initialises SDL video (falling back to the offscreen driver when headless
  * or when no display is available) and opens a window with a renderer.
  * Returns 0, or -1 after printing SDL's error. */

@@ -585,7 +585,10 @@ int main(int argc, char **argv)
     if (ok == n_policies) {
         printf("crowd summary (%s, video %s, wait route %s): %.0f us per message, 60 Hz frames\n",
                tempo_backend_name(), c.app.video_driver, tempo_wait_route(), c.cost_ns / 1e3);
-        printf("Frame work = drain + walking and drawing the crowd%s.\n", c.app.headless ? " (software renderer)" : "");
+        SDL_RendererInfo ri = {0};
+        if (c.app.renderer == NULL || SDL_GetRendererInfo(c.app.renderer, &ri) != 0)
+            ri.name = "none";
+        printf("Frame work = drain + walking and drawing the crowd (SDL's %s renderer).\n", ri.name);
         printf("| scenario | policy | frames | max drain ms | max frame work ms | p99 ms | frames > 16.7 ms | max age "
                "ms | peak backlog | flushes | overruns | full waits | handled | script |\n");
         printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");

@@ -721,11 +721,12 @@ int main(int argc, char **argv)
     bool give_up_set = d.app.seconds > 0;
     if (d.replay != NULL)
         d.app.headless = true;
-    /* Headless: SDL's software renderer. The offscreen driver's default is
-     * GL on llvmpipe, whose worker threads must all be scheduled for every
-     * frame: on a loaded machine that made frames take seconds. */
+    /* Headless: SDL's software renderer, its window not copied through a
+     * GL texture. The offscreen driver's default is GL on llvmpipe, whose
+     * worker threads must all be scheduled for every frame: on a loaded
+     * machine that made frames take seconds. */
     if (d.app.headless)
-        SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software");
+        sample_use_software_renderer();
     /* Controllers in a window without focus (the second player's) still count. */
     SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
     if (sample_open(&d.app, "Tempo duel", DUEL_W, DUEL_H) != 0)

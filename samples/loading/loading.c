@@ -689,13 +689,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "loading: --assets needs a directory\n");
         return 1;
     }
-    /* Headless: the software renderer. SDL would otherwise pick EGL on
-     * llvmpipe under the offscreen driver, whose rasterizer threads compete
-     * with the loader for the cores, and the numbers would be about Mesa. */
+    /* Headless: the software renderer, its window not copied through a GL
+     * texture. SDL would otherwise pick EGL on llvmpipe under the offscreen
+     * driver, whose rasterizer threads compete with the loader for the
+     * cores, and the numbers would be about Mesa. */
     const char *display = SDL_getenv("DISPLAY"), *wayland = SDL_getenv("WAYLAND_DISPLAY");
     bool no_display = (display == NULL || !*display) && (wayland == NULL || !*wayland);
     if (a.s.headless || no_display) {
-        SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software");
+        sample_use_software_renderer();
         if (SDL_getenv("SDL_AUDIODRIVER") == NULL)
             SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
     }
