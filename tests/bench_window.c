@@ -301,6 +301,12 @@ static void fmt_ratio(char *buf, size_t size, double a, double b)
         snprintf(buf, size, "%.2gx", a / b);
 }
 
+static int usage(const char *argv0, int rc)
+{
+    fprintf(rc ? stderr : stdout, "usage: %s [--frames N] [--quick] [--driver x11|offscreen|windows]\n", argv0);
+    return rc;
+}
+
 static int parent_main(const char *self, int frames, const char *only_driver)
 {
     const char *drivers[3];
@@ -315,6 +321,9 @@ static int parent_main(const char *self, int frames, const char *only_driver)
         fprintf(stderr, "bench_window: DISPLAY is not set: x11 skipped (run under xvfb-run -a)\n");
 #endif
     drivers[n_drivers++] = "offscreen";
+    if (only_driver != NULL && strcmp(only_driver, "x11") != 0 && strcmp(only_driver, "offscreen") != 0 &&
+        strcmp(only_driver, "windows") != 0)
+        return usage(self, 2);
 
     printf("bench_window: SDL's software renderer (SDL_RENDERER_SOFTWARE, no vsync) on a %dx%d window, "
            "%d frames after %d of warm-up, each frame clear + %d filled rects + %d sprite copies; "
@@ -366,12 +375,6 @@ static int parent_main(const char *self, int frames, const char *only_driver)
     if (failed > 0)
         return 1;
     return ran > 0 ? 0 : BENCH_EXIT_SKIP;
-}
-
-static int usage(const char *argv0, int rc)
-{
-    fprintf(rc ? stderr : stdout, "usage: %s [--frames N] [--quick] [--driver x11|offscreen|windows]\n", argv0);
-    return rc;
 }
 
 int main(int argc, char **argv)
