@@ -63,7 +63,7 @@ typedef struct window_path {
  * keeps an SDL_FRAMEBUFFER_ACCELERATION in the environment from changing
  * the default row. */
 static const window_path paths[] = {
-    {"default", "SDL's default (window texture)", "1"},
+    {"default", "SDL's default", "1"},
     {"surface", "SDL_FRAMEBUFFER_ACCELERATION=0", "0"},
 };
 #define PATH_COUNT (int)(sizeof paths / sizeof paths[0])
