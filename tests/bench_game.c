@@ -43,7 +43,8 @@
  * process's voluntary context switches).
  *
  * Each glue runs twice: renders capped at 60 Hz (max_render_hz), and paced
- * by a 60 Hz fake vsync: the loop presents (desc.present), and the present
+ * by a 60 Hz fake vsync: the loop presents (desc.present, after it has
+ * run the frame's queued draws: desc.renderer), and the present
  * blocks until the next 1/60 s boundary like a vsync'd SDL_RenderPresent;
  * the loop learns those vblanks, counts the blocked time as waiting and
  * wakes just before each one (issue 11, display pacing).
@@ -54,11 +55,15 @@
  * CLOCK_MONOTONIC time, to find it in `perf sched record -k CLOCK_MONOTONIC`;
  * the pacer's planned wake, the wake's lateness, render cost, the present's
  * own work (and of it, the frame's draws that SDL queued until the present)
- * and the lead in force; and every late render interval with the render
- * phases around it; the distributions are printed always, with the present's
+ * and the lead in force; every late render interval with the render
+ * phases around it, the planned wake, the wake's lateness and the loop's
+ * callback time before the render; in the capped rows, every late render
+ * interval with the wake against its slot and the time from the wake to the
+ * render; the distributions are printed always, with the present's
  * work in the burst's first second apart), --burst-at S
  * (the burst and the load start S seconds into each run instead of 0.5 s:
  * once the pacer has learnt the present, as in a game that has been running). */
+#define _GNU_SOURCE /* RUSAGE_THREAD (Linux) */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +75,10 @@
 #else
 #include <sys/stat.h>
 #define make_dir(p) mkdir((p), 0755)
+#endif
+
+#if defined(__linux__)
+#include <sys/resource.h>
 #endif
 
 #include <SDL.h>
@@ -167,13 +176,16 @@ typedef struct game {
     bool load_started;
     uint64_t start_ns, load_start_ns, load_done_ns;
     uint64_t load_requested_ns; /* how long the n_images tempo_loader_submit() calls took */
+    long submit_blocked, submit_preempted; /* the loop thread's context switches meanwhile (-1: unknown) */
     uint64_t last_render_ns;
+    uint64_t last_before_ns; /* the loop's callback time in the frame before that render */
     result r;
     float x;
     /* The fake vsync's record of each present, for the miss analysis. */
     struct vrec {
         uint64_t planned, woke, render, call, ready, ret; /* ns; planned: the pacer's wake (0: none) */
         uint64_t drawn; /* the frame's queued draws done (SDL_RenderFlush), between call and ready */
+        uint64_t before; /* the frame's callbacks (sources, updates) before the render */
         double lead, need; /* the lead in force; cost + margins */
         int64_t k;         /* the vblank it landed on */
     } *vr;
@@ -237,10 +249,22 @@ static void start_load(game *g)
     g->load_started = true;
     g->load_start_ns = tempo_now_ns();
     if (!g->naive) {
+        /* Blocked (a lock, a syscall) or preempted (another thread took the
+         * core) while submitting: the thread's context switches. */
+        g->submit_blocked = g->submit_preempted = -1;
+#if defined(__linux__)
+        struct rusage u0, u1;
+        getrusage(RUSAGE_THREAD, &u0);
+#endif
         for (int i = 0; i < n_images; i++)
             tempo_loader_submit(g->ld, &(tempo_load_request){
                                            .type = TEMPO_LOAD_IMAGE, .path = paths[i], .done = on_loaded, .user = g});
         g->load_requested_ns = tempo_now_ns() - g->load_start_ns;
+#if defined(__linux__)
+        getrusage(RUSAGE_THREAD, &u1);
+        g->submit_blocked = u1.ru_nvcsw - u0.ru_nvcsw;
+        g->submit_preempted = u1.ru_nivcsw - u0.ru_nivcsw;
+#endif
         return;
     }
     /* The naive loading screen: everything now, on the loop thread. */
@@ -302,7 +326,6 @@ static void update(tempo_loop *loop, uint64_t dt_ns, void *user)
 
 static void render(tempo_loop *loop, float alpha, void *user)
 {
-    (void)loop;
     (void)alpha;
     game *g = user;
     uint64_t now = tempo_now_ns();
@@ -311,6 +334,14 @@ static void render(tempo_loop *loop, float alpha, void *user)
         if (iv > FRAME_NS + SLACK_NS) {
             g->r.over++;
             uint64_t at = now - g->start_ns;
+            if (trace && !g->vsync && loop != NULL) { /* capped: a late wake, or the frame's work before the render? */
+                double slot = (double)(g->last_render_ns + FRAME_NS);
+                printf("  late %s, 60 Hz cap, at +%.0f ms: %.2f ms; the frame woke %+.2f ms after its slot, "
+                       "rendered %.2f ms after the wake\n",
+                       g->naive ? "naive" : g->quiet ? "tempo, nothing attached" : "tempo sources",
+                       (double)at / 1e6, (double)iv / 1e6, ((double)loop->wake_ns - slot) / 1e6,
+                       (double)(now - loop->wake_ns) / 1e6);
+            }
             if (at < burst_at_ns)
                 g->r.over_before++; /* the start: the probe of the present, the pacer's learning */
             else if (at < burst_at_ns + 1000 * MS ||
@@ -321,6 +352,7 @@ static void render(tempo_loop *loop, float alpha, void *user)
             g->r.longest_ns = iv;
     }
     g->last_render_ns = now;
+    g->last_before_ns = loop != NULL ? loop->frame_game_ns : 0;
     g->r.renders++;
     SDL_SetRenderDrawColor(g->ren, 20, 24, 32, 255);
     SDL_RenderClear(g->ren);
@@ -354,7 +386,7 @@ static void fake_vsync_present(tempo_loop *loop, void *user)
     tempo_wait(&g->vblank, 1, TEMPO_INFINITE, 0);
     if (g->vr != NULL && g->nvr < g->cap_vr) {
         struct vrec *v = &g->vr[g->nvr++];
-        *v = (struct vrec){.render = g->last_render_ns, .call = call, .drawn = drawn, .ready = now,
+        *v = (struct vrec){.render = g->last_render_ns, .before = g->last_before_ns, .call = call, .drawn = drawn, .ready = now,
                            .ret = tempo_now_ns(), .k = (int64_t)k};
         if (loop != NULL) { /* still this frame's: the loop sets the next after the present */
             v->planned = loop->pacing == TEMPO_LOOP_PACING_VSYNC ? loop->pace_wake_ns : 0;
@@ -408,10 +440,13 @@ static void print_vsync_trace(const game *g, const char *name)
             nu++;
         }
         if (trace && v->render - p->render > FRAME_NS + SLACK_NS) /* a late render interval, and why */
-            printf("  late %s at +%.0f ms: %.2f ms; render phase %.2f -> %.2f ms after its vblank%s\n", name,
-                   (double)(v->render - g->start_ns) / 1e6, (double)(v->render - p->render) / 1e6,
+            printf("  late %s at +%.0f ms: %.2f ms; render phase %.2f -> %.2f ms after its vblank; planned wake %+.2f, "
+                   "woke %+.2f ms after it, callbacks before the render %.2f ms%s\n",
+                   name, (double)(v->render - g->start_ns) / 1e6, (double)(v->render - p->render) / 1e6,
                    (double)((p->render - g->start_ns) % FRAME_NS) / 1e6,
                    (double)((v->render - g->start_ns) % FRAME_NS) / 1e6,
+                   v->planned ? ((double)v->planned - (double)(g->start_ns + (uint64_t)p->k * FRAME_NS)) / 1e6 : 0.0,
+                   v->planned ? ((double)v->woke - (double)v->planned) / 1e6 : 0.0, (double)v->before / 1e6,
                    i >= 2 && p->k > g->vr[i - 2].k + 1 ? " (after a missed vblank)"
                    : v->k > p->k + 1                      ? " (its present missed the vblank)"
                                                           : "");
@@ -594,8 +629,10 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
         }
         tempo_loader_stats lst;
         if (tempo_loader_get_stats(g.ld, &lst) == 0)
-            printf("  loader: %.2f ms to submit the %d requests; %llu delivered, %llu upload strips, longest item %.1f ms, longest call %.1f ms\n",
-                   (double)g.load_requested_ns / 1e6, n_images, (unsigned long long)lst.delivered,
+            printf("  loader: %.2f ms to submit the %d requests (the loop thread blocked %ld times, preempted %ld); "
+                   "%llu delivered, %llu upload strips, longest item %.1f ms, longest call %.1f ms\n",
+                   (double)g.load_requested_ns / 1e6, n_images, g.submit_blocked, g.submit_preempted,
+                   (unsigned long long)lst.delivered,
                    (unsigned long long)lst.upload_strips, lst.item_max_ns / 1e6,
                    lst.process_max_ns / 1e6);
     }
