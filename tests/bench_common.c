@@ -102,3 +102,15 @@ FILE *bench_data_open(const char *name)
         fprintf(stderr, "bench: cannot write %s (plot data skipped)\n", path);
     return f;
 }
+
+void bench_fmt_ratio(char *buf, size_t size, double a, double b)
+{
+    if (!(b > 0) || !(a >= 0))
+        snprintf(buf, size, "-");
+    else if (a / b >= 9.95)
+        snprintf(buf, size, "%.0fx", a / b);
+    else if (a / b >= 0.995)
+        snprintf(buf, size, "%.1fx", a / b);
+    else
+        snprintf(buf, size, "%.2gx", a / b);
+}

@@ -45,4 +45,10 @@ int bench_run_child(const char *self, const char *args, void (*on_line)(const ch
  * fclose. */
 FILE *bench_data_open(const char *name);
 
+/* Writes the ratio a / b into buf for a table's "against the baseline"
+ * column: "12x", "2.4x", "1.0x", "0.16x", "0.00059x" (two significant
+ * digits below 1); "-" when b is not positive or a is negative (no
+ * baseline measured). */
+void bench_fmt_ratio(char *buf, size_t size, double a, double b);
+
 #endif /* TEMPO_BENCH_COMMON_H */

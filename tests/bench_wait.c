@@ -662,19 +662,6 @@ static void fmt_ms(char *buf, size_t size, double ns)
     snprintf(buf, size, "%.3f", ns / 1e6);
 }
 
-/* "a / b" as a ratio against Tempo's row, e.g. "1250x", "2.4x". */
-static void fmt_ratio(char *buf, size_t size, double a, double b)
-{
-    if (!(b > 0) || !(a >= 0))
-        snprintf(buf, size, "-");
-    else if (a / b >= 9.95)
-        snprintf(buf, size, "%.0fx", a / b);
-    else if (a / b >= 0.995)
-        snprintf(buf, size, "%.1fx", a / b);
-    else
-        snprintf(buf, size, "%.2fx", a / b);
-}
-
 static double cpu_percent(const result *r)
 {
     return 100.0 * r->cpu_ns / r->wall_ns;
@@ -716,10 +703,10 @@ static void print_row(const method *m, const result *r, const result *ref)
     else
         snprintf(csw, sizeof csw, "n/a");
     bool have_ref = ref != NULL && ref->ok;
-    fmt_ratio(q[0], sizeof q[0], cpu_percent(r), have_ref ? cpu_percent(ref) : 0);
-    fmt_ratio(q[1], sizeof q[1], csw_per_s(r), have_ref ? csw_per_s(ref) : 0);
-    fmt_ratio(q[2], sizeof q[2], r->late_p50, have_ref ? ref->late_p50 : 0);
-    fmt_ratio(q[3], sizeof q[3], r->xw_p50, have_ref ? ref->xw_p50 : 0);
+    bench_fmt_ratio(q[0], sizeof q[0], cpu_percent(r), have_ref ? cpu_percent(ref) : 0);
+    bench_fmt_ratio(q[1], sizeof q[1], csw_per_s(r), have_ref ? csw_per_s(ref) : 0);
+    bench_fmt_ratio(q[2], sizeof q[2], r->late_p50, have_ref ? ref->late_p50 : 0);
+    bench_fmt_ratio(q[3], sizeof q[3], r->xw_p50, have_ref ? ref->xw_p50 : 0);
     printf("%-24s %6.3f %7s %7s %7s %7s %7s  %8s %8s  %7s %7s %7s %7s\n", label, cpu_percent(r), csw, c[0], c[1],
            c[2], c[3], x[0], x[1], q[0], q[1], q[2], q[3]);
 }

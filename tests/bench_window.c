@@ -288,19 +288,6 @@ static void on_child_line(const char *line, void *user)
     r->ok = gl != NULL && found == 8 && r->frames > 0;
 }
 
-/* "a / b", e.g. "0.16x", "0.00059x", "1.0x", "12x"; "-" without both. */
-static void fmt_ratio(char *buf, size_t size, double a, double b)
-{
-    if (!(b > 0) || !(a >= 0))
-        snprintf(buf, size, "-");
-    else if (a / b >= 9.95)
-        snprintf(buf, size, "%.0fx", a / b);
-    else if (a / b >= 0.995)
-        snprintf(buf, size, "%.1fx", a / b);
-    else
-        snprintf(buf, size, "%.2gx", a / b);
-}
-
 static int usage(const char *argv0, int rc)
 {
     fprintf(rc ? stderr : stdout, "usage: %s [--frames N] [--quick] [--driver x11|offscreen|windows]\n", argv0);
@@ -365,7 +352,7 @@ static int parent_main(const char *self, int frames, const char *only_driver)
                 snprintf(threads, sizeof threads, "%d", r->threads);
             else
                 snprintf(threads, sizeof threads, "?");
-            fmt_ratio(ratio, sizeof ratio, r->present_p50, res[0].ok ? res[0].present_p50 : 0);
+            bench_fmt_ratio(ratio, sizeof ratio, r->present_p50, res[0].ok ? res[0].present_p50 : 0);
             printf("| %s | %s | %s | %.3f / %.3f | %.3f | %.3f | %s | %s |\n", drivers[d], paths[i].label, took,
                    r->present_p50 / 1e6, r->present_p99 / 1e6, r->draw_p50 / 1e6, r->cpu_ns / 1e6 / r->frames,
                    threads, ratio);

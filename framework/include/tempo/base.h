@@ -176,6 +176,10 @@ TEMPO_API const char *tempo_wait_route(void);
  *    (logged at DEBUG only: the caller has the code).
  * Returns 0 otherwise (also without a compositor: SDL then fails cleanly on
  * its own). Costs one compositor roundtrip on Wayland, nothing elsewhere.
+ * Not settled here: SDL_HINT_FRAMEBUFFER_ACCELERATION. Tempo cannot tell
+ * whether the machine has a GPU; a game that picks SDL's software renderer
+ * because it has none sets that hint to "0" before creating the renderer,
+ * or SDL copies every frame through OpenGL on the CPU (docs/pacing.md).
  * Thread: the thread that initialises SDL video. */
 TEMPO_API int tempo_video_prepare(void);
 
