@@ -386,8 +386,8 @@ static void fake_vsync_present(tempo_loop *loop, void *user)
     tempo_wait(&g->vblank, 1, TEMPO_INFINITE, 0);
     if (g->vr != NULL && g->nvr < g->cap_vr) {
         struct vrec *v = &g->vr[g->nvr++];
-        *v = (struct vrec){.render = g->last_render_ns, .before = g->last_before_ns, .call = call, .drawn = drawn, .ready = now,
-                           .ret = tempo_now_ns(), .k = (int64_t)k};
+        *v = (struct vrec){.render = g->last_render_ns, .before = g->last_before_ns, .call = call, .drawn = drawn,
+                           .ready = now, .ret = tempo_now_ns(), .k = (int64_t)k};
         if (loop != NULL) { /* still this frame's: the loop sets the next after the present */
             v->planned = loop->pacing == TEMPO_LOOP_PACING_VSYNC ? loop->pace_wake_ns : 0;
             v->woke = loop->wake_ns;

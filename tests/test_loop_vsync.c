@@ -215,7 +215,12 @@ static void queued_draws_count_as_render_cost(void)
         .vsync = TEMPO_LOOP_VSYNC_OFF, .display_hz = 60,
         .clock = {.now = flush_probe_now, .wait_until = flush_probe_wait, .user = &p}});
     CHECK(loop != NULL);
-    while (loop != NULL && p.now < 2000 * MS)
+    if (loop == NULL) {
+        SDL_DestroyRenderer(rd);
+        SDL_DestroyWindow(w);
+        return;
+    }
+    while (p.now < 2000 * MS)
         CHECK_EQ_INT(tempo_loop_frame(loop), 0);
     const tempo_loop_stats *st = tempo_loop_get_stats(loop);
     tt_note("%d renders, %d queued until render() returned, %d landed; present %.1f ms in all", p.renders,
