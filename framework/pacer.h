@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #define TEMPO__PACER_FIT 64   /* presents in the fit */
-#define TEMPO__PACER_COSTS 16 /* render costs in the prediction */
+#define TEMPO__PACER_COSTS 32 /* render costs in the prediction */
 #define TEMPO__PACER_LEAD_RELAX_NS 250000.0 /* the most the wake moves later per present */
 /* The most it moves later per present after a hand-over (a twentieth of
  * the period: 0.83 ms at 60 Hz), until it reaches the pacer's own lead. */
