@@ -79,6 +79,7 @@
 
 #if defined(__linux__)
 #include <sys/resource.h>
+#include <time.h>
 #endif
 
 #include <SDL.h>
@@ -177,6 +178,7 @@ typedef struct game {
     uint64_t start_ns, load_start_ns, load_done_ns;
     uint64_t load_requested_ns; /* how long the n_images tempo_loader_submit() calls took */
     long submit_blocked, submit_preempted; /* the loop thread's context switches meanwhile (-1: unknown) */
+    long submit_cpu_us;                    /* ...and its CPU time meanwhile (-1: unknown) */
     uint64_t last_render_ns;
     uint64_t last_before_ns; /* the loop's callback time in the frame before that render */
     result r;
@@ -251,10 +253,12 @@ static void start_load(game *g)
     if (!g->naive) {
         /* Blocked (a lock, a syscall) or preempted (another thread took the
          * core) while submitting: the thread's context switches. */
-        g->submit_blocked = g->submit_preempted = -1;
+        g->submit_blocked = g->submit_preempted = g->submit_cpu_us = -1;
 #if defined(__linux__)
         struct rusage u0, u1;
+        struct timespec c0, c1; /* the thread's CPU time: exact, where rusage's is sampled at ticks */
         getrusage(RUSAGE_THREAD, &u0);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 #endif
         for (int i = 0; i < n_images; i++)
             tempo_loader_submit(g->ld, &(tempo_load_request){
@@ -264,6 +268,8 @@ static void start_load(game *g)
         getrusage(RUSAGE_THREAD, &u1);
         g->submit_blocked = u1.ru_nvcsw - u0.ru_nvcsw;
         g->submit_preempted = u1.ru_nivcsw - u0.ru_nivcsw;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        g->submit_cpu_us = (c1.tv_sec - c0.tv_sec) * 1000000L + (c1.tv_nsec - c0.tv_nsec) / 1000;
 #endif
         return;
     }
@@ -629,9 +635,10 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
         }
         tempo_loader_stats lst;
         if (tempo_loader_get_stats(g.ld, &lst) == 0)
-            printf("  loader: %.2f ms to submit the %d requests (the loop thread blocked %ld times, preempted %ld); "
-                   "%llu delivered, %llu upload strips, longest item %.1f ms, longest call %.1f ms\n",
-                   (double)g.load_requested_ns / 1e6, n_images, g.submit_blocked, g.submit_preempted,
+            printf("  loader: %.2f ms to submit the %d requests (the loop thread's CPU %.2f ms, blocked %ld times, "
+                   "preempted %ld); %llu delivered, %llu upload strips, longest item %.1f ms, longest call %.1f ms\n",
+                   (double)g.load_requested_ns / 1e6, n_images, (double)g.submit_cpu_us / 1e3, g.submit_blocked,
+                   g.submit_preempted,
                    (unsigned long long)lst.delivered,
                    (unsigned long long)lst.upload_strips, lst.item_max_ns / 1e6,
                    lst.process_max_ns / 1e6);
