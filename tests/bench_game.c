@@ -256,7 +256,7 @@ static void start_load(game *g)
         g->submit_blocked = g->submit_preempted = g->submit_cpu_us = -1;
 #if defined(__linux__)
         struct rusage u0, u1;
-        struct timespec c0, c1; /* the thread's CPU time: exact, where rusage's is sampled at ticks */
+        struct timespec c0, c1; /* the thread's CPU time: exact, where rusage's lags by up to ~1 ms */
         getrusage(RUSAGE_THREAD, &u0);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 #endif
