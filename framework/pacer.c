@@ -60,20 +60,18 @@ static void add_cost(tempo__pacer *p, uint64_t cost)
     p->cost_next = (p->cost_next + 1) % TEMPO__PACER_COSTS;
     if (p->ncost < TEMPO__PACER_COSTS)
         p->ncost++;
-    /* The second largest recent cost (the only one while there is one): a
-     * frame that misses its vblank costs a whole period of latency and
-     * judder, a wake-up a little early costs nothing but a little latency,
-     * so the prediction is near the top. Not the top itself: a cost seen
-     * once is a disturbance (the loop thread preempted during the render,
-     * a late wake-up), not the game's. Believed, one preempted render of
-     * 8.4 ms among 0.5 ms ones set the lead for the window's length and the
-     * lead's relaxation after it (~50 frames), and with a learnt margin of
-     * half a period pushed it past the period: the loop rendered at once
-     * after every present and left its sources no time (bench_game's netq
-     * 0.4-0.5 s behind). Seen twice in the window (half a second at 60 Hz)
-     * it is the game's: a cost that recurs every 16 frames or faster is
-     * covered, as with the largest of 16; a step up in cost is covered
-     * from its third frame. */
+    /* The second largest of the recent costs (the one cost while there is
+     * only one). Near the top, because a frame that misses its vblank costs
+     * a whole period of latency and judder, where a wake-up a little early
+     * costs only a little latency. Not the top: a cost seen once is a
+     * disturbance (the loop thread preempted in the render, a late wake-up),
+     * not the game's. Trusted, one preempted render of 8.4 ms among 0.5 ms
+     * ones raised the lead for ~50 frames, past the period with half a
+     * period of learnt margin: the loop rendered at once after every present
+     * and its sources got no time (bench_game's netq 0.4-0.5 s behind). A
+     * cost seen twice in the window (half a second at 60 Hz) is the game's:
+     * one that recurs every 16 frames or sooner is covered, and a step up in
+     * cost from its third frame on. */
     uint64_t top = 0, second = 0;
     for (int i = 0; i < p->ncost; i++) {
         if (p->cost[i] > top) {
