@@ -837,7 +837,10 @@ typedef struct tempo_loop_stats {
     bool vsync;           /* pacing by the presents' vblanks (pacing == VSYNC) */
     tempo_loop_pacing pacing; /* the pacing in force (tempo_loop_get_pacing) */
     uint64_t refresh_ns;  /* tempo_loop_get_refresh_ns() */
-    uint64_t predicted_render_ns; /* vsync: the render cost the wake allows for */
+    uint64_t predicted_render_ns; /* vsync: the render cost the wake allows for: the
+                                     second largest of the last 32 renders (a cost seen
+                                     once, a preempted render, is not predicted; seen
+                                     twice, it is) */
     /* TIMER because the presents block, but on a grid of their own instead
      * of the display's vblanks (SDL's emulated vsync, the software renderer
      * created with SDL_RENDERER_PRESENTVSYNC: 16 ms on a 60 Hz display):
