@@ -240,7 +240,6 @@ typedef struct vgame {
     uint64_t over_all;                   /* late render intervals including the first second */
     uint64_t preempt_at, preempt_ns;     /* the first render at or after preempt_at costs preempt_ns more */
     double preempt_share;                /* ...and this share of all renders up to preempt_ns more */
-    uint64_t preempted;
 } vgame;
 
 static double urand(uint64_t *s)
@@ -287,10 +286,8 @@ static void v_render(tempo_loop *loop, float alpha, void *user)
     tempo_fake_clock_advance(v->fc, 500 * US + (uint64_t)(urand(&v->rng) * 500 * US));
     if (v->preempt_at != 0 && now >= v->preempt_at) {
         v->preempt_at = 0;
-        v->preempted++;
         tempo_fake_clock_advance(v->fc, v->preempt_ns);
     } else if (v->preempt_share > 0 && urand(&v->rng) < v->preempt_share) {
-        v->preempted++;
         tempo_fake_clock_advance(v->fc, (uint64_t)(urand(&v->rng) * (double)v->preempt_ns));
     }
 }
@@ -370,7 +367,7 @@ static void vsync_noise_table(void)
 typedef struct bburst {
     vgame v;
     tempo_netq *q;
-    uint64_t burst_at, handled, first_ns, last_ns;
+    uint64_t burst_at, last_ns; /* last_ns: when the last message was handled */
     bool pushed;
 } bburst;
 
@@ -399,10 +396,7 @@ static void bb_message(const tempo_netq_msg *m, void *user)
 {
     (void)m;
     bburst *b = user;
-    uint64_t now = tempo_fake_clock_advance(b->v.fc, 2500);
-    if (b->handled++ == 0)
-        b->first_ns = now;
-    b->last_ns = now;
+    b->last_ns = tempo_fake_clock_advance(b->v.fc, 2500);
 }
 
 static void burst_table(void)

@@ -470,7 +470,6 @@ static void preempted_render_does_not_starve_the_netq(void)
     g.work_lo = 2200 * US;
     g.work_hi = 3200 * US;
     g.spike_hi = 7 * MS;
-    g.warmup_until = T0 + 4 * S;
     tempo_loop *loop =
         game_loop(&g, (tempo_loop_desc){.present = fake_vsync_present, .vsync = TEMPO_LOOP_VSYNC_ON});
     tempo_netq *q = tempo_netq_create(&(tempo_netq_desc){.clock = tempo_fake_clock_get(g.fc)});
