@@ -133,8 +133,9 @@ static run_result run(display *d, tempo__pacer *p, bool paced, int warmup, int f
         uint64_t wake = paced ? tempo__pacer_wake_ns(p, now) : now;
         if (measure && p->predicted_cost_ns > r.max_pred_ns)
             r.max_pred_ns = p->predicted_cost_ns;
-        if (measure && (wake > now ? wake - now : 0) < r.min_idle_ns)
-            r.min_idle_ns = wake > now ? wake - now : 0;
+        uint64_t idle = wake > now ? wake - now : 0;
+        if (measure && idle < r.min_idle_ns)
+            r.min_idle_ns = idle;
         uint64_t late = rnd_range(&d->rng, 0, max_late);
         tempo_fake_clock_set(d->fc, (wake > now ? wake : now) + late);
         now = tempo_fake_clock_now(d->fc);
