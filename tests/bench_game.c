@@ -538,6 +538,51 @@ static void quit_loop(tempo_loop *loop, tempo_handle *h, void *user)
     tempo_loop_quit(loop);
 }
 
+/* The load's threads without the game: what a plain loop shares the machine
+ * with while a Tempo glue handles the burst and the load, minus the work
+ * those put on the loop thread. The producer pushes the burst into a
+ * DRAIN_ALL queue that `sink` empties on its own thread (the messages
+ * cost nothing there), and `decoder` decodes the 500 PNGs at low
+ * priority, one after the other, as the loader's one thread does
+ * (tempo_loader_desc.low_priority), and frees them: no upload. */
+typedef struct background {
+    script sc;                  /* the producer's */
+    SDL_atomic_t handled;       /* messages the sink took */
+    _Atomic uint64_t decoded_ns; /* when the decoder finished (0: not yet) */
+} background;
+
+static void discard(const tempo_netq_msg *m, void *user)
+{
+    (void)m;
+    SDL_AtomicAdd(user, 1);
+}
+
+static int SDLCALL sink(void *p)
+{
+    background *b = p;
+    tempo_handle *hs[2] = {b->sc.stop, tempo_netq_handle(b->sc.q)};
+    while (tempo_wait(hs, 2, TEMPO_INFINITE, 0) == 1)
+        tempo_netq_drain(b->sc.q, discard, &b->handled);
+    return 0;
+}
+
+static int SDLCALL decoder(void *p)
+{
+    background *b = p;
+    SDL_SetThreadPriority(SDL_THREAD_PRIORITY_LOW);
+    uint64_t now = tempo_now_ns();
+    if (now < b->sc.start_ns + burst_at_ns &&
+        tempo_wait(&b->sc.stop, 1, b->sc.start_ns + burst_at_ns - now, 0) == 0)
+        return 0;
+    for (int i = 0; i < n_images; i++) {
+        if (tempo_wait(&b->sc.stop, 1, 0, 0) == 0)
+            return 0;
+        SDL_FreeSurface(IMG_Load(paths[i]));
+    }
+    b->decoded_ns = tempo_now_ns();
+    return 0;
+}
+
 /* ---- One run -------------------------------------------------------------------- */
 
 /* A Tempo glue (or the naive one): `low_priority`, the loader's threads at
@@ -679,8 +724,11 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
  * present. Fake vsync: render, then the fake vsync present, back to back;
  * or (jit) first sleep until PLAIN_LEAD_NS before the next vblank, as
  * Tempo's pacer does, so its late wakes (the OS timer's) count too. The
- * typist's events are drained (and counted) before each render. */
-static int run_plain(bool vsync, bool jit, SDL_Renderer *ren, result *out)
+ * typist's events are drained (and counted) before each render. `loaded`:
+ * the load's threads (background) run meanwhile, from the burst's time on:
+ * the machine's noise under the same contention as the glues', without
+ * their loop-thread work. */
+static int run_plain(bool vsync, bool jit, bool loaded, SDL_Renderer *ren, result *out)
 {
     game g = {.quiet = true, .vsync = vsync, .ren = ren};
     g.vblank = tempo_timer_create(false);
@@ -696,6 +744,18 @@ static int run_plain(bool vsync, bool jit, SDL_Renderer *ren, result *out)
     g.start_ns = sc.start_ns = tempo_now_ns();
     uint64_t end = g.start_ns + (uint64_t)(run_s * 1e9), sleeps = 0, last = g.start_ns;
     SDL_Thread *typ = SDL_CreateThread(typist, "typist", &sc);
+    background bg = {.sc = {.start_ns = g.start_ns, .stop = sc.stop, .messages = n_messages}};
+    SDL_Thread *prod = NULL, *snk = NULL, *dec = NULL;
+    if (loaded) {
+        bg.sc.q = tempo_netq_create(&(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL});
+        if (bg.sc.q == NULL) {
+            fprintf(stderr, "bench_game: %s\n", tempo_get_error());
+            return 1;
+        }
+        prod = SDL_CreateThread(producer, "producer", &bg.sc);
+        snk = SDL_CreateThread(sink, "sink", &bg);
+        dec = SDL_CreateThread(decoder, "decoder", &bg);
+    }
     uint64_t k = 1;
     while (last < end) {
         if (!vsync) {
@@ -731,13 +791,23 @@ static int run_plain(bool vsync, bool jit, SDL_Renderer *ren, result *out)
     tempo_process_usage(&u1);
     tempo_event_set(sc.stop);
     SDL_WaitThread(typ, NULL);
+    SDL_WaitThread(prod, NULL);
+    SDL_WaitThread(snk, NULL);
+    SDL_WaitThread(dec, NULL);
+    if (loaded) {
+        g.r.handled = (uint64_t)SDL_AtomicGet(&bg.handled);
+        g.r.load_ns = bg.decoded_ns ? bg.decoded_ns - (g.start_ns + burst_at_ns) : 0;
+        tempo_netq_destroy(bg.sc.q);
+    }
     g.r.cpu_share = (double)(u1.cpu_ns - u0.cpu_ns) / (double)wall;
     g.r.sleeps_per_s = (double)sleeps * 1e9 / (double)wall;
     g.r.switches_per_s = u1.has_switches ? (double)(u1.voluntary_switches - u0.voluntary_switches) * 1e9 / (double)wall
                                          : -1;
     *out = g.r;
     if (vsync)
-        print_vsync_trace(&g, jit ? "machine noise, woken before each vblank" : "machine noise");
+        print_vsync_trace(&g, jit ? (loaded ? "machine noise under the load's threads, woken before each vblank"
+                                            : "machine noise, woken before each vblank")
+                                  : "machine noise");
     free(g.vr);
     tempo_timer_destroy(tick);
     tempo_timer_destroy(g.vblank);
@@ -798,11 +868,14 @@ int main(int argc, char **argv)
         return 0;
     }
     generate();
-    result noise_r, quiet_r, tempo_r, naive_r, noise_v, noise_j, quiet_v, tempo_v, normal_v, naive_v;
-    int fail = run_plain(false, false, ren, &noise_r);
+    result noise_r, loaded_r, quiet_r, tempo_r, naive_r, noise_v, noise_j, loaded_j, quiet_v, tempo_v, normal_v,
+        naive_v;
+    int fail = run_plain(false, false, false, ren, &noise_r);
+    fail |= run_plain(false, false, true, ren, &loaded_r);
     fail |= run(false, true, false, true, win, ren, &quiet_r);
-    fail |= run_plain(true, false, ren, &noise_v);
-    fail |= run_plain(true, true, ren, &noise_j);
+    fail |= run_plain(true, false, false, ren, &noise_v);
+    fail |= run_plain(true, true, false, ren, &noise_j);
+    fail |= run_plain(true, true, true, ren, &loaded_j);
     fail |= run(false, true, true, true, win, ren, &quiet_v);
     fail |= run(false, false, false, true, win, ren, &tempo_r);
     fail |= run(true, false, false, false, win, ren, &naive_r);
@@ -815,7 +888,9 @@ int main(int argc, char **argv)
            "at %.1f s a %d-message burst (%.1f us each) and %d PNGs of %dx%d; audio marks every 100 ms;\n"
            "a key event every 25 ms; %.0f s per glue, one after the other. \"machine noise\": no Tempo loop,\n"
            "sleep to absolute 1/60 s deadlines then render (capped), or render + fake vsync present back to back,\n"
-           "or sleep to %.1f ms before each vblank first (as Tempo's pacer wakes)\n\n",
+           "or sleep to %.1f ms before each vblank first (as Tempo's pacer wakes); \"under the load's threads\":\n"
+           "the same, while the burst's producer pushes into a queue emptied on another thread and one\n"
+           "low-priority thread decodes the PNGs (the glues' contention without their loop-thread work)\n\n",
            tempo_backend_name(), SDL_GetCurrentVideoDriver(), (double)burst_at_ns / 1e9, n_messages, (double)msg_cost_ns / 1e3, n_images,
            IMG_SIDE, IMG_SIDE, run_s, (double)PLAIN_LEAD_NS / 1e6);
     printf("| glue | renders | intervals > 16.7 ms (before %.1f s / burst + load) | longest ms | oldest message ms | messages | "
@@ -823,11 +898,13 @@ int main(int argc, char **argv)
            (double)burst_at_ns / 1e9);
     printf("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
     print_row("machine noise: plain loop, 60 Hz cap", &noise_r);
+    print_row("machine noise under the load's threads: plain loop, 60 Hz cap", &loaded_r);
     print_row("tempo, nothing attached, 60 Hz cap", &quiet_r);
     print_row("tempo sources, 60 Hz cap", &tempo_r);
     print_row("naive (drain-all, sync load), 60 Hz cap", &naive_r);
     print_row("machine noise: plain loop, fake vsync", &noise_v);
     print_row("machine noise: plain loop woken before each vblank, fake vsync", &noise_j);
+    print_row("machine noise under the load's threads: plain loop woken before each vblank, fake vsync", &loaded_j);
     print_row("tempo, nothing attached, fake vsync", &quiet_v);
     print_row("tempo sources, fake vsync", &tempo_v);
     print_row("tempo sources, loader at normal priority, fake vsync", &normal_v);
@@ -844,6 +921,11 @@ int main(int argc, char **argv)
            (long long)tempo_v.over_during - (long long)noise_j.over_during,
            (long long)normal_v.over - (long long)noise_j.over,
            (long long)normal_v.over_during - (long long)noise_j.over_during);
+    printf("during the burst + load, against the plain loop under the load's threads: tempo sources %+lld (cap) "
+           "%+lld (vsync); loader at normal priority %+lld\n",
+           (long long)tempo_r.over_during - (long long)loaded_r.over_during,
+           (long long)tempo_v.over_during - (long long)loaded_j.over_during,
+           (long long)normal_v.over_during - (long long)loaded_j.over_during);
 
     SDL_DestroyRenderer(ren);
     SDL_DestroyWindow(win);
