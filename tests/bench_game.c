@@ -31,7 +31,11 @@
  * tempo_timer then render and present, or render and the fake vsync present
  * back to back, or with the fake vsync also a plain loop that sleeps until
  * a fixed lead before each vblank first, whose late wakes are the OS
- * timer's) and Tempo's loop with nothing attached (its own pacing).
+ * timer's) and Tempo's loop with nothing attached (its own pacing). Then
+ * the plain loop once more, capped and woken before each vblank, under the
+ * load's threads (the burst's producer, a thread emptying its queue, a
+ * low-priority decoder of the PNGs): the glues' contention without their
+ * loop-thread work.
  * Reported per glue, over the whole run (and of those, before the burst at
  * 0.5 s: the probe of the present, the pacer's learning; and during the
  * burst and the load: from 0.5 s until both are done, 1 s at least):
