@@ -507,12 +507,17 @@ typedef struct script {
     int messages;
 } script;
 
+/* Sleeps until the burst's time; false if stopped first. */
+static bool wait_for_burst(const script *s)
+{
+    uint64_t now = tempo_now_ns();
+    return now >= s->start_ns + burst_at_ns || tempo_wait(&s->stop, 1, s->start_ns + burst_at_ns - now, 0) != 0;
+}
+
 static int SDLCALL producer(void *p)
 {
     script *s = p;
-    uint64_t now = tempo_now_ns();
-    if (now < s->start_ns + burst_at_ns &&
-        tempo_wait(&s->stop, 1, s->start_ns + burst_at_ns - now, 0) == 0)
+    if (!wait_for_burst(s))
         return 0;
     for (int i = 0; i < s->messages; i++)
         if (tempo_netq_push_wait(s->q, 1, &i, sizeof i, s->stop, TEMPO_INFINITE) != 0)
@@ -574,9 +579,7 @@ static int SDLCALL decoder(void *p)
 {
     background *b = p;
     SDL_SetThreadPriority(SDL_THREAD_PRIORITY_LOW);
-    uint64_t now = tempo_now_ns();
-    if (now < b->sc.start_ns + burst_at_ns &&
-        tempo_wait(&b->sc.stop, 1, b->sc.start_ns + burst_at_ns - now, 0) == 0)
+    if (!wait_for_burst(&b->sc))
         return 0;
     for (int i = 0; i < n_images; i++) {
         if (tempo_wait(&b->sc.stop, 1, 0, 0) == 0)
@@ -742,20 +745,20 @@ static int run_plain(bool vsync, bool jit, bool loaded, SDL_Renderer *ren, resul
     }
     tempo_handle *tick = tempo_timer_create(false);
     script sc = {NULL, 0, tempo_event_create(true, false), 0};
+    background bg = {.sc = {.stop = sc.stop, .messages = n_messages}};
+    if (loaded && (bg.sc.q = tempo_netq_create(&(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL})) == NULL) {
+        fprintf(stderr, "bench_game: %s\n", tempo_get_error());
+        return 1;
+    }
     SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
     tempo_usage u0, u1;
     tempo_process_usage(&u0);
     g.start_ns = sc.start_ns = tempo_now_ns();
     uint64_t end = g.start_ns + (uint64_t)(run_s * 1e9), sleeps = 0, last = g.start_ns;
     SDL_Thread *typ = SDL_CreateThread(typist, "typist", &sc);
-    background bg = {.sc = {.start_ns = g.start_ns, .stop = sc.stop, .messages = n_messages}};
+    bg.sc.start_ns = g.start_ns;
     SDL_Thread *prod = NULL, *snk = NULL, *dec = NULL;
     if (loaded) {
-        bg.sc.q = tempo_netq_create(&(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL});
-        if (bg.sc.q == NULL) {
-            fprintf(stderr, "bench_game: %s\n", tempo_get_error());
-            return 1;
-        }
         prod = SDL_CreateThread(producer, "producer", &bg.sc);
         snk = SDL_CreateThread(sink, "sink", &bg);
         dec = SDL_CreateThread(decoder, "decoder", &bg);
