@@ -66,7 +66,10 @@
  * render; the distributions are printed always, with the present's
  * work in the burst's first second apart), --burst-at S
  * (the burst and the load start S seconds into each run instead of 0.5 s:
- * once the pacer has learnt the present, as in a game that has been running). */
+ * once the pacer has learnt the present, as in a game that has been running),
+ * --rounds N (every row N times, round after round, then the burst window
+ * of each round side by side with the totals: a late frame there is rare
+ * enough that one round cannot tell a glue's from the machine's). */
 #define _GNU_SOURCE /* RUSAGE_THREAD (Linux) */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -107,6 +110,7 @@ static uint64_t burst_at_ns = 500 * MS; /* --burst-at: the burst and the load st
 static double run_s = 8;
 static char cache_dir[1024] = "bench-game-cache";
 static char (*paths)[1100];
+static int rounds = 1; /* --rounds */
 static bool trace; /* --trace: every missed vblank of the fake-vsync runs, one line each */
 
 /* ---- Fixtures ------------------------------------------------------------------ */
@@ -194,6 +198,7 @@ typedef struct game {
         uint64_t before; /* the frame's callbacks (sources, updates) before the render */
         double lead, need; /* the lead in force; cost + margins */
         int64_t k;         /* the vblank it landed on */
+        int64_t cpu;       /* the loop thread's CPU time in SDL_RenderPresent (-1: unknown) */
     } *vr;
     int nvr, cap_vr;
     /* The burst's drains as on_message sees them (a gap of more than 0.5 ms
@@ -378,6 +383,17 @@ static void render(tempo_loop *loop, float alpha, void *user)
         SDL_RenderPresent(g->ren); /* with the fake vsync the loop presents */
 }
 
+/* The calling thread's CPU time in ns (-1 where unknown). */
+static int64_t thread_cpu_ns(void)
+{
+#if defined(__linux__)
+    struct timespec c;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c) == 0)
+        return (int64_t)c.tv_sec * 1000000000 + c.tv_nsec;
+#endif
+    return -1;
+}
+
 /* The fake vsync: present, then block until the next 1/60 s boundary after
  * the run's start, as a vsync'd present blocks until the next vblank. */
 static void fake_vsync_present(tempo_loop *loop, void *user)
@@ -389,7 +405,9 @@ static void fake_vsync_present(tempo_loop *loop, void *user)
      * this one finds none; kept so that "draws" in the trace shows it. */
     SDL_RenderFlush(g->ren);
     uint64_t drawn = tempo_now_ns();
+    int64_t cpu0 = thread_cpu_ns();
     SDL_RenderPresent(g->ren);
+    int64_t cpu1 = thread_cpu_ns();
     uint64_t now = tempo_now_ns();
     uint64_t k = now > g->start_ns ? (now - g->start_ns) / FRAME_NS + 1 : 1;
     tempo_timer_set(g->vblank, g->start_ns + k * FRAME_NS, 0);
@@ -397,7 +415,8 @@ static void fake_vsync_present(tempo_loop *loop, void *user)
     if (g->vr != NULL && g->nvr < g->cap_vr) {
         struct vrec *v = &g->vr[g->nvr++];
         *v = (struct vrec){.render = g->last_render_ns, .before = g->last_before_ns, .call = call, .drawn = drawn,
-                           .ready = now, .ret = tempo_now_ns(), .k = (int64_t)k};
+                           .ready = now, .ret = tempo_now_ns(), .k = (int64_t)k,
+                           .cpu = cpu0 >= 0 && cpu1 >= cpu0 ? cpu1 - cpu0 : -1};
         if (loop != NULL) { /* still this frame's: the loop sets the next after the present */
             v->planned = loop->pacing == TEMPO_LOOP_PACING_VSYNC ? loop->pace_wake_ns : 0;
             v->woke = loop->wake_ns;
@@ -433,14 +452,16 @@ static void print_vsync_trace(const game *g, const char *name)
     uint64_t *late = calloc((size_t)n + 1, sizeof *late), *cost = calloc((size_t)n + 1, sizeof *cost),
              *work = calloc((size_t)n + 1, sizeof *work), *used = calloc((size_t)n + 1, sizeof *used),
              *lead = calloc((size_t)n + 1, sizeof *lead), *ret = calloc((size_t)n + 1, sizeof *ret),
-             *bwork = calloc((size_t)n + 1, sizeof *bwork);
-    int nl = 0, nc = 0, nu = 0, nb = 0;
+             *bwork = calloc((size_t)n + 1, sizeof *bwork), *pcpu = calloc((size_t)n + 1, sizeof *pcpu);
+    int nl = 0, nc = 0, nu = 0, nb = 0, np = 0;
     for (int i = 1; i < n; i++) {
         const struct vrec *v = &g->vr[i], *p = &g->vr[i - 1];
         uint64_t vb = g->start_ns + (uint64_t)(p->k + 1) * FRAME_NS; /* the vblank after the previous one */
         ret[i - 1] = p->ret - (g->start_ns + (uint64_t)p->k * FRAME_NS);
         cost[nc] = v->call - v->render;
         work[nc++] = v->ready - v->call;
+        if (v->cpu >= 0)
+            pcpu[np++] = (uint64_t)v->cpu;
         if (v->call >= g->start_ns + burst_at_ns && v->call < g->start_ns + burst_at_ns + 1000 * MS)
             bwork[nb++] = v->ready - v->call; /* the first second of the burst and the load */
         if (v->planned != 0 && v->woke >= v->planned && v->woke - v->planned < FRAME_NS) {
@@ -467,29 +488,32 @@ static void print_vsync_trace(const game *g, const char *name)
                 printf("  miss %s at %.3f s CLOCK_MONOTONIC\n", name, (double)v->call / 1e9);
             if (trace)
                 printf("  miss %s k=%lld (+%lld): planned %+.2f ms before vb, woke %+.2f late, render at %+.2f, "
-                       "cost %.2f, present work %.2f (draws %.2f), ready %+.2f after vb; lead %.2f need %.2f; "
-                       "prev return %.2f after its vb\n",
+                       "cost %.2f, present work %.2f (draws %.2f, the loop thread's CPU %.2f), ready %+.2f after vb; "
+                       "lead %.2f need %.2f; prev return %.2f after its vb\n",
                        name, (long long)v->k, (long long)(v->k - p->k - 1),
                        v->planned ? ((double)vb - (double)v->planned) / 1e6 : 0.0,
                        v->planned ? ((double)v->woke - (double)v->planned) / 1e6 : 0.0,
                        ((double)v->render - (double)vb) / 1e6, (double)(v->call - v->render) / 1e6,
                        (double)(v->ready - v->call) / 1e6, (double)(v->drawn - v->call) / 1e6,
-                       ((double)v->ready - (double)vb) / 1e6, v->lead / 1e6,
+                       v->cpu >= 0 ? (double)v->cpu / 1e6 : -1.0, ((double)v->ready - (double)vb) / 1e6, v->lead / 1e6,
                        v->need / 1e6, (double)ret[i - 1] / 1e6);
         }
     }
     printf("  %s: %d presents, %d missed vblanks (%d frames); wake lateness p50/p99/max %.3f/%.3f/%.3f ms; "
-           "render cost %.3f/%.3f/%.3f; present work %.3f/%.3f/%.3f; wake->ready %.3f/%.3f/%.3f against "
+           "render cost %.3f/%.3f/%.3f; present work %.3f/%.3f/%.3f (the loop thread's CPU in it %.3f/%.3f/%.3f, "
+           "the rest waiting, for the display server); wake->ready %.3f/%.3f/%.3f against "
            "lead %.3f/%.3f/%.3f; vblank return late %.3f/%.3f/%.3f; present work in the burst's first second "
            "%.3f/%.3f/%.3f\n",
            name, n, missed, miss_frames, pct_ms(late, nl, 50), pct_ms(late, nl, 99), pct_ms(late, nl, 100),
            pct_ms(cost, nc, 50), pct_ms(cost, nc, 99), pct_ms(cost, nc, 100), pct_ms(work, nc, 50),
-           pct_ms(work, nc, 99), pct_ms(work, nc, 100), pct_ms(used, nu, 50), pct_ms(used, nu, 99),
+           pct_ms(work, nc, 99), pct_ms(work, nc, 100), pct_ms(pcpu, np, 50), pct_ms(pcpu, np, 99),
+           pct_ms(pcpu, np, 100), pct_ms(used, nu, 50), pct_ms(used, nu, 99),
            pct_ms(used, nu, 100), pct_ms(lead, nu, 50), pct_ms(lead, nu, 99), pct_ms(lead, nu, 100),
            pct_ms(ret, n > 0 ? n - 1 : 0, 50), pct_ms(ret, n > 0 ? n - 1 : 0, 99),
            pct_ms(ret, n > 0 ? n - 1 : 0, 100), pct_ms(bwork, nb, 50), pct_ms(bwork, nb, 99),
            pct_ms(bwork, nb, 100));
     free(bwork);
+    free(pcpu);
     free(late);
     free(cost);
     free(work);
@@ -837,6 +861,135 @@ static void print_row(const char *name, const result *r)
            (unsigned long long)r->keys, 100 * r->cpu_share, r->sleeps_per_s, r->switches_per_s);
 }
 
+/* The rows of a round, in the table's order. */
+enum {
+    NOISE_R, LOADED_R, QUIET_R, TEMPO_R, NAIVE_R, /* capped */
+    NOISE_V, NOISE_J, LOADED_J, QUIET_V, TEMPO_V, NORMAL_V, NAIVE_V, /* fake vsync */
+    NROWS
+};
+
+static const char *const row_name[NROWS] = {
+    "machine noise: plain loop, 60 Hz cap",
+    "machine noise under the load's threads: plain loop, 60 Hz cap",
+    "tempo, nothing attached, 60 Hz cap",
+    "tempo sources, 60 Hz cap",
+    "naive (drain-all, sync load), 60 Hz cap",
+    "machine noise: plain loop, fake vsync",
+    "machine noise: plain loop woken before each vblank, fake vsync",
+    "machine noise under the load's threads: plain loop woken before each vblank, fake vsync",
+    "tempo, nothing attached, fake vsync",
+    "tempo sources, fake vsync",
+    "tempo sources, loader at normal priority, fake vsync",
+    "naive (drain-all, sync load), fake vsync",
+};
+
+/* One round: every row, one after the other (the noise rows first). */
+static int run_round(SDL_Window *win, SDL_Renderer *ren, result *r)
+{
+    int fail = run_plain(false, false, false, ren, &r[NOISE_R]);
+    fail |= run_plain(false, false, true, ren, &r[LOADED_R]);
+    fail |= run(false, true, false, true, win, ren, &r[QUIET_R]);
+    fail |= run_plain(true, false, false, ren, &r[NOISE_V]);
+    fail |= run_plain(true, true, false, ren, &r[NOISE_J]);
+    fail |= run_plain(true, true, true, ren, &r[LOADED_J]);
+    fail |= run(false, true, true, true, win, ren, &r[QUIET_V]);
+    fail |= run(false, false, false, true, win, ren, &r[TEMPO_R]);
+    fail |= run(true, false, false, false, win, ren, &r[NAIVE_R]);
+    fail |= run(false, false, true, true, win, ren, &r[TEMPO_V]);
+    fail |= run(false, false, true, false, win, ren, &r[NORMAL_V]);
+    fail |= run(true, false, true, false, win, ren, &r[NAIVE_V]);
+    return fail;
+}
+
+static long long diff(uint64_t a, uint64_t b)
+{
+    return (long long)a - (long long)b;
+}
+
+static void print_round(const result *r)
+{
+    printf("\nbench_game (%s backend, %s video, software renderer): 60 updates/s, renders capped at 60 Hz\n"
+           "or paced by a 60 Hz fake vsync (the loop presents; the present blocks to the next 1/60 s);\n"
+           "at %.1f s a %d-message burst (%.1f us each) and %d PNGs of %dx%d; audio marks every 100 ms;\n"
+           "a key event every 25 ms; %.0f s per glue, one after the other. \"machine noise\": no Tempo loop,\n"
+           "sleep to absolute 1/60 s deadlines then render (capped), or render + fake vsync present back to back,\n"
+           "or sleep to %.1f ms before each vblank first (as Tempo's pacer wakes); \"under the load's threads\":\n"
+           "the same, while the burst's producer pushes into a queue emptied on another thread and one\n"
+           "low-priority thread decodes the PNGs (the glues' contention without their loop-thread work)\n\n",
+           tempo_backend_name(), SDL_GetCurrentVideoDriver(), (double)burst_at_ns / 1e9, n_messages,
+           (double)msg_cost_ns / 1e3, n_images, IMG_SIDE, IMG_SIDE, run_s, (double)PLAIN_LEAD_NS / 1e6);
+    printf("| glue | renders | intervals > 16.7 ms (before %.1f s / burst + load) | longest ms | oldest message ms | "
+           "messages | load all | audio notices | keys | CPU | sleeps/s | switches/s |\n",
+           (double)burst_at_ns / 1e9);
+    printf("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < NROWS; i++)
+        print_row(row_name[i], &r[i]);
+    printf("\nlate intervals above the machine-noise row: tempo nothing attached %+lld (cap) %+lld (vsync); "
+           "tempo sources %+lld (cap) %+lld (vsync); during the burst + load: tempo sources %+lld (cap) %+lld (vsync)\n",
+           diff(r[QUIET_R].over, r[NOISE_R].over), diff(r[QUIET_V].over, r[NOISE_V].over),
+           diff(r[TEMPO_R].over, r[NOISE_R].over), diff(r[TEMPO_V].over, r[NOISE_V].over),
+           diff(r[TEMPO_R].over_during, r[NOISE_R].over_during),
+           diff(r[TEMPO_V].over_during, r[NOISE_V].over_during));
+    printf("against the plain loop woken before each vblank (fake vsync): tempo nothing attached %+lld, "
+           "tempo sources %+lld (during the burst + load %+lld); loader at normal priority %+lld (%+lld)\n",
+           diff(r[QUIET_V].over, r[NOISE_J].over), diff(r[TEMPO_V].over, r[NOISE_J].over),
+           diff(r[TEMPO_V].over_during, r[NOISE_J].over_during), diff(r[NORMAL_V].over, r[NOISE_J].over),
+           diff(r[NORMAL_V].over_during, r[NOISE_J].over_during));
+    printf("during the burst + load, against the plain loop under the load's threads: tempo sources %+lld (cap) "
+           "%+lld (vsync); loader at normal priority %+lld\n",
+           diff(r[TEMPO_R].over_during, r[LOADED_R].over_during),
+           diff(r[TEMPO_V].over_during, r[LOADED_J].over_during),
+           diff(r[NORMAL_V].over_during, r[LOADED_J].over_during));
+}
+
+/* --rounds N: the burst window of every round side by side. A late frame
+ * there is rare (0-2 a round), so one round cannot tell a glue's from the
+ * machine's: the totals over the rounds can. */
+static void print_rounds(result (*res)[NROWS], int n)
+{
+    printf("\nthe burst + load window over %d rounds (late render intervals > 16.7 ms + 1 ms, and the oldest "
+           "message's age, per round)\n\n",
+           n);
+    printf("| glue | late intervals per round | total | rounds with one | oldest message ms per round | "
+           "oldest, worst round |\n|---|---|---:|---:|---|---:|\n");
+    for (int i = 0; i < NROWS; i++) {
+        char late[512] = "", oldest[512] = "";
+        uint64_t total = 0, worst = 0;
+        int with = 0;
+        bool messages = false;
+        for (int k = 0; k < n; k++) {
+            const result *r = &res[k][i];
+            size_t n = strlen(late), m = strlen(oldest);
+            snprintf(late + n, sizeof late - n, "%s%llu", k ? ", " : "", (unsigned long long)r->over_during);
+            snprintf(oldest + m, sizeof oldest - m, "%s%.0f", k ? ", " : "", (double)r->oldest_age_ns / 1e6);
+            total += r->over_during;
+            with += r->over_during > 0;
+            worst = r->oldest_age_ns > worst ? r->oldest_age_ns : worst;
+            messages |= r->handled > 0 && r->oldest_age_ns > 0;
+        }
+        if (messages)
+            printf("| %s | %s | %llu | %d | %s | %.0f |\n", row_name[i], late, (unsigned long long)total, with,
+                   oldest, (double)worst / 1e6);
+        else
+            printf("| %s | %s | %llu | %d | – | – |\n", row_name[i], late, (unsigned long long)total, with);
+    }
+    /* DESIGN.md's target, over the rounds: no more late frames than the
+     * machine under the same threads; the oldest message within 2 frames. */
+    uint64_t late_of[NROWS] = {0};
+    int in_two[NROWS] = {0};
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < NROWS; i++) {
+            late_of[i] += res[k][i].over_during;
+            in_two[i] += res[k][i].oldest_age_ns <= 2 * FRAME_NS;
+        }
+    printf("\nover %d rounds, during the burst + load: tempo sources %llu late (capped) against the machine under the "
+           "load's threads %llu, %llu (fake vsync) against %llu; the oldest message within 2 frames (%.1f ms) in %d "
+           "(capped) and %d (fake vsync) of %d rounds\n",
+           n, (unsigned long long)late_of[TEMPO_R], (unsigned long long)late_of[LOADED_R],
+           (unsigned long long)late_of[TEMPO_V], (unsigned long long)late_of[LOADED_J], 2 * FRAME_NS / 1e6,
+           in_two[TEMPO_R], in_two[TEMPO_V], n);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -854,8 +1007,11 @@ int main(int argc, char **argv)
             trace = true;
         } else if (strcmp(argv[i], "--msg-us") == 0 && i + 1 < argc) {
             msg_cost_ns = (uint64_t)(atof(argv[++i]) * 1e3);
+        } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1) {
+            rounds = atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: bench_game [--quick] [--cache DIR] [--seconds N] [--msg-us N] [--trace] [--burst-at S]\n");
+            fprintf(stderr, "usage: bench_game [--quick] [--cache DIR] [--seconds N] [--msg-us N] [--trace] [--burst-at S]\n"
+                            "                  [--rounds N]\n");
             return 2;
         }
     }
@@ -875,64 +1031,19 @@ int main(int argc, char **argv)
         return 0;
     }
     generate();
-    result noise_r, loaded_r, quiet_r, tempo_r, naive_r, noise_v, noise_j, loaded_j, quiet_v, tempo_v, normal_v,
-        naive_v;
-    int fail = run_plain(false, false, false, ren, &noise_r);
-    fail |= run_plain(false, false, true, ren, &loaded_r);
-    fail |= run(false, true, false, true, win, ren, &quiet_r);
-    fail |= run_plain(true, false, false, ren, &noise_v);
-    fail |= run_plain(true, true, false, ren, &noise_j);
-    fail |= run_plain(true, true, true, ren, &loaded_j);
-    fail |= run(false, true, true, true, win, ren, &quiet_v);
-    fail |= run(false, false, false, true, win, ren, &tempo_r);
-    fail |= run(true, false, false, false, win, ren, &naive_r);
-    fail |= run(false, false, true, true, win, ren, &tempo_v);
-    fail |= run(false, false, true, false, win, ren, &normal_v);
-    fail |= run(true, false, true, false, win, ren, &naive_v);
-
-    printf("\nbench_game (%s backend, %s video, software renderer): 60 updates/s, renders capped at 60 Hz\n"
-           "or paced by a 60 Hz fake vsync (the loop presents; the present blocks to the next 1/60 s);\n"
-           "at %.1f s a %d-message burst (%.1f us each) and %d PNGs of %dx%d; audio marks every 100 ms;\n"
-           "a key event every 25 ms; %.0f s per glue, one after the other. \"machine noise\": no Tempo loop,\n"
-           "sleep to absolute 1/60 s deadlines then render (capped), or render + fake vsync present back to back,\n"
-           "or sleep to %.1f ms before each vblank first (as Tempo's pacer wakes); \"under the load's threads\":\n"
-           "the same, while the burst's producer pushes into a queue emptied on another thread and one\n"
-           "low-priority thread decodes the PNGs (the glues' contention without their loop-thread work)\n\n",
-           tempo_backend_name(), SDL_GetCurrentVideoDriver(), (double)burst_at_ns / 1e9, n_messages, (double)msg_cost_ns / 1e3, n_images,
-           IMG_SIDE, IMG_SIDE, run_s, (double)PLAIN_LEAD_NS / 1e6);
-    printf("| glue | renders | intervals > 16.7 ms (before %.1f s / burst + load) | longest ms | oldest message ms | messages | "
-           "load all | audio notices | keys | CPU | sleeps/s | switches/s |\n",
-           (double)burst_at_ns / 1e9);
-    printf("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
-    print_row("machine noise: plain loop, 60 Hz cap", &noise_r);
-    print_row("machine noise under the load's threads: plain loop, 60 Hz cap", &loaded_r);
-    print_row("tempo, nothing attached, 60 Hz cap", &quiet_r);
-    print_row("tempo sources, 60 Hz cap", &tempo_r);
-    print_row("naive (drain-all, sync load), 60 Hz cap", &naive_r);
-    print_row("machine noise: plain loop, fake vsync", &noise_v);
-    print_row("machine noise: plain loop woken before each vblank, fake vsync", &noise_j);
-    print_row("machine noise under the load's threads: plain loop woken before each vblank, fake vsync", &loaded_j);
-    print_row("tempo, nothing attached, fake vsync", &quiet_v);
-    print_row("tempo sources, fake vsync", &tempo_v);
-    print_row("tempo sources, loader at normal priority, fake vsync", &normal_v);
-    print_row("naive (drain-all, sync load), fake vsync", &naive_v);
-    printf("\nlate intervals above the machine-noise row: tempo nothing attached %+lld (cap) %+lld (vsync); "
-           "tempo sources %+lld (cap) %+lld (vsync); during the burst + load: tempo sources %+lld (cap) %+lld (vsync)\n",
-           (long long)quiet_r.over - (long long)noise_r.over, (long long)quiet_v.over - (long long)noise_v.over,
-           (long long)tempo_r.over - (long long)noise_r.over, (long long)tempo_v.over - (long long)noise_v.over,
-           (long long)tempo_r.over_during - (long long)noise_r.over_during,
-           (long long)tempo_v.over_during - (long long)noise_v.over_during);
-    printf("against the plain loop woken before each vblank (fake vsync): tempo nothing attached %+lld, "
-           "tempo sources %+lld (during the burst + load %+lld); loader at normal priority %+lld (%+lld)\n",
-           (long long)quiet_v.over - (long long)noise_j.over, (long long)tempo_v.over - (long long)noise_j.over,
-           (long long)tempo_v.over_during - (long long)noise_j.over_during,
-           (long long)normal_v.over - (long long)noise_j.over,
-           (long long)normal_v.over_during - (long long)noise_j.over_during);
-    printf("during the burst + load, against the plain loop under the load's threads: tempo sources %+lld (cap) "
-           "%+lld (vsync); loader at normal priority %+lld\n",
-           (long long)tempo_r.over_during - (long long)loaded_r.over_during,
-           (long long)tempo_v.over_during - (long long)loaded_j.over_during,
-           (long long)normal_v.over_during - (long long)loaded_j.over_during);
+    result(*res)[NROWS] = calloc((size_t)rounds, sizeof *res);
+    if (res == NULL)
+        return 1;
+    int fail = 0;
+    for (int i = 0; i < rounds; i++) {
+        if (rounds > 1)
+            printf("\n---- round %d of %d\n", i + 1, rounds);
+        fail |= run_round(win, ren, res[i]);
+        print_round(res[i]);
+    }
+    if (rounds > 1)
+        print_rounds(res, rounds);
+    free(res);
 
     SDL_DestroyRenderer(ren);
     SDL_DestroyWindow(win);
