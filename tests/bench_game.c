@@ -93,6 +93,7 @@
 #include <SDL_image.h>
 #include <SDL_mixer.h>
 
+#include "bench_common.h"
 #include "loop_internal.h" /* the pacer's state, for --trace */
 #include "tempo/tempo.h"
 
@@ -111,6 +112,9 @@ static double run_s = 8;
 static char cache_dir[1024] = "bench-game-cache";
 static char (*paths)[1100];
 static int rounds = 1; /* --rounds */
+/* The data file (TEMPO_BENCH_DATA) the next run writes its render
+ * intervals to, for the plot; NULL: none. */
+static const char *frames_file;
 static bool trace; /* --trace: every missed vblank of the fake-vsync runs, one line each */
 
 /* ---- Fixtures ------------------------------------------------------------------ */
@@ -206,6 +210,9 @@ typedef struct game {
     uint64_t msg_last_ns, first_push_ns, worst_push_ns, worst_at_ns;
     uint64_t drain_from[16], drain_to[16], drain_n[16];
     int ndrain;
+    /* Every render's time, for the plot (NULL: not plotted). */
+    uint64_t *rt;
+    int nrt, cap_rt;
 } game;
 
 static void spin_ns(uint64_t ns)
@@ -369,6 +376,8 @@ static void render(tempo_loop *loop, float alpha, void *user)
     g->last_render_ns = now;
     g->last_before_ns = loop != NULL ? loop->frame_game_ns : 0;
     g->r.renders++;
+    if (g->rt != NULL && g->nrt < g->cap_rt)
+        g->rt[g->nrt++] = now;
     SDL_SetRenderDrawColor(g->ren, 20, 24, 32, 255);
     SDL_RenderClear(g->ren);
     for (int i = 0; i < 8 && i < g->loaded; i++) {
@@ -616,6 +625,35 @@ static int SDLCALL decoder(void *p)
 
 /* ---- One run -------------------------------------------------------------------- */
 
+/* Records the run's render times when a plot wants them (frames_file). */
+static void plot_start(game *g)
+{
+    if (frames_file == NULL)
+        return;
+    g->cap_rt = (int)(run_s * HZ * 2) + 100;
+    g->rt = calloc((size_t)g->cap_rt, sizeof *g->rt);
+}
+
+/* Writes the render intervals from 0.25 s before the burst to 1.5 s after
+ * it (time since the burst in s, interval in ms) to frames_file in
+ * TEMPO_BENCH_DATA, and frees the record. */
+static void plot_write(game *g)
+{
+    FILE *f = g->rt != NULL ? bench_data_open(frames_file) : NULL;
+    if (f != NULL) {
+        fprintf(f, "# bench_game: time since the burst and the load (s), render interval (ms)\n");
+        uint64_t burst = g->start_ns + burst_at_ns;
+        for (int i = 1; i < g->nrt; i++) {
+            double at = ((double)g->rt[i] - (double)burst) / 1e9;
+            if (at >= -0.25 && at <= 1.5)
+                fprintf(f, "%.4f %.3f\n", at, (double)(g->rt[i] - g->rt[i - 1]) / 1e6);
+        }
+        fclose(f);
+    }
+    free(g->rt);
+    g->rt = NULL;
+}
+
 /* A Tempo glue (or the naive one): `low_priority`, the loader's threads at
  * SDL_THREAD_PRIORITY_LOW (tempo_loader_desc.low_priority), as docs/loading.md
  * advises for loading while the game plays. */
@@ -623,6 +661,7 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
                result *out)
 {
     game g = {.naive = naive, .quiet = quiet, .vsync = vsync, .ren = ren};
+    plot_start(&g);
     g.vblank = tempo_timer_create(false);
     if (vsync) {
         g.cap_vr = (int)(run_s * HZ * 2) + 100;
@@ -726,6 +765,7 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
                               : low_priority ? "tempo sources"
                                              : "tempo sources, loader at normal priority");
     free(g.vr);
+    plot_write(&g);
 
     tempo_loop_destroy(g.loop); /* detaches the sources */
     tempo_loader_destroy(g.ld);
@@ -762,6 +802,7 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
 static int run_plain(bool vsync, bool jit, bool loaded, SDL_Renderer *ren, result *out)
 {
     game g = {.quiet = true, .vsync = vsync, .ren = ren};
+    plot_start(&g);
     g.vblank = tempo_timer_create(false);
     if (vsync) {
         g.cap_vr = (int)(run_s * HZ * 2) + 100;
@@ -840,6 +881,7 @@ static int run_plain(bool vsync, bool jit, bool loaded, SDL_Renderer *ren, resul
                                             : "machine noise, woken before each vblank")
                                   : "machine noise");
     free(g.vr);
+    plot_write(&g);
     tempo_timer_destroy(tick);
     tempo_timer_destroy(g.vblank);
     tempo_event_destroy(sc.stop);
@@ -883,21 +925,46 @@ static const char *const row_name[NROWS] = {
     "naive (drain-all, sync load), fake vsync",
 };
 
-/* One round: every row, one after the other (the noise rows first). */
-static int run_round(SDL_Window *win, SDL_Renderer *ren, result *r)
+/* The rows the plot shows (the first round's), and their data files. */
+static const char *plot_file(int row)
 {
-    int fail = run_plain(false, false, false, ren, &r[NOISE_R]);
-    fail |= run_plain(false, false, true, ren, &r[LOADED_R]);
-    fail |= run(false, true, false, true, win, ren, &r[QUIET_R]);
-    fail |= run_plain(true, false, false, ren, &r[NOISE_V]);
-    fail |= run_plain(true, true, false, ren, &r[NOISE_J]);
-    fail |= run_plain(true, true, true, ren, &r[LOADED_J]);
-    fail |= run(false, true, true, true, win, ren, &r[QUIET_V]);
-    fail |= run(false, false, false, true, win, ren, &r[TEMPO_R]);
-    fail |= run(true, false, false, false, win, ren, &r[NAIVE_R]);
-    fail |= run(false, false, true, true, win, ren, &r[TEMPO_V]);
-    fail |= run(false, false, true, false, win, ren, &r[NORMAL_V]);
-    fail |= run(true, false, true, false, win, ren, &r[NAIVE_V]);
+    switch (row) {
+    case LOADED_R: return "game-cap-machine.dat";
+    case TEMPO_R: return "game-cap-tempo.dat";
+    case NAIVE_R: return "game-cap-naive.dat";
+    case LOADED_J: return "game-vsync-machine.dat";
+    case TEMPO_V: return "game-vsync-tempo.dat";
+    case NAIVE_V: return "game-vsync-naive.dat";
+    default: return NULL;
+    }
+}
+
+/* One round: every row, one after the other (the noise rows first). The
+ * first round (`plot`) writes the plot's data. */
+static int run_round(SDL_Window *win, SDL_Renderer *ren, result *r, bool plot)
+{
+    static const int order[NROWS] = {NOISE_R, LOADED_R, QUIET_R, NOISE_V, NOISE_J, LOADED_J,
+                                     QUIET_V, TEMPO_R,  NAIVE_R, TEMPO_V, NORMAL_V, NAIVE_V};
+    int fail = 0;
+    for (int i = 0; i < NROWS; i++) {
+        int row = order[i];
+        frames_file = plot ? plot_file(row) : NULL;
+        switch (row) {
+        case NOISE_R: fail |= run_plain(false, false, false, ren, &r[row]); break;
+        case LOADED_R: fail |= run_plain(false, false, true, ren, &r[row]); break;
+        case QUIET_R: fail |= run(false, true, false, true, win, ren, &r[row]); break;
+        case NOISE_V: fail |= run_plain(true, false, false, ren, &r[row]); break;
+        case NOISE_J: fail |= run_plain(true, true, false, ren, &r[row]); break;
+        case LOADED_J: fail |= run_plain(true, true, true, ren, &r[row]); break;
+        case QUIET_V: fail |= run(false, true, true, true, win, ren, &r[row]); break;
+        case TEMPO_R: fail |= run(false, false, false, true, win, ren, &r[row]); break;
+        case NAIVE_R: fail |= run(true, false, false, false, win, ren, &r[row]); break;
+        case TEMPO_V: fail |= run(false, false, true, true, win, ren, &r[row]); break;
+        case NORMAL_V: fail |= run(false, false, true, false, win, ren, &r[row]); break;
+        default: fail |= run(true, false, true, false, win, ren, &r[row]); break; /* NAIVE_V */
+        }
+    }
+    frames_file = NULL;
     return fail;
 }
 
@@ -1038,7 +1105,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < rounds; i++) {
         if (rounds > 1)
             printf("\n---- round %d of %d\n", i + 1, rounds);
-        fail |= run_round(win, ren, res[i]);
+        fail |= run_round(win, ren, res[i], i == 0);
         print_round(res[i]);
     }
     if (rounds > 1)

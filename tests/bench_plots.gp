@@ -8,7 +8,7 @@
 # Every plot is a small PNG (pngcairo is not in gnuplot-nox; the gd terminal is).
 if (!exists("data")) data = 'build/bench-data'
 if (!exists("out")) out = 'build/bench-plots'
-# only='pacing' (or netq, loader, wait): that plot alone, from one benchmark's data.
+# only='pacing' (or netq, loader, wait, game): that plot alone, from one benchmark's data.
 if (!exists("only")) only = 'all'
 
 set terminal png size 800,360 font ",9"
@@ -96,4 +96,34 @@ unset y2label
 unset y2tics
 set y2range [*:*]
 set ytics mirror
+}
+
+# 5. bench_game: every render interval around the burst and the load (the
+# first round), capped and with the fake vsync: Tempo's sources, the naive
+# glue, and the plain loop under the load's threads (the machine's noise).
+# Each interval spans the time from one render to the next (fsteps).
+if (only eq 'all' || only eq 'game') {
+set output out.'/bench_game_frames.png'
+set terminal png size 800,560 font ",9"
+set multiplot layout 2,1 title 'bench\_game: render intervals through the network burst and the PNG load (60 Hz, software renderer)'
+set xlabel 'time since the burst and the load started (s)'
+set ylabel 'render interval (ms, log scale)'
+set logscale y
+set yrange [5:2000]
+set xrange [-0.25:1.5]
+set arrow 1 from graph 0, first 17.7 to graph 1, first 17.7 nohead dt 2 lc rgb '#888888'
+set title 'renders capped at 60 Hz'
+plot f('game-cap-machine.dat') u 1:2 w fsteps lw 4 lc rgb '#bbbbbb' t 'plain loop under the load''s threads', \
+     f('game-cap-tempo.dat') u 1:2 w fsteps lw 2 lc rgb '#1f77b4' t 'Tempo sources', \
+     f('game-cap-naive.dat') u 1:2 w fsteps lw 1 dt 2 lc rgb '#d62728' t 'naive (drain-all, sync load)'
+set title 'paced by a 60 Hz fake vsync'
+plot f('game-vsync-machine.dat') u 1:2 w fsteps lw 4 lc rgb '#bbbbbb' t 'plain loop under the load''s threads (8.9 ms lead)', \
+     f('game-vsync-tempo.dat') u 1:2 w fsteps lw 2 lc rgb '#1f77b4' t 'Tempo sources', \
+     f('game-vsync-naive.dat') u 1:2 w fsteps lw 1 dt 2 lc rgb '#d62728' t 'naive (drain-all, sync load)'
+unset multiplot
+unset logscale y
+unset arrow 1
+set xrange [*:*]
+set yrange [*:*]
+set terminal png size 800,360 font ",9"
 }
