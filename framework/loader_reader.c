@@ -158,9 +158,10 @@ int tempo__loader_reader_main(void *arg)
     tempo_handle *wake[2] = {l->stop_ev, l->work_ev}; /* stop wins: lowest index */
     load_scratch sc = {0};
     /* Opt-in (desc.low_priority): a contended core then goes to the loop
-     * thread first. Not fatal if the OS refuses. */
-    if (l->low_priority && SDL_SetThreadPriority(SDL_THREAD_PRIORITY_LOW) != 0)
-        SDL_LogDebug(SDL_LOG_CATEGORY_APPLICATION, "tempo loader: cannot lower thread priority: %s", SDL_GetError());
+     * thread first, and waking this thread (a submit) does not take the
+     * loop thread's core. Not fatal if the OS refuses. */
+    if (l->low_priority && plat_thread_set_background() == TEMPO_EPLATFORM)
+        SDL_LogDebug(SDL_LOG_CATEGORY_APPLICATION, "tempo loader: cannot lower thread priority: %s", tempo_get_error());
     for (;;) {
         plat_mutex_lock(l->lock);
         if (l->stopping) {

@@ -149,6 +149,20 @@ plat_thread *plat_thread_create(int (*fn)(void *arg), const char *name, void *ar
 /* Waits for the thread to finish, frees it, and returns fn's result. */
 int plat_thread_join(plat_thread *t);
 
+/* Makes the calling thread a background thread: a contended core goes to
+ * the other threads first, and its wake-ups do not preempt them. Linux
+ * (sdl backend): SCHED_BATCH at nice 19. Nice 19 alone is not enough on
+ * EEVDF kernels (Linux 6.6 on): a nice-19 thread woken by the loop thread
+ * could still preempt it on its own core, and ran there 1.85 ms while the
+ * other core idled (bench_game, the frame that submits a level's load);
+ * SCHED_BATCH threads never preempt on wake-up. Elsewhere on the sdl
+ * backend: SDL_THREAD_PRIORITY_LOW. win32: THREAD_PRIORITY_LOWEST. web:
+ * TEMPO_ENOTSUP (the browser schedules its workers). Returns 0,
+ * TEMPO_ENOTSUP, or TEMPO_EPLATFORM (the OS refused; detail set). Thread:
+ * the one to lower; it cannot be undone (the thread keeps it until it
+ * ends). */
+int plat_thread_set_background(void);
+
 /* ---- Files ------------------------------------------------------------- */
 
 struct SDL_RWops;

@@ -9,6 +9,9 @@
  * generated into the working directory at start and removed at the end.
  * Audio uses SDL's dummy driver; images use a software renderer on a
  * surface, so no window or display is needed. */
+#if defined(__linux__)
+#define _GNU_SOURCE /* SCHED_BATCH: desc.low_priority's case */
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 #if defined(_WIN32)
 #include <windows.h> /* GetThreadPriority: desc.low_priority's case */
 #elif defined(__linux__)
+#include <sched.h>
 #include <sys/resource.h> /* getpriority on a thread id: desc.low_priority's case */
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -466,6 +470,17 @@ static int priority_work(tempo_load_job *job, void **result)
 {
     (void)result;
     *(int *)job->user = thread_priority();
+    return 0;
+}
+#endif
+
+#if defined(__linux__)
+/* A custom job that reports the scheduling policy of the loader thread
+ * running it. */
+static int policy_work(tempo_load_job *job, void **result)
+{
+    (void)result;
+    *(int *)job->user = sched_getscheduler(0);
     return 0;
 }
 #endif
@@ -1179,6 +1194,35 @@ static void low_priority_lowers_the_loader_threads(void)
     CHECK_LT_INT(seen[1], mine);
 #else
     TT_SKIP("no per-thread priority to read on this platform");
+#endif
+}
+
+/* desc.low_priority on Linux: SCHED_BATCH as well as nice 19. On EEVDF
+ * kernels (6.6 on) a nice-19 loader thread, woken by the loop thread's
+ * first submit, still preempted it on its own core and decoded a PNG there
+ * for 1.85 ms while the other core idled (bench_game's capped submit frame,
+ * `perf sched timehist`); a SCHED_BATCH thread never preempts on wake-up.
+ * By default the loader threads keep the creating thread's policy. */
+static void low_priority_loader_threads_never_preempt_on_wake(void)
+{
+#if defined(__linux__)
+    int mine = sched_getscheduler(0), seen[2] = {-1, -1};
+    for (int low = 0; low < 2; low++) {
+        tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.low_priority = low != 0});
+        reset_recs();
+        CHECK(tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = policy_work,
+                                                            .done = on_done, .user = &seen[low]}) != 0);
+        CHECK_EQ_INT(tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S), 0);
+        CHECK_EQ_INT(tempo_loader_process(l), 1);
+        CHECK_EQ_INT(recs[0].error, 0);
+        tempo_loader_destroy(l);
+    }
+    tt_note("policy: this thread %d; the loader's %d by default, %d with low_priority (SCHED_BATCH %d)", mine,
+            seen[0], seen[1], SCHED_BATCH);
+    CHECK_EQ_INT(seen[0], mine);
+    CHECK_EQ_INT(seen[1], SCHED_BATCH);
+#else
+    TT_SKIP("SCHED_BATCH is Linux's");
 #endif
 }
 
@@ -2091,6 +2135,7 @@ static const tt_case cases[] = {
     TT_CASE(first_strip_leaves_room_for_the_texture_creation),
     TT_CASE(texture_creation_cost_is_learnt),
     TT_CASE(low_priority_lowers_the_loader_threads),
+    TT_CASE(low_priority_loader_threads_never_preempt_on_wake),
     TT_CASE(split_upload_cancelled_or_destroyed_midway),
     TT_CASE(sounds_and_music),
     TT_CASE(sounds_need_open_audio),

@@ -1,9 +1,11 @@
 /* Threads and mutexes of the SDL backend: thin wrappers over SDL's. */
 #if defined(__linux__)
-#define _GNU_SOURCE /* RUSAGE_THREAD */
+#define _GNU_SOURCE /* RUSAGE_THREAD, SCHED_BATCH, gettid */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #elif defined(_WIN32)
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -32,6 +34,27 @@ int plat_thread_join(plat_thread *t)
     int status = 0;
     SDL_WaitThread((SDL_Thread *)t, &status);
     return status;
+}
+
+int plat_thread_set_background(void)
+{
+#if defined(__linux__)
+    /* Policy and nice value are per thread on Linux: its id for
+     * setpriority, 0 (the caller) for sched_setscheduler, which keeps the
+     * nice value. Each is tried even if the other is refused (a sandbox
+     * may forbid changing the policy). */
+    int rc = 0;
+    if (setpriority(PRIO_PROCESS, (id_t)gettid(), 19) != 0)
+        rc = tempo__set_error(TEMPO_EPLATFORM, "setpriority(19): %s", strerror(errno));
+    struct sched_param param = {0};
+    if (sched_setscheduler(0, SCHED_BATCH, &param) != 0)
+        rc = tempo__set_error(TEMPO_EPLATFORM, "sched_setscheduler(SCHED_BATCH): %s", strerror(errno));
+    return rc;
+#else
+    if (SDL_SetThreadPriority(SDL_THREAD_PRIORITY_LOW) != 0)
+        return tempo__set_error(TEMPO_EPLATFORM, "SDL_SetThreadPriority(LOW): %s", SDL_GetError());
+    return 0;
+#endif
 }
 
 plat_mutex *plat_mutex_create(void)

@@ -61,6 +61,12 @@ int plat_thread_join(plat_thread *t)
     return r;
 }
 
+/* The browser schedules its workers; a page has no say in their priority. */
+int plat_thread_set_background(void)
+{
+    return TEMPO_ENOTSUP;
+}
+
 plat_mutex *plat_mutex_create(void)
 {
     plat_mutex *m = calloc(1, sizeof *m);

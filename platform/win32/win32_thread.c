@@ -84,6 +84,13 @@ int plat_thread_join(plat_thread *t)
     return (int)code;
 }
 
+int plat_thread_set_background(void)
+{
+    if (!SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_LOWEST))
+        return tempo__set_error(TEMPO_EPLATFORM, "SetThreadPriority(LOWEST): error %lu", GetLastError());
+    return 0;
+}
+
 plat_mutex *plat_mutex_create(void)
 {
     plat_mutex *m = malloc(sizeof *m);
