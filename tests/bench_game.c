@@ -58,8 +58,10 @@
  * --msg-us N, --trace (every missed vblank of the fake-vsync rows: its
  * CLOCK_MONOTONIC time, to find it in `perf sched record -k CLOCK_MONOTONIC`;
  * the pacer's planned wake, the wake's lateness, render cost, the present's
- * own work (and of it, the frame's draws that SDL queued until the present)
- * and the lead in force; every late render interval with the render
+ * own work (and of it, the frame's draws that SDL queued until the present,
+ * and the loop thread's CPU time: on Linux, the rest is waiting for other
+ * threads, SDL's window texture and the display server) and the lead in
+ * force; every late render interval with the render
  * phases around it, the planned wake, the wake's lateness and the loop's
  * callback time before the render; in the capped rows, every late render
  * interval with the wake against its slot and the time from the wake to the
@@ -95,6 +97,7 @@
 
 #include "bench_common.h"
 #include "loop_internal.h" /* the pacer's state, for --trace */
+#include "platform.h"      /* plat_thread_set_background: the noise rows' decoder */
 #include "tempo/tempo.h"
 
 #define MS TEMPO_NS_PER_MS
@@ -510,7 +513,7 @@ static void print_vsync_trace(const game *g, const char *name)
     }
     printf("  %s: %d presents, %d missed vblanks (%d frames); wake lateness p50/p99/max %.3f/%.3f/%.3f ms; "
            "render cost %.3f/%.3f/%.3f; present work %.3f/%.3f/%.3f (the loop thread's CPU in it %.3f/%.3f/%.3f, "
-           "the rest waiting, for the display server); wake->ready %.3f/%.3f/%.3f against "
+           "the rest waiting for other threads); wake->ready %.3f/%.3f/%.3f against "
            "lead %.3f/%.3f/%.3f; vblank return late %.3f/%.3f/%.3f; present work in the burst's first second "
            "%.3f/%.3f/%.3f\n",
            name, n, missed, miss_frames, pct_ms(late, nl, 50), pct_ms(late, nl, 99), pct_ms(late, nl, 100),
@@ -611,7 +614,7 @@ static int SDLCALL sink(void *p)
 static int SDLCALL decoder(void *p)
 {
     background *b = p;
-    SDL_SetThreadPriority(SDL_THREAD_PRIORITY_LOW);
+    plat_thread_set_background(); /* as the loader's threads with desc.low_priority */
     if (!wait_for_burst(&b->sc))
         return 0;
     for (int i = 0; i < n_images; i++) {
@@ -654,8 +657,8 @@ static void plot_write(game *g)
     g->rt = NULL;
 }
 
-/* A Tempo glue (or the naive one): `low_priority`, the loader's threads at
- * SDL_THREAD_PRIORITY_LOW (tempo_loader_desc.low_priority), as docs/loading.md
+/* A Tempo glue (or the naive one): `low_priority`, the loader's threads in
+ * the background (tempo_loader_desc.low_priority), as docs/loading.md
  * advises for loading while the game plays. */
 static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window *win, SDL_Renderer *ren,
                result *out)
@@ -750,10 +753,11 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
         }
         tempo_loader_stats lst;
         if (tempo_loader_get_stats(g.ld, &lst) == 0)
-            printf("  loader: %.2f ms to submit the %d requests (the loop thread's CPU %.2f ms, blocked %ld times, "
-                   "preempted %ld); %llu delivered, %llu upload strips, longest item %.1f ms, longest call %.1f ms\n",
-                   (double)g.load_requested_ns / 1e6, n_images, (double)g.submit_cpu_us / 1e3, g.submit_blocked,
-                   g.submit_preempted,
+            printf("  loader: %.2f ms to submit the %d requests from %.3f s CLOCK_MONOTONIC (the loop thread's CPU "
+                   "%.2f ms, blocked %ld times, preempted %ld); %llu delivered, %llu upload strips, longest item "
+                   "%.1f ms, longest call %.1f ms\n",
+                   (double)g.load_requested_ns / 1e6, n_images, (double)g.load_start_ns / 1e9,
+                   (double)g.submit_cpu_us / 1e3, g.submit_blocked, g.submit_preempted,
                    (unsigned long long)lst.delivered,
                    (unsigned long long)lst.upload_strips, lst.item_max_ns / 1e6,
                    lst.process_max_ns / 1e6);
