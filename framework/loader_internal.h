@@ -25,9 +25,8 @@
  * the loop thread. Nothing else touches them, so they need no lock.
  *
  * Three events connect the threads, each kept consistent with the lists under
- * the lock: `work_ev` (auto-reset) wakes one loader thread per signal, a
- * submit signals it only into an empty queue, and a thread that takes an
- * item passes the signal on while work remains;
+ * the lock: `work_ev` (auto-reset) wakes one loader thread per signal and a
+ * thread that takes an item passes the signal on while work remains;
  * `done_ev` (manual-reset) is signalled exactly while `finished` is not
  * empty; `idle_ev` (manual-reset) is signalled while nothing is queued or
  * running. `stop_ev` (manual-reset) ends the loader threads.

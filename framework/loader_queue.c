@@ -214,7 +214,6 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
 
     int err = 0;
     uint64_t id = 0; /* r belongs to the loader once queued: never read it after unlocking */
-    bool wake = false;
     plat_mutex_lock(l->lock);
     load_group *g = NULL;
     uint32_t pending = l->queue.count + l->running.count + l->finished.count;
@@ -232,18 +231,9 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
         r->counted_bytes = q->size_hint_bytes;
         r->id = r->job.id = id = ++l->next_id;
         r->submit_ns = tempo_now_ns();
-        /* Signal the threads only into an empty queue: a queue with work
-         * has had its signal (the thread it woke passes it on while work
-         * remains, and a busy thread looks at the queue before it waits).
-         * Likewise idle_ev is signalled only while nothing is queued or
-         * running. A batch of 500 submits then takes the handles' lock
-         * once, not 1000 times, while the burst's network thread takes it
-         * for every message. */
-        wake = l->queue.count == 0;
-        if (wake && l->running.count == 0)
-            tempo_event_reset(l->idle_ev);
         queue_insert(&l->queue, r);
         l->stats.submitted++;
+        tempo_event_reset(l->idle_ev);
     }
     plat_mutex_unlock(l->lock);
 
@@ -261,8 +251,7 @@ uint64_t tempo_loader_submit(tempo_loader *l, const tempo_load_request *q)
         free(r);
         return 0;
     }
-    if (wake)
-        tempo_event_set(l->work_ev);
+    tempo_event_set(l->work_ev);
     return id;
 }
 
