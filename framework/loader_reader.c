@@ -159,9 +159,10 @@ int tempo__loader_reader_main(void *arg)
     load_scratch sc = {0};
     /* Opt-in (desc.low_priority): a contended core then goes to the loop
      * thread first, and waking this thread (a submit) does not take the
-     * loop thread's core. Not fatal if the OS refuses. */
-    if (l->low_priority && plat_thread_set_background() == TEMPO_EPLATFORM)
-        SDL_LogDebug(SDL_LOG_CATEGORY_APPLICATION, "tempo loader: cannot lower thread priority: %s", tempo_get_error());
+     * loop thread's core. Not fatal if the OS refuses (a debug line says
+     * so): the jobs run at the priority the thread has. */
+    if (l->low_priority)
+        plat_thread_set_background();
     for (;;) {
         plat_mutex_lock(l->lock);
         if (l->stopping) {

@@ -158,7 +158,9 @@ int plat_thread_join(plat_thread *t);
  * SCHED_BATCH threads never preempt on wake-up. Elsewhere on the sdl
  * backend: SDL_THREAD_PRIORITY_LOW. win32: THREAD_PRIORITY_LOWEST. web:
  * TEMPO_ENOTSUP (the browser schedules its workers). Returns 0,
- * TEMPO_ENOTSUP, or TEMPO_EPLATFORM (the OS refused; detail set). Thread:
+ * TEMPO_ENOTSUP, or TEMPO_EPLATFORM (the OS refused, as a sandbox may;
+ * the detail set and logged at debug level only: the caller decides
+ * whether that matters, and a background thread is optional). Thread:
  * the one to lower; it cannot be undone (the thread keeps it until it
  * ends). */
 int plat_thread_set_background(void);

@@ -24,7 +24,12 @@
 #if defined(_WIN32)
 #include <windows.h> /* GetThreadPriority: desc.low_priority's case */
 #elif defined(__linux__)
+#include <errno.h>
+#include <linux/filter.h> /* a seccomp filter: the OS refusing a background thread */
+#include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/resource.h> /* getpriority on a thread id: desc.low_priority's case */
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -482,6 +487,25 @@ static int policy_work(tempo_load_job *job, void **result)
     (void)result;
     *(int *)job->user = sched_getscheduler(0);
     return 0;
+}
+#endif
+
+#ifdef HAVE_THREAD_PRIORITY
+/* Runs one custom job on a new loader's thread (desc.low_priority as
+ * given) and returns what `work` wrote to its int (`unset` if it did not
+ * run). */
+static int loader_thread_reports(bool low_priority, int (*work)(tempo_load_job *job, void **result), int unset)
+{
+    int got = unset;
+    tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.low_priority = low_priority});
+    reset_recs();
+    CHECK(tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = work, .done = on_done,
+                                                        .user = &got}) != 0);
+    CHECK_EQ_INT(tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S), 0);
+    CHECK_EQ_INT(tempo_loader_process(l), 1);
+    CHECK_EQ_INT(recs[0].error, 0);
+    tempo_loader_destroy(l);
+    return got;
 }
 #endif
 
@@ -1176,19 +1200,9 @@ static void texture_creation_cost_is_learnt(void)
 static void low_priority_lowers_the_loader_threads(void)
 {
 #ifdef HAVE_THREAD_PRIORITY
-    int mine = thread_priority(), seen[2] = {0, 0};
-    for (int low = 0; low < 2; low++) {
-        tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.low_priority = low != 0});
-        reset_recs();
-        int got = mine + 100;
-        CHECK(tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = priority_work,
-                                                            .done = on_done, .user = &got}) != 0);
-        CHECK_EQ_INT(tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S), 0);
-        CHECK_EQ_INT(tempo_loader_process(l), 1);
-        CHECK_EQ_INT(recs[0].error, 0);
-        seen[low] = got;
-        tempo_loader_destroy(l);
-    }
+    int mine = thread_priority(), seen[2];
+    for (int low = 0; low < 2; low++)
+        seen[low] = loader_thread_reports(low != 0, priority_work, mine + 100);
     tt_note("this thread %d; the loader's %d by default, %d with low_priority", mine, seen[0], seen[1]);
     CHECK_EQ_INT(seen[0], mine);
     CHECK_LT_INT(seen[1], mine);
@@ -1206,17 +1220,9 @@ static void low_priority_lowers_the_loader_threads(void)
 static void low_priority_loader_threads_never_preempt_on_wake(void)
 {
 #if defined(__linux__)
-    int mine = sched_getscheduler(0), seen[2] = {-1, -1};
-    for (int low = 0; low < 2; low++) {
-        tempo_loader *l = tempo_loader_create(&(tempo_loader_desc){.low_priority = low != 0});
-        reset_recs();
-        CHECK(tempo_loader_submit(l, &(tempo_load_request){.type = TEMPO_LOAD_CUSTOM, .work = policy_work,
-                                                            .done = on_done, .user = &seen[low]}) != 0);
-        CHECK_EQ_INT(tempo_loader_wait_idle(l, 10 * TEMPO_NS_PER_S), 0);
-        CHECK_EQ_INT(tempo_loader_process(l), 1);
-        CHECK_EQ_INT(recs[0].error, 0);
-        tempo_loader_destroy(l);
-    }
+    int mine = sched_getscheduler(0), seen[2];
+    for (int low = 0; low < 2; low++)
+        seen[low] = loader_thread_reports(low != 0, policy_work, -1);
     tt_note("policy: this thread %d; the loader's %d by default, %d with low_priority (SCHED_BATCH %d)", mine,
             seen[0], seen[1], SCHED_BATCH);
     CHECK_EQ_INT(seen[0], mine);
@@ -2109,6 +2115,64 @@ static void log_level_gates_loader_messages(void)
     SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_ERROR);
 }
 
+#if defined(__linux__)
+/* [its own thread] Forbids setpriority and sched_setscheduler to this
+ * thread and those it starts (a sandbox's seccomp filter), then runs a
+ * job on a low-priority loader's thread: *(int *)arg gets its policy, or
+ * -2 when the filter cannot be installed. */
+static int SDLCALL refused_background(void *arg)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setpriority, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sched_setscheduler, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    };
+    struct sock_fprog prog = {.len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+        *(int *)arg = -2;
+        return 0;
+    }
+    *(int *)arg = loader_thread_reports(true, policy_work, -1);
+    return 0;
+}
+#endif
+
+/* desc.low_priority where the OS refuses to lower a thread (a sandbox):
+ * not fatal, and not a warning either: the loader runs its jobs at the
+ * priority it has, and says so at debug level only. */
+static void refused_low_priority_loads_without_a_warning(void)
+{
+#if defined(__linux__)
+    SDL_LogOutputFunction prev;
+    void *prev_user;
+    SDL_LogGetOutputFunction(&prev, &prev_user);
+    SDL_LogSetOutputFunction(count_log, NULL);
+    SDL_LogPriority was = SDL_LogGetPriority(SDL_LOG_CATEGORY_APPLICATION);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_VERBOSE);
+    tempo_log_set_level(TEMPO_LOG_DEBUG); /* the refusals are still told, at debug level */
+    atomic_store(&debug_lines, 0);
+    atomic_store(&warn_lines, 0);
+    int policy = -1;
+    SDL_Thread *t = SDL_CreateThread(refused_background, "refused", &policy);
+    CHECK(t != NULL);
+    SDL_WaitThread(t, NULL);
+    SDL_LogSetOutputFunction(prev, prev_user);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, was);
+    tempo_log_set_level(TEMPO_LOG_WARN);
+    if (policy == -2)
+        TT_SKIP("cannot install a seccomp filter here");
+    tt_note("policy %d under the filter; %d warning and %d debug lines", policy, atomic_load(&warn_lines),
+            atomic_load(&debug_lines));
+    CHECK_EQ_INT(policy, SCHED_OTHER); /* the filter held: the job ran at the thread's old policy */
+    CHECK_EQ_INT(atomic_load(&warn_lines), 0);
+    CHECK_EQ_INT(atomic_load(&debug_lines), 2); /* setpriority, sched_setscheduler */
+#else
+    TT_SKIP("seccomp is Linux's");
+#endif
+}
+
 static const tt_case cases[] = {
     TT_CASE(create_and_destroy),
     TT_CASE(submit_rejects_bad_requests),
@@ -2159,6 +2223,7 @@ static const tt_case cases[] = {
     TT_CASE(create_errors_name_the_field),
     TT_CASE(group_done_fires_once_per_batch),
     TT_CASE(log_level_gates_loader_messages),
+    TT_CASE(refused_low_priority_loads_without_a_warning),
 };
 
 int main(int argc, char **argv)

@@ -45,14 +45,17 @@ int plat_thread_set_background(void)
      * may forbid changing the policy). */
     int rc = 0;
     if (setpriority(PRIO_PROCESS, (id_t)gettid(), 19) != 0)
-        rc = tempo__set_error(TEMPO_EPLATFORM, "setpriority(19): %s", strerror(errno));
+        rc = tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EPLATFORM, "background thread: setpriority(19): %s",
+                                 strerror(errno));
     struct sched_param param = {0};
     if (sched_setscheduler(0, SCHED_BATCH, &param) != 0)
-        rc = tempo__set_error(TEMPO_EPLATFORM, "sched_setscheduler(SCHED_BATCH): %s", strerror(errno));
+        rc = tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EPLATFORM,
+                                 "background thread: sched_setscheduler(SCHED_BATCH): %s", strerror(errno));
     return rc;
 #else
     if (SDL_SetThreadPriority(SDL_THREAD_PRIORITY_LOW) != 0)
-        return tempo__set_error(TEMPO_EPLATFORM, "SDL_SetThreadPriority(LOW): %s", SDL_GetError());
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EPLATFORM,
+                                   "background thread: SDL_SetThreadPriority(LOW): %s", SDL_GetError());
     return 0;
 #endif
 }

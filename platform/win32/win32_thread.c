@@ -87,7 +87,8 @@ int plat_thread_join(plat_thread *t)
 int plat_thread_set_background(void)
 {
     if (!SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_LOWEST))
-        return tempo__set_error(TEMPO_EPLATFORM, "SetThreadPriority(LOWEST): error %lu", GetLastError());
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EPLATFORM,
+                                   "background thread: SetThreadPriority(LOWEST): error %lu", GetLastError());
     return 0;
 }
 
