@@ -297,6 +297,7 @@ void tempo__loop_present(tempo_loop *L, uint64_t t)
     uint64_t half = tempo__pacer_period_ns(&L->pacer) / 2;
     uint64_t start = planned != 0 && t >= planned && t - planned < half ? planned : L->wake_ns;
     uint64_t missed = L->pacer.st.missed;
+    L->pacer.probing = L->pacing == TEMPO_LOOP_PACING_PROBING;
     int fit = tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
     if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
         /* The first present of a measurement only anchors the next one. */

@@ -247,9 +247,16 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
     /* Every return much closer to the previous one than the period: a
      * faster display than the mode said (every other return would still
      * fit the slow period, so this looks at all returns, not the fit's).
-     * Start over from the interval we see. */
-    uint64_t prev = p->prev_return_ns;
+     * Start over from the interval we see. Not while the probe times the
+     * calls: presents that do not block return at its call times, a
+     * quarter and a half period apart, a rhythm of the loop's own. */
+    uint64_t prev = p->probing ? 0 : p->prev_return_ns;
     p->prev_return_ns = return_ns;
+    if (p->probing) {
+        p->short_run = 0;
+        p->long_run = 0;
+        p->long_sum = 0;
+    }
     if (prev != 0 && return_ns > prev && (double)(return_ns - prev) < 0.75 * p->period_ns) {
         if (++p->short_run >= MAX_OUTLIER_RUN) {
             p->st.resets++;

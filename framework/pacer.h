@@ -18,7 +18,7 @@
  * where the margin grows when a render that kept to its predicted cost
  * still missed its vblank (the present's own work before the flip, which
  * the pacer cannot see apart from its blocking: only a miss tells): at
- * once to a safer margin, doubled and at least a period/8 (at most half a
+ * once to a safer margin, doubled and at least a period/4 (at most half a
  * period), which it keeps (forgotten over minutes); the lead (cost + margins) grows
  * at once and shrinks by at most 0.25 ms a frame, so renders start at most
  * that much later than a period after the previous one when the
@@ -82,6 +82,9 @@ typedef struct tempo__pacer {
     int short_run;        /* consecutive returns much closer than a period */
     int long_run;         /* consecutive returns 1.25..1.75 periods apart: a slower display */
     uint64_t long_sum;    /* their intervals, summed */
+    bool probing;         /* set by the loop while its probe times the calls (tempo__probe_wake_ns):
+                             the intervals between returns are then the probe's if the presents do
+                             not block, so no faster or slower display is learnt from them */
 
     /* render cost */
     uint64_t cost[TEMPO__PACER_COSTS];

@@ -410,6 +410,49 @@ static void vsync_that_does_not_block_still_paces(void)
 }
 
 
+/* A present that does not block, whose 2nd to 5th calls each take 5 ms:
+ * the X server busy while the window first appears, under SDL's software
+ * renderer drawing to the window (SDL_FRAMEBUFFER_ACCELERATION=0). */
+static void slow_at_first_present(tempo_loop *loop, void *user)
+{
+    (void)loop;
+    game *g = user;
+    g->presents++;
+    tempo_fake_clock_advance(g->fc, g->presents >= 2 && g->presents <= 5 ? 5 * MS : g->present_cost_ns);
+}
+
+/* The probe's "a" presents were the slow ones, so its quarter-period test
+ * said "blocks". The returns it had made came at its own call times, 4 to
+ * 9 ms apart: no display. The loop must not pace by a vblank learnt from
+ * them. (Before: the pacer took the run of short intervals for a faster
+ * display than the mode said, learnt an 8.5 ms period, and every present
+ * then returned just after a vblank of that rhythm of its own: paced as a
+ * 118 Hz vsync for good, 59 vblanks "missed" a second, one measurement in
+ * all; seen in a game under Xvfb, 2 runs of 8, at 127.6 Hz.) */
+static void probe_rhythm_is_not_a_display(void)
+{
+    game g;
+    game_init(&g);
+    g.cost_lo = 300 * US;
+    g.cost_hi = 1400 * US;
+    g.present_cost_ns = 200 * US;
+    tempo_loop *loop = game_loop(&g, (tempo_loop_desc){.present = slow_at_first_present});
+    run_until(loop, &g, T0 + 4 * S, 1000000);
+    const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+    tempo_loop_counts c = st->last_second;
+    tt_note("pacing %s, refresh %.3f ms; last second: %.2f renders/s, %.1f sleeps/s, %llu missed vblanks; "
+            "%llu probes in all",
+            tempo_loop_pacing_name(st->pacing), (double)tempo_loop_get_refresh_ns(loop) / 1e6, c.renders_per_s,
+            c.sleeps_per_s, (unsigned long long)c.missed_vblanks, (unsigned long long)st->total.probes);
+    CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), "timer");
+    CHECK_EQ_U64(tempo_loop_get_refresh_ns(loop), 16666667);
+    CHECK_EQ_U64(c.missed_vblanks, 0);
+    CHECK_LE_DBL(c.renders_per_s, 60 * 1.005 + (double)c.probes);
+    CHECK_GE_DBL(c.renders_per_s, 60 * 0.995);
+    tempo_loop_destroy(loop);
+    tempo_fake_clock_destroy(g.fc);
+}
+
 static int busy_source(void *self, tempo_source_call *call)
 {
     game *g = self;
@@ -1255,6 +1298,7 @@ static const tt_case cases[] = {
     TT_CASE(vsync_59_94hz_present_is_a_wait),
     TT_CASE(vsync_toggle_needs_a_present_the_loop_makes),
     TT_CASE(vsync_that_does_not_block_still_paces),
+    TT_CASE(probe_rhythm_is_not_a_display),
     TT_CASE(vsync_late_frames_still_render),
     TT_CASE(auto_vsync_decides_from_the_present),
     TT_CASE(first_probe_makes_one_long_render_interval),
