@@ -35,6 +35,7 @@
  * the receive buffer; `sock` is published under `lock` once connected and
  * closed by destroy after the join.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -172,7 +173,12 @@ static bool push_frames(tempo_net *n)
         if (r == 0)
             break;
         if (r < 0) {
-            report(n, TEMPO_NET_MSG_ERROR, TEMPO_EFORMAT, "malformed stream: %s", why);
+            /* The header as read, next to what this connection accepts. */
+            const uint8_t *h = n->rx + off;
+            uint32_t len = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+            report(n, TEMPO_NET_MSG_ERROR, TEMPO_EFORMAT,
+                   "malformed stream: %s (length %" PRIu32 ", most %" PRIu32 "; type %u, 1..%u; reserved %02x%02x)",
+                   why, len, n->lim.max_payload, (unsigned)(h[4] << 8 | h[5]), (unsigned)n->lim.max_type, h[6], h[7]);
             return false;
         }
         /* Counted before the push: a loop that has the frame sees it counted. */
@@ -273,17 +279,49 @@ static void drain_wake(tempo_net *n)
 }
 
 /* [network thread] */
+/* Touches every page of the send ring, a mebibyte at a time, so that no
+ * send takes a first-touch page fault (or the zeroing of a huge page: up to
+ * milliseconds each, measured). On the network thread before it connects:
+ * nothing is queued until the socket is published (tempo_net_send says
+ * TEMPO_EBUSY before), and the caller of tempo_net_create does not pay
+ * ~0.25 ms per MiB (a 4 MiB ring cost it 1.1 ms on average, 64 MiB 54 ms).
+ * False when destroy came first. */
+static bool touch_send_ring(tempo_net *n)
+{
+    const size_t chunk = (size_t)1 << 20;
+    for (size_t at = 0; at < n->tx_cap; at += chunk) {
+        if (atomic_load(&n->stopping))
+            return false;
+        memset(n->tx + at, 0, n->tx_cap - at < chunk ? n->tx_cap - at : chunk);
+    }
+    return true;
+}
+
 static int net_main(void *arg)
 {
     tempo_net *n = arg;
+    if (!touch_send_ring(n))
+        return 0;
     IPaddress ip;
     if (SDLNet_ResolveHost(&ip, n->host, n->port) != 0) {
-        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot resolve: %s", SDLNet_GetError());
+        /* SDL_net sets no text for a name that does not resolve. */
+        const char *why = SDLNet_GetError();
+        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot resolve \"%s\"%s%s", n->host, why[0] ? ": " : "", why);
         return 0;
     }
+    plat_socket_clear_error();
     TCPsocket s = SDLNet_TCP_Open(&ip);
     if (s == NULL) {
-        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot connect: %s", SDLNet_GetError());
+        /* SDL_net's text ("Couldn't connect to remote host") does not say
+         * why: the OS's error, left by its failed connect, does (refused:
+         * nobody listens; timed out; unreachable). */
+        int e = plat_socket_last_error();
+        char why[160];
+        if (e != 0)
+            plat_socket_describe(e, why, sizeof why);
+        else
+            snprintf(why, sizeof why, "%s", SDLNet_GetError());
+        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot connect to %s:%u: %s", n->host, (unsigned)n->port, why);
         return 0;
     }
     plat_socket fd;
@@ -348,13 +386,25 @@ static int net_main(void *arg)
 
 tempo_net *tempo_net_create(const tempo_net_desc *desc)
 {
-    if (desc == NULL || desc->queue == NULL || desc->port == 0 || desc->max_payload_bytes > TEMPO_NET_MAX_PAYLOAD ||
-        (desc->host != NULL && strlen(desc->host) >= 256) ||
-        (desc->send_cap_bytes != 0 && (desc->send_cap_bytes < MIN_SEND_CAP || desc->send_cap_bytes > MAX_SEND_CAP))) {
-        tempo__set_error(TEMPO_EINVAL,
-                         "tempo_net_create: queue and port are required, max_payload_bytes <= %u, "
-                         "send_cap_bytes 0 or in [64, 1 GiB]",
-                         (unsigned)TEMPO_NET_MAX_PAYLOAD);
+    if (desc == NULL || desc->queue == NULL || desc->port == 0) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_net_create: %s", desc == NULL ? "desc is NULL"
+                                                              : desc->queue == NULL ? "desc.queue is required"
+                                                                                    : "desc.port is required (0)");
+        return NULL;
+    }
+    if (desc->host != NULL && strlen(desc->host) >= 256) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_net_create: desc.host is %zu bytes long, at most 255",
+                         strlen(desc->host));
+        return NULL;
+    }
+    if (desc->max_payload_bytes > TEMPO_NET_MAX_PAYLOAD) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_net_create: desc.max_payload_bytes %u is above %u",
+                         (unsigned)desc->max_payload_bytes, (unsigned)TEMPO_NET_MAX_PAYLOAD);
+        return NULL;
+    }
+    if (desc->send_cap_bytes != 0 && (desc->send_cap_bytes < MIN_SEND_CAP || desc->send_cap_bytes > MAX_SEND_CAP)) {
+        tempo__set_error(TEMPO_EINVAL, "tempo_net_create: desc.send_cap_bytes %zu is not 0 or in [64, 1 GiB]",
+                         desc->send_cap_bytes);
         return NULL;
     }
     if (SDLNet_Init() != 0) {
@@ -385,10 +435,6 @@ tempo_net *tempo_net_create(const tempo_net_desc *desc)
         tempo__set_error(TEMPO_ENOMEM, "tempo_net_create: out of memory");
         goto fail;
     }
-    /* Touch the send ring now: its pages are then there when a send copies
-     * into it (first-touch page faults, or zeroing a huge page, cost a send
-     * up to milliseconds otherwise: measured). */
-    memset(n->tx, 0, n->tx_cap);
     if (n->stop == NULL || n->lock == NULL)
         goto fail;
     n->wake = SDLNet_UDP_Open(0);
@@ -476,8 +522,19 @@ static void ring_put(tempo_net *n, const void *p, size_t len)
 
 int tempo_net_send(tempo_net *n, uint16_t type, const void *data, size_t size)
 {
-    if (n == NULL || type == 0 || (data == NULL && size > 0) || size > TEMPO_NET_MAX_PAYLOAD)
-        return TEMPO_EINVAL;
+    if (n == NULL || type == 0 || (data == NULL && size > 0) || size > TEMPO_NET_MAX_PAYLOAD) {
+        /* Returned, so DEBUG, like every failure of this call. */
+        if (n == NULL)
+            return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: the net is NULL");
+        if (type == 0)
+            return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: frame type 0 is reserved");
+        if (data == NULL)
+            return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: data is NULL for %zu bytes",
+                                       size);
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL,
+                                   "tempo_net_send: %zu bytes is above the largest payload, %u", size,
+                                   (unsigned)TEMPO_NET_MAX_PAYLOAD);
+    }
     uint8_t header[TEMPO_NET_HEADER_BYTES];
     tempo_net_frame_header(header, type, (uint32_t)size);
     size_t need = TEMPO_NET_HEADER_BYTES + size;

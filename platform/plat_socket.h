@@ -58,6 +58,13 @@ long plat_socket_recv(plat_socket s, void *p, size_t n, int *err);
 int plat_socket_wait(plat_socket sock, bool want_read, bool want_write, plat_socket wake, uint64_t timeout_ns,
                      int *err);
 
+/* The calling thread's last OS socket error (errno, WSAGetLastError), and
+ * clearing it: around a library call that fails without saying why (SDL_net's
+ * connect), clear, call, then read what the failed OS call left. 0 when
+ * nothing failed since the clear. */
+void plat_socket_clear_error(void);
+int plat_socket_last_error(void);
+
 /* Writes English text for OS socket error `err` into buf, e.g.
  * "connection reset by the peer (ECONNRESET, errno 104: Connection reset by
  * peer)": what happened first, then the OS's name, number and text. */

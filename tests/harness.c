@@ -78,6 +78,19 @@ bool tt_thread_switches(uint64_t *out)
     return false;
 }
 
+bool tt_thread_page_faults(uint64_t *out)
+{
+#if defined(__linux__) && defined(RUSAGE_THREAD)
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+        *out = (uint64_t)ru.ru_minflt;
+        return true;
+    }
+#endif
+    (void)out;
+    return false;
+}
+
 static bool selected(int argc, char **argv, const char *name)
 {
     if (argc <= 1)

@@ -91,6 +91,9 @@ bool tt_env_flag(const char *name);
  * counts of one waiting thread do not grow with the machine's load, unlike
  * the process's (e.g. ThreadSanitizer's own thread wakes ~10/s). */
 bool tt_thread_switches(uint64_t *out);
+/* The calling thread's page faults so far (minor: a page first touched), where
+ * the OS counts them per thread (Linux); false elsewhere. */
+bool tt_thread_page_faults(uint64_t *out);
 
 /* Makes a new, empty directory under the temporary directory (TMPDIR or
  * /tmp; GetTempPath on Windows) named PREFIX plus a unique suffix, and puts

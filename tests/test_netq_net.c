@@ -216,10 +216,13 @@ static void malformed_frames_are_connection_errors(void)
     static const uint8_t oversized[8] = {0, 0, 0x10, 0x01, 0, 1, 0, 0}; /* 4097 > 4096 */
     static const uint8_t unknown[12] = {0, 0, 0, 4, 0, 9, 0, 0, 1, 2, 3, 4};
     static const uint8_t reserved[12] = {0, 0, 0, 4, 0, 1, 0, 1, 1, 2, 3, 4};
-    check_malformed("negative length", negative, sizeof negative, "negative");
-    check_malformed("oversized length", oversized, sizeof oversized, "above the limit");
-    check_malformed("unknown type", unknown, sizeof unknown, "unknown");
-    check_malformed("reserved bytes", reserved, sizeof reserved, "reserved");
+    /* The detail says what was wrong and shows the header next to the
+     * limits (before: the first half only). */
+    check_malformed("negative length", negative, sizeof negative, "negative frame length (length 4294967294");
+    check_malformed("oversized length", oversized, sizeof oversized, "above the limit (length 4097, most 4096;");
+    check_malformed("unknown type", unknown, sizeof unknown, "unknown frame type (length 4, most 4096; type 9, 1..3;");
+    check_malformed("reserved bytes", reserved, sizeof reserved,
+                    "not zero (length 4, most 4096; type 1, 1..3; reserved 0001)");
 }
 
 static void truncated_frame_at_close_is_an_error(void)

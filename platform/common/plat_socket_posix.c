@@ -96,6 +96,7 @@ int plat_socket_wait(plat_socket sock, bool want_read, bool want_write, plat_soc
 static const char *what_happened(int err)
 {
     switch (err) {
+    case ECONNREFUSED: return "connection refused (nothing listens there)";
     case ECONNRESET: return "connection reset by the peer";
     case EPIPE: return "connection closed by the peer (broken pipe)";
     case ETIMEDOUT: return "connection timed out";
@@ -111,6 +112,7 @@ static const char *what_happened(int err)
 static const char *errno_name(int err)
 {
     switch (err) {
+    case ECONNREFUSED: return "ECONNREFUSED";
     case ECONNRESET: return "ECONNRESET";
     case EPIPE: return "EPIPE";
     case ETIMEDOUT: return "ETIMEDOUT";
@@ -124,6 +126,16 @@ static const char *errno_name(int err)
     case ENOBUFS: return "ENOBUFS";
     default: return "errno";
     }
+}
+
+void plat_socket_clear_error(void)
+{
+    errno = 0;
+}
+
+int plat_socket_last_error(void)
+{
+    return errno;
 }
 
 void plat_socket_describe(int err, char *buf, size_t size)

@@ -89,6 +89,7 @@ int plat_socket_wait(plat_socket sock, bool want_read, bool want_write, plat_soc
 static const char *what_happened(int err, const char **name)
 {
     switch (err) {
+    case WSAECONNREFUSED: *name = "WSAECONNREFUSED"; return "connection refused (nothing listens there)";
     case WSAECONNRESET: *name = "WSAECONNRESET"; return "connection reset by the peer";
     case WSAESHUTDOWN: *name = "WSAESHUTDOWN"; return "connection closed by the peer";
     case WSAETIMEDOUT: *name = "WSAETIMEDOUT"; return "connection timed out";
@@ -100,6 +101,16 @@ static const char *what_happened(int err, const char **name)
     case WSAENOTCONN: *name = "WSAENOTCONN"; return "socket not connected";
     default: *name = "WSA error"; return "socket error";
     }
+}
+
+void plat_socket_clear_error(void)
+{
+    WSASetLastError(0);
+}
+
+int plat_socket_last_error(void)
+{
+    return WSAGetLastError();
 }
 
 void plat_socket_describe(int err, char *buf, size_t size)

@@ -28,7 +28,9 @@
  *
  * Sending never blocks. tempo_net_send() copies the whole frame (header and
  * payload) into a bounded send queue, desc.send_cap_bytes (default 4 MiB,
- * allocated once at connect), and returns: 0 when queued, TEMPO_EFULL when
+ * allocated once by tempo_net_create; the network thread touches its pages
+ * before it connects, so neither the caller nor a send pays the page
+ * faults), and returns: 0 when queued, TEMPO_EFULL when
  * the frame does not fit now. A frame is queued whole or not at all, and
  * nothing queued is dropped silently. The network thread writes the queue
  * to the non-blocking socket in order, as fast as the peer reads, waiting in
@@ -89,8 +91,15 @@ enum {
                                           connection reset by the peer
                                           (ECONNRESET, errno 104: ...)",
                                           with the OS's error name, number
-                                          and text), TEMPO_EFORMAT
-                                          (malformed stream), TEMPO_ENOTSUP
+                                          and text; a connect also names
+                                          host:port, and refused (nobody
+                                          listens: the server is not up
+                                          yet) reads "connection refused
+                                          ... (ECONNREFUSED, ...)"),
+                                          TEMPO_EFORMAT (malformed stream:
+                                          what was wrong, then the header's
+                                          length and type next to this
+                                          connection's limits), TEMPO_ENOTSUP
                                           (an SDL_net whose socket struct
                                           Tempo cannot read: it needs the
                                           OS socket to send without
@@ -100,8 +109,9 @@ enum {
 typedef struct tempo_net_status {
     int32_t code;      /* 0 or a TEMPO_E* code */
     char detail[124];  /* NUL-terminated English text: what happened and the
-                          OS's error text (SDL_net's for resolve and
-                          connect); may be cut at 123 bytes */
+                          OS's error text (SDL_net's for a name that does
+                          not resolve, with the name); may be cut at 123
+                          bytes */
 } tempo_net_status;
 
 typedef struct tempo_net tempo_net;
@@ -115,7 +125,9 @@ typedef struct tempo_net_desc {
     uint16_t max_type;          /* 0 => 255: frame types 1..max_type are valid */
     size_t send_cap_bytes;      /* 0 => 4 MiB: the send queue, in bytes of
                                    frames (8-byte header + payload each);
-                                   64 .. 1 GiB; allocated once, at connect */
+                                   64 .. 1 GiB; allocated once, by
+                                   tempo_net_create (its pages touched by
+                                   the network thread, before it connects) */
     uint64_t flush_timeout_ns;  /* 0 => 1 s: the most tempo_net_destroy()
                                    waits for queued frames to be written
                                    (1 => practically no flush) */
@@ -162,8 +174,11 @@ TEMPO_API tempo_net *tempo_net_create(const tempo_net_desc *desc);
  * connection and frees everything. Frames received but not yet pushed are
  * discarded; messages already pushed stay in the queue. Waits for a connect
  * still in progress (instant on 127.0.0.1; up to the OS connect timeout
- * for an unreachable remote host). NULL is a no-op. No other thread may be
- * inside tempo_net_send() on it. Thread: the loop thread. */
+ * for an unreachable remote host). Attached (tempo_net_attach in
+ * tempo/sources.h), it detaches the queue first, so a new tempo_net on the
+ * same queue is attached again; from the queue's own handler (a reconnect
+ * on CLOSED) the queue stays attached instead. NULL is a no-op. No other
+ * thread may be inside tempo_net_send() on it. Thread: the loop thread. */
 TEMPO_API void tempo_net_destroy(tempo_net *net);
 
 /* Queues one frame (type 1..65535, `size` bytes of `data`, copied: the
