@@ -387,6 +387,21 @@ static int webp_size(const unsigned char *b, size_t n, tempo__asset_info *info)
     return fail(info, TEMPO_EFORMAT, "WEBP without a VP8/VP8L/VP8X header SDL_image can read");
 }
 
+/* CRC-32 (ISO 3309, as PNG uses), four bits at a time. */
+static uint32_t png_crc(const unsigned char *p, size_t n)
+{
+    static const uint32_t nibble[16] = {0x00000000, 0x1DB71064, 0x3B6E20C8, 0x26D930AC, 0x76DC4190, 0x6B6B51F4,
+                                        0x4DB26158, 0x5005713C, 0xEDB88320, 0xF00F9344, 0xD6D6A3E8, 0xCB61B38C,
+                                        0x9B64C2B0, 0x86D3D2D4, 0xA00AE278, 0xBDBDF21C};
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        c = (c >> 4) ^ nibble[c & 15];
+        c = (c >> 4) ^ nibble[c & 15];
+    }
+    return ~c;
+}
+
 /* A PNG cut short: SDL_image 2.6's read callback (IMG_png.c png_read_data)
  * ignores short reads, so at the end of the file libpng goes on with an
  * uninitialised buffer until a CRC or zlib check happens to fail. A chunk
@@ -407,6 +422,14 @@ static int png_size(const unsigned char *b, size_t n, tempo__asset_info *info)
             return fail(info, TEMPO_EFORMAT, "truncated PNG: the %.4s chunk at byte %llu needs %llu bytes, the file "
                         "ends after %llu", (const char *)b + pos + 4, (unsigned long long)pos,
                         (unsigned long long)(12 + len), (unsigned long long)(n - pos));
+        /* A critical chunk (the first letter upper case) whose CRC fails is
+         * a damaged file. libpng would refuse it too, but SDL_image leaves
+         * libpng's own error handler in place, which prints "libpng error:
+         * IDAT: CRC error" to stderr for every such load, outside
+         * tempo_log_set_level. (Ancillary chunks are libpng's to skip.) */
+        if (!(b[pos + 4] & 0x20) && png_crc(b + pos + 4, 4 + len) != be32(b + pos + 8 + len))
+            return fail(info, TEMPO_EFORMAT, "damaged PNG: the %.4s chunk at byte %llu fails its CRC",
+                        (const char *)b + pos + 4, (unsigned long long)pos);
         if (memcmp(b + pos + 4, "IDAT", 4) == 0)
             idat = true;
         if (memcmp(b + pos + 4, "IEND", 4) == 0)

@@ -52,7 +52,7 @@ static bool audio_ok;
 /* ---- Fixtures ------------------------------------------------------------- */
 
 static const char *const fixture_files[] = {
-    FX "a.png", FX "b.png", FX "rgb.png", FX "wide.png", FX "wide.bmp", FX "wide.tga", FX "empty.png", FX "huge.png", FX "huge.gif", FX "huge.bmp", FX "huge.jpg", FX "trunc.png", FX "noise.png",
+    FX "a.png", FX "b.png", FX "rgb.png", FX "wide.png", FX "wide.bmp", FX "wide.tga", FX "empty.png", FX "huge.png", FX "huge.gif", FX "huge.bmp", FX "huge.jpg", FX "trunc.png", FX "crc.png", FX "noise.png",
     FX "beep.wav", FX "nochan.wav", FX "norate.wav", FX "badtag.wav", FX "beep.aiff", FX "nochan.aiff", FX "framelie.aiff", FX "fmtpast.wav", FX "datalie.wav", FX "empty.wav",
     FX "big.png", FX "text.txt", FX "empty.bin", FX "k1.bin", FX "k2.bin", FX "k3.bin",
 };
@@ -236,6 +236,15 @@ static void make_fixtures(void)
     size_t n;
     unsigned char *png = read_whole(FX "b.png", &n);
     write_file(FX "trunc.png", png, n / 2);
+    for (size_t i = 8; i + 12 <= n;) { /* one byte of the first IDAT's data flipped */
+        uint32_t len = (uint32_t)png[i] << 24 | (uint32_t)png[i + 1] << 16 | (uint32_t)png[i + 2] << 8 | png[i + 3];
+        if (memcmp(png + i + 4, "IDAT", 4) == 0 && len > 0) {
+            png[i + 8 + len / 2] ^= 0x5a;
+            break;
+        }
+        i += 12 + (size_t)len;
+    }
+    write_file(FX "crc.png", png, n);
     free(png);
     unsigned char noise[4096];
     uint32_t seed = 1;
@@ -1326,6 +1335,9 @@ static void bad_image_input(void)
     expect_error(l, TEMPO_LOAD_IMAGE, FX "missing.png", TEMPO_ENOENT, "missing.png");
     expect_error(l, TEMPO_LOAD_IMAGE, FX "empty.png", TEMPO_EFORMAT, "empty");
     expect_error(l, TEMPO_LOAD_IMAGE, FX "trunc.png", TEMPO_EFORMAT, "truncated PNG");
+    /* Damaged on the way: refused before libpng, which would print its own
+     * "libpng error: IDAT: CRC error" line on stderr for each load. */
+    expect_error(l, TEMPO_LOAD_IMAGE, FX "crc.png", TEMPO_EFORMAT, "the IDAT chunk at byte");
     expect_error(l, TEMPO_LOAD_IMAGE, FX "noise.png", TEMPO_EFORMAT, NULL);
     expect_error(l, TEMPO_LOAD_IMAGE, ".", TEMPO_EIO, NULL);
     expect_error(l, TEMPO_LOAD_BYTES, ".", TEMPO_EIO, NULL);

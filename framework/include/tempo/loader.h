@@ -104,6 +104,12 @@
  *
  * Expected failures are in the result (and logged at TEMPO_LOG_DEBUG only,
  * see tempo_log_set_level): a game loading untrusted files is not flooded.
+ * One thing outside Tempo's reach: SDL_image keeps libpng's own error
+ * handler, which prints "libpng error: ..." to stderr. The loader refuses
+ * what it can before libpng reads the file (a chunk cut short, a critical
+ * chunk whose CRC fails: a damaged file), so only a file made with valid
+ * CRCs around bad compressed data still gets libpng's line (and
+ * TEMPO_EFORMAT).
  *
  * Threads: create, destroy and process on the loop thread (the renderer's
  * thread); submit, cancel, progress, stats and wait_idle from any thread.
