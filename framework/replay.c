@@ -18,6 +18,7 @@
 #include <SDL.h>
 
 #include "loop_internal.h"
+#include "platform.h"
 #include "replay_file.h"
 #include "replay_internal.h"
 #include "tempo/replay.h"
@@ -136,8 +137,11 @@ static int set_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void
 
 int tempo_loop_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void *user)
 {
-    if (L == NULL || id >= TEMPO__REPLAY_SOURCE_CHANNELS)
-        return TEMPO_EINVAL;
+    if (L == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_channel: loop is NULL");
+    if (id >= TEMPO__REPLAY_SOURCE_CHANNELS)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_channel: id 0x%x is not below 0x%x (the ids above are "
+                                              "the sources')", (unsigned)id, (unsigned)TEMPO__REPLAY_SOURCE_CHANNELS);
     return set_channel(L, id, fn, user);
 }
 
@@ -202,12 +206,13 @@ static int write_item(recorder *r, uint32_t id, const tempo_replay_item *it)
     return TEMPO_EINVAL;
 }
 
-static int check_item(const tempo_replay_item *item)
+static int check_item(const char *fn, const tempo_replay_item *item)
 {
     if (item->kind < TEMPO_REPLAY_MESSAGE || item->kind > TEMPO_REPLAY_AUDIO)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "%s: item kind %d is not a tempo_replay_kind", fn, (int)item->kind);
     if (item->kind == TEMPO_REPLAY_MESSAGE && item->size > TEMPO__RPF_MAX_MESSAGE)
-        return TEMPO_ERANGE;
+        return tempo__set_error(TEMPO_ERANGE, "%s: message size %llu above %llu", fn, (unsigned long long)item->size,
+                                (unsigned long long)TEMPO__RPF_MAX_MESSAGE);
     return 0;
 }
 
@@ -226,14 +231,15 @@ static int record_item(tempo__replay_state *s, uint32_t id, const tempo_replay_i
 int tempo_loop_deliver(tempo_loop *L, uint32_t id, const tempo_replay_item *item)
 {
     if (L == NULL || item == NULL)
-        return TEMPO_EINVAL;
-    int e = check_item(item);
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_deliver: %s is NULL", L == NULL ? "loop" : "item");
+    int e = check_item("tempo_loop_deliver", item);
     if (e < 0)
         return e;
     tempo__replay_state *s = L->replay;
     channel *c = find_channel(s, id);
     if (c == NULL || c->fn == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_deliver: no channel %u (tempo_loop_channel sets one)",
+                                (unsigned)id);
     if (s->rp != NULL)
         return 0; /* the recorded copy arrives at its tick */
     int rc = record_item(s, id, item);
@@ -244,15 +250,16 @@ int tempo_loop_deliver(tempo_loop *L, uint32_t id, const tempo_replay_item *item
 int tempo_loop_source_deliver(tempo_loop *L, tempo_handle *handle, const tempo_replay_item *item, const void *live)
 {
     if (L == NULL || item == NULL)
-        return TEMPO_EINVAL;
-    int e = check_item(item);
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_source_deliver: %s is NULL", L == NULL ? "loop" : "item");
+    int e = check_item("tempo_loop_source_deliver", item);
     if (e < 0)
         return e;
     tempo_source_deliver_fn deliver;
     void *self;
     uint32_t id;
     if (tempo__loop_source_lookup(L, handle, &deliver, &self, &id) < 0)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_source_deliver: handle %p is not a source of this loop "
+                                              "with a deliver function", (void *)handle);
     tempo__replay_state *s = L->replay;
     if (s != NULL && s->rp != NULL)
         return 0; /* the recorded copy arrives at its tick */
@@ -263,12 +270,20 @@ int tempo_loop_source_deliver(tempo_loop *L, tempo_handle *handle, const tempo_r
 
 /* ---- Recording --------------------------------------------------------------------- */
 
+/* The OS's reason for errno value `e` (fopen and friends set errno on every
+ * OS Tempo builds for). "unknown reason" for 0: a libc that set none. */
+static const char *errno_text(int e)
+{
+    return e != 0 ? strerror(e) : "unknown reason";
+}
+
 static int file_sink(void *user, const void *data, size_t size)
 {
     recorder *r = user;
+    errno = 0;
     if (fwrite(data, 1, size, r->f) != size || fflush(r->f) != 0) {
-        if (r->io_error == 0)
-            r->io_error = tempo__set_error(TEMPO_EIO, "recording: write failed");
+        if (r->io_error == 0) /* WARN: nobody sees it before tempo_loop_record_stop */
+            r->io_error = tempo__set_error(TEMPO_EIO, "recording: write failed: %s", errno_text(errno));
         return TEMPO_EIO;
     }
     r->st.bytes += size;
@@ -308,10 +323,15 @@ int tempo_loop_record_fp(tempo_loop *L, const tempo_record_desc *desc, uint32_t 
     recorder *r = calloc(1, sizeof *r);
     if (r == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_record: out of memory");
+    errno = 0;
     r->f = fopen(desc->path, "wb");
     if (r->f == NULL) {
+        int e = errno;
         free(r);
-        return tempo__set_error(TEMPO_EIO, "tempo_loop_record: cannot create %s", desc->path);
+        /* The caller has the code and this text: DEBUG, as a replay that
+         * cannot be opened (base.h). */
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EIO, "tempo_loop_record: cannot create %s: %s", desc->path,
+                                   errno_text(e));
     }
     r->hash = desc->hash;
     r->hash_user = desc->hash_user;
@@ -351,15 +371,17 @@ int tempo_loop_record_stop(tempo_loop *L)
 {
     tempo__replay_state *s = L != NULL ? L->replay : NULL;
     if (s == NULL || s->rec == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_record_stop: %s",
+                                L == NULL ? "loop is NULL" : "the loop is not recording");
     recorder *r = s->rec;
     if (L->input != NULL)
         tempo__input_set_tap(L->input, NULL, NULL);
     uint64_t h = r->hash != NULL ? r->hash(L, r->hash_user) : 0;
     tempo__rpf_finish(&r->w, h, r->hash != NULL);
     int rc = r->io_error != 0 || r->w.error != 0 ? TEMPO_EIO : 0;
+    errno = 0;
     if (fclose(r->f) != 0 && rc == 0)
-        rc = tempo__set_error(TEMPO_EIO, "recording: close failed");
+        rc = tempo__set_error(TEMPO_EIO, "recording: close failed: %s", errno_text(errno));
     tempo__rpf_writer_free(&r->w);
     free(r);
     s->rec = NULL;
@@ -369,7 +391,7 @@ int tempo_loop_record_stop(tempo_loop *L)
 int tempo_loop_get_record_stats(const tempo_loop *L, tempo_record_stats *out)
 {
     if (L == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_get_record_stats: %s is NULL", L == NULL ? "loop" : "out");
     const tempo__replay_state *s = L->replay;
     if (s != NULL && s->rec != NULL)
         *out = s->rec->st;
@@ -430,11 +452,20 @@ tempo_replay *tempo_replay_create(const tempo_replay_desc *desc)
     }
     rp->desc = *desc;
     rp->desc.path = rp->path;
-    FILE *f = fopen(desc->path, "rb");
+    /* The loader's reader: only a regular file opens, and a FIFO cannot
+     * block the loop thread. A replay that is missing, unreadable or not a
+     * file is the caller's to handle (NULL and this detail): DEBUG, like a
+     * file the loader refuses. */
+    errno = 0;
+    bool not_regular = false;
+    SDL_RWops *f = plat_file_open_read(desc->path, &not_regular);
     if (f == NULL) {
-        /* A missing or unreadable replay is the caller's to handle (NULL
-         * and this detail): DEBUG, like a file the loader refuses. */
-        tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOENT, "%s: cannot open: %s", desc->path, strerror(errno));
+        if (not_regular)
+            tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EIO, "%s: cannot open: not a regular file (a directory, "
+                                                            "FIFO, device or socket)", desc->path);
+        else
+            tempo__set_error_at(TEMPO_LOG_DEBUG, errno == ENOENT || errno == ENOTDIR ? TEMPO_ENOENT : TEMPO_EIO,
+                                "%s: cannot open: %s", desc->path, errno_text(errno));
         tempo_replay_destroy(rp);
         return NULL;
     }
@@ -442,12 +473,21 @@ tempo_replay *tempo_replay_create(const tempo_replay_desc *desc)
     rp->data = malloc(cap);
     for (;;) {
         if (rp->data == NULL) {
-            fclose(f);
+            SDL_RWclose(f);
             tempo__set_error(TEMPO_ENOMEM, "tempo_replay_create: out of memory");
             tempo_replay_destroy(rp);
             return NULL;
         }
-        rp->size += fread(rp->data + rp->size, 1, cap - rp->size, f);
+        SDL_ClearError();
+        size_t got = SDL_RWread(f, rp->data + rp->size, 1, cap - rp->size);
+        rp->size += got;
+        if (*SDL_GetError() != '\0') {
+            /* The reader's SDL error carries the OS's reason. */
+            tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EIO, "%s: read error: %s", desc->path, SDL_GetError());
+            SDL_RWclose(f);
+            tempo_replay_destroy(rp);
+            return NULL;
+        }
         if (rp->size < cap)
             break;
         cap *= 2;
@@ -456,13 +496,7 @@ tempo_replay *tempo_replay_create(const tempo_replay_desc *desc)
             free(rp->data);
         rp->data = n;
     }
-    bool read_error = ferror(f) != 0;
-    fclose(f);
-    if (read_error) {
-        tempo__set_error(TEMPO_EIO, "%s: read error", desc->path);
-        tempo_replay_destroy(rp);
-        return NULL;
-    }
+    SDL_RWclose(f);
 
     tempo__rpf_error err;
     uint64_t ticks_ok = 0;
@@ -556,7 +590,7 @@ static void describe_pair(const tempo_replay *rp, char *rec, size_t rec_size, ch
 int tempo_loop_replay_fp(tempo_loop *L, tempo_replay *rp, uint32_t fingerprint)
 {
     if (L == NULL || rp == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_replay: %s is NULL", L == NULL ? "loop" : "replay");
     tempo__replay_state *s = state_of(L);
     if (s == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_replay: out of memory");
@@ -595,7 +629,7 @@ int tempo_loop_replay_fp(tempo_loop *L, tempo_replay *rp, uint32_t fingerprint)
 int tempo_replay_get_result(const tempo_replay *rp, tempo_replay_result *out)
 {
     if (rp == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_replay_get_result: %s is NULL", rp == NULL ? "replay" : "out");
     *out = rp->res;
     out->matches = rp->res.finished && rp->res.diverged_at == 0;
     return 0;

@@ -9,6 +9,8 @@
  * first divergent tick, a crash-cut file, and a committed recording (argv:
  * --fixture PATH) that must replay to its constant on every backend.
  * Files are written into the working directory (the build directory). */
+#include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1418,6 +1420,66 @@ static void api_errors(void)
     CHECK_EQ_U64(res.ticks, 0);
 }
 
+static atomic_int warn_lines;
+
+static int warns(void)
+{
+    return atomic_load(&warn_lines);
+}
+
+static void count_warn(void *user, int category, SDL_LogPriority priority, const char *message)
+{
+    (void)user, (void)category, (void)message;
+    if (priority >= SDL_LOG_PRIORITY_WARN)
+        atomic_fetch_add(&warn_lines, 1);
+}
+
+/* A file the OS refuses says the OS's reason (base.h: the native text is
+ * kept), and, as the caller has the code and the text, logs no WARN (the
+ * level of a replay that cannot be opened). Before: "cannot create PATH"
+ * (no reason, a WARN line) and "/tmp: read error" for a directory. */
+static void os_failures_carry_the_os_reason(void)
+{
+    SDL_LogOutputFunction prev;
+    void *prev_user;
+    SDL_LogGetOutputFunction(&prev, &prev_user);
+    SDL_LogPriority prev_priority = SDL_LogGetPriority(SDL_LOG_CATEGORY_APPLICATION);
+    SDL_LogSetOutputFunction(count_warn, NULL);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_VERBOSE);
+    atomic_store(&warn_lines, 0);
+
+    char dir[512], path[600];
+    CHECK(tt_make_temp_dir("tempo_replay_os", dir, sizeof dir));
+    snprintf(path, sizeof path, "%s/no-such-dir/x.trec", dir);
+    tempo_loop *L = tempo_loop_create(NULL);
+    CHECK_EQ_INT(tempo_loop_record(L, &(tempo_record_desc){.path = path}), TEMPO_EIO);
+    const char *e = tempo_get_error();
+    tt_note("%s", e);
+    CHECK(strstr(e, "cannot create") != NULL);
+    CHECK(strstr(e, strerror(ENOENT)) != NULL);
+    CHECK_EQ_INT(warns(), 0);
+    tempo_loop_destroy(L);
+
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = dir}); /* a directory */
+    CHECK(rp == NULL);
+    e = tempo_get_error();
+    tt_note("%s", e);
+    CHECK(strstr(e, dir) != NULL);
+    CHECK(strstr(e, "not a regular file") != NULL);
+    CHECK_EQ_INT(warns(), 0);
+
+    snprintf(path, sizeof path, "%s/missing.trec", dir);
+    rp = tempo_replay_create(&(tempo_replay_desc){.path = path});
+    CHECK(rp == NULL);
+    e = tempo_get_error();
+    CHECK(strstr(e, strerror(ENOENT)) != NULL);
+    CHECK_EQ_INT(warns(), 0);
+
+    remove(dir);
+    SDL_LogSetOutputFunction(prev, prev_user);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, prev_priority);
+}
+
 static const tt_case cases[] = {
     TT_CASE(crc32_matches_the_standard),
     TT_CASE(round_trip_keeps_every_record),
@@ -1428,6 +1490,7 @@ static const tt_case cases[] = {
     TT_CASE(bad_headers_are_named),
     TT_CASE(version_1_files_still_read),
     TT_CASE(meta_has_a_limit),
+    TT_CASE(os_failures_carry_the_os_reason),
     TT_CASE(fingerprints_are_described),
     TT_CASE(same_constant_at_every_render_rate),
     TT_CASE(live_input_replays_on_another_clock),
