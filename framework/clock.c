@@ -73,9 +73,11 @@ uint64_t tempo_fake_clock_advance(tempo_fake_clock *fc, uint64_t ns)
 int tempo_fake_clock_set(tempo_fake_clock *fc, uint64_t t_ns)
 {
     if (fc == NULL)
-        return TEMPO_EINVAL;
-    if (t_ns < atomic_load(&fc->now_ns))
-        return TEMPO_ERANGE;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_fake_clock_set: clock is NULL");
+    uint64_t now = atomic_load(&fc->now_ns);
+    if (t_ns < now)
+        return tempo__set_error(TEMPO_ERANGE, "tempo_fake_clock_set: %llu ns is before the clock's %llu ns (it never "
+                                              "goes back)", (unsigned long long)t_ns, (unsigned long long)now);
     raise_to(fc, t_ns);
     return 0;
 }
@@ -91,7 +93,7 @@ void tempo_fake_clock_on_wait(tempo_fake_clock *fc, tempo_fake_clock_wait_fn fn,
 int tempo_fake_clock_get_stats(const tempo_fake_clock *fc, tempo_fake_clock_stats *out)
 {
     if (fc == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_fake_clock_get_stats: %s is NULL", fc == NULL ? "clock" : "out");
     *out = fc->st;
     return 0;
 }

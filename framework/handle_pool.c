@@ -147,7 +147,8 @@ int tempo__handle_retain(tempo_handle *const *ids, int n, plat_handle **objs)
         slot *s = find(ids[i], 0);
         if (s == NULL) {
             unlock_table();
-            return TEMPO_EINVAL;
+            return tempo__set_error(TEMPO_EINVAL, "tempo_wait: handles[%d] (%p) is %s", i, (const void *)ids[i],
+                                    ids[i] == NULL ? "NULL" : "not a live handle (destroyed?)");
         }
         objs[i] = s->obj;
     }

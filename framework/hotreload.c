@@ -298,9 +298,9 @@ static void source_detached(void *self)
 int tempo_hotreload_attach(tempo_hotreload *hr, tempo_loop *loop)
 {
     if (hr == NULL || loop == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_hotreload_attach: %s is NULL", hr == NULL ? "hotreload" : "loop");
     if (hr->loop != NULL)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_hotreload_attach: already attached to a loop");
     int r = tempo_loop_add_source(loop, &(tempo_source_desc){.name = "hotreload",
                                                             .handle = hr->changes,
                                                             .dispatch = changes_dispatch,
@@ -327,7 +327,8 @@ int tempo_hotreload_attach(tempo_hotreload *hr, tempo_loop *loop)
 int tempo_hotreload_detach(tempo_hotreload *hr)
 {
     if (hr == NULL || hr->loop == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_hotreload_detach: %s",
+                                hr == NULL ? "hotreload is NULL" : "not attached to a loop");
     tempo_loop *loop = hr->loop;
     int r1 = tempo_loop_remove_source(loop, hr->changes);
     int r2 = tempo_loop_remove_source(loop, hr->settle);
@@ -410,12 +411,17 @@ static bool plain_name(const char *name)
 int tempo_hotreload_watch(tempo_hotreload *hr, const char *name, tempo_load_type type, tempo_hotreload_fn fn,
                           void *user)
 {
-    if (hr == NULL || name == NULL || fn == NULL || !plain_name(name) ||
-        (type != TEMPO_LOAD_IMAGE && type != TEMPO_LOAD_SOUND && type != TEMPO_LOAD_MUSIC &&
-         type != TEMPO_LOAD_BYTES))
-        return TEMPO_EINVAL;
+    if (hr == NULL || name == NULL || fn == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_hotreload_watch: %s is NULL",
+                                hr == NULL ? "hotreload" : name == NULL ? "name" : "fn");
+    if (!plain_name(name))
+        return tempo__set_error(TEMPO_EINVAL, "tempo_hotreload_watch: name \"%s\" is not a file name in the directory "
+                                              "(empty, \".\", \"..\" or with a path separator)", name);
+    if (type != TEMPO_LOAD_IMAGE && type != TEMPO_LOAD_SOUND && type != TEMPO_LOAD_MUSIC && type != TEMPO_LOAD_BYTES)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_hotreload_watch: type %d is not IMAGE, SOUND, MUSIC or BYTES",
+                                (int)type);
     if (find(hr, name) != NULL)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_hotreload_watch: \"%s\" is watched already", name);
     if (hr->count == hr->cap) {
         int cap = hr->cap > 0 ? hr->cap * 2 : 8;
         watch **grown = realloc(hr->watches, (size_t)cap * sizeof *grown);
@@ -441,7 +447,7 @@ int tempo_hotreload_watch(tempo_hotreload *hr, const char *name, tempo_load_type
 int tempo_hotreload_unwatch(tempo_hotreload *hr, const char *name)
 {
     if (hr == NULL || name == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_hotreload_unwatch: %s is NULL", hr == NULL ? "hotreload" : "name");
     for (int i = 0; i < hr->count; i++) {
         watch *w = hr->watches[i];
         if (strcmp(w->name, name) != 0)
@@ -454,13 +460,13 @@ int tempo_hotreload_unwatch(tempo_hotreload *hr, const char *name)
         watch_free(hr, w);
         return 0;
     }
-    return TEMPO_EINVAL;
+    return tempo__set_error(TEMPO_EINVAL, "tempo_hotreload_unwatch: \"%s\" is not watched", name);
 }
 
 int tempo_hotreload_get_stats(const tempo_hotreload *hr, tempo_hotreload_stats *out)
 {
     if (hr == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_hotreload_get_stats: %s is NULL", hr == NULL ? "hotreload" : "out");
     *out = hr->st;
     return 0;
 }

@@ -112,7 +112,7 @@ static uint32_t mouse_id(Uint32 which)
 int tempo_input_from_sdl(const SDL_Event *e, uint64_t now_ns, tempo_input_event *out)
 {
     if (e == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_from_sdl: %s is NULL", e == NULL ? "event" : "out");
     tempo_input_event ev;
     memset(&ev, 0, sizeof ev);
     ev.time_ns = now_ns;
@@ -416,7 +416,9 @@ int16_t tempo_input_pad_axis_value(const tempo_input *in, uint32_t pad, uint8_t 
 int tempo_input_clear_key(tempo_input *in, int32_t scancode)
 {
     if (in == NULL || scancode <= 0 || scancode >= SDL_NUM_SCANCODES)
-        return TEMPO_EINVAL;
+        return in == NULL ? tempo__set_error(TEMPO_EINVAL, "tempo_input_clear_key: input is NULL")
+                          : tempo__set_error(TEMPO_EINVAL, "tempo_input_clear_key: scancode %d outside 1..%d",
+                                             (int)scancode, SDL_NUM_SCANCODES - 1);
     in->keys[scancode >> 3] &= (uint8_t) ~(1u << (scancode & 7));
     return 0;
 }
@@ -436,7 +438,7 @@ void tempo_input_clear_state(tempo_input *in)
 int tempo_input_set_listener(tempo_input *in, tempo_input_listener_fn fn, void *user)
 {
     if (in == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_set_listener: input is NULL");
     in->listener = fn;
     in->listener_user = fn != NULL ? user : NULL;
     return 0;
@@ -445,7 +447,7 @@ int tempo_input_set_listener(tempo_input *in, tempo_input_listener_fn fn, void *
 int tempo_input_suspend_polling(tempo_input *in, bool suspend)
 {
     if (in == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_suspend_polling: input is NULL");
     if (suspend == g_polling_suspended)
         return 0;
     g_polling_suspended = suspend;
@@ -470,7 +472,7 @@ int tempo_input_suspend_polling(tempo_input *in, bool suspend)
 int tempo_input_push(tempo_input *in, const tempo_input_event *ev)
 {
     if (in == NULL || ev == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_push: %s is NULL", in == NULL ? "input" : "event");
     if (in->hold)
         return 0; /* live input during a replay: the recorded input stands in for it */
     track_state(in, ev);
@@ -481,7 +483,8 @@ int tempo_input_push(tempo_input *in, const tempo_input_event *ev)
     }
     if (in->count == in->cap) {
         in->dropped++;
-        return TEMPO_EFULL;
+        /* A full queue is an expected outcome the caller sees: DEBUG. */
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EFULL, "tempo_input_push: the queue holds %d events", in->cap);
     }
     tempo_input_event *slot = &in->ring[(in->head + in->count) % in->cap];
     *slot = *ev;
@@ -502,7 +505,7 @@ int tempo_input_push(tempo_input *in, const tempo_input_event *ev)
 int tempo_input_poll(tempo_input *in, tempo_input_event *out)
 {
     if (in == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_poll: %s is NULL", in == NULL ? "input" : "out");
     if (in->count == 0)
         return 0;
     *out = in->ring[in->head];
@@ -544,7 +547,7 @@ void tempo__input_clear(tempo_input *in)
 int tempo_input_dispatch(tempo_input *in, tempo_input_fn fn, void *user)
 {
     if (in == NULL || fn == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_dispatch: %s is NULL", in == NULL ? "input" : "fn");
     int n = 0;
     tempo_input_event ev;
     while (tempo_input_poll(in, &ev) > 0) {
@@ -633,7 +636,7 @@ static bool native_covers(const tempo_input *in, const SDL_Event *e)
 int tempo_input_handle_sdl(tempo_input *in, const SDL_Event *e, uint64_t now_ns)
 {
     if (in == NULL || e == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_handle_sdl: %s is NULL", in == NULL ? "input" : "event");
     if (native_covers(in, e))
         return 1; /* input, but the native path delivers it */
     if (in->controllers && e->type == SDL_CONTROLLERDEVICEADDED)
@@ -725,7 +728,7 @@ static void push_native(const tempo_input_event *ev, void *user)
 int tempo_input_read_native(tempo_input *in, uint64_t now_ns)
 {
     if (in == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_read_native: input is NULL");
     if (in->native == NULL)
         return 0;
     return plat_input_read(in->native, now_ns, push_native, in);
@@ -734,7 +737,7 @@ int tempo_input_read_native(tempo_input *in, uint64_t now_ns)
 int tempo_input_set_poll_hz(tempo_input *in, uint32_t hz)
 {
     if (in == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_set_poll_hz: input is NULL");
     in->poll_hz = hz == 0 ? DEFAULT_POLL_HZ : hz > MAX_POLL_HZ ? MAX_POLL_HZ : hz;
     apply_poll_rate(in);
     return 0;
@@ -743,7 +746,7 @@ int tempo_input_set_poll_hz(tempo_input *in, uint32_t hz)
 int tempo_input_get_stats(const tempo_input *in, tempo_input_stats *out)
 {
     if (in == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_get_stats: %s is NULL", in == NULL ? "input" : "out");
     memset(out, 0, sizeof *out);
     out->pushed = in->pushed;
     out->dropped = in->dropped;

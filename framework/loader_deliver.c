@@ -180,9 +180,9 @@ typedef enum process_mode {
 static int process(tempo_loader *l, uint64_t deadline, process_mode mode, uint32_t *strips)
 {
     if (l == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loader_process: loader is NULL");
     if (l->in_process)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loader_process: called from a done callback");
     const uint64_t t0 = l->now_ns(l->now_user);
     /* With a deadline, do not start an item that would probably end after
      * it: the estimate is the running average of recent items (texture

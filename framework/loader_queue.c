@@ -274,7 +274,7 @@ static bool cancel_locked(tempo_loader *l, load_req *r)
 int tempo_loader_cancel(tempo_loader *l, uint64_t id)
 {
     if (l == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loader_cancel: loader is NULL");
     plat_mutex_lock(l->lock);
     load_req *r = tempo__loader_list_find(&l->queue, id);
     if (r == NULL)
@@ -284,13 +284,16 @@ int tempo_loader_cancel(tempo_loader *l, uint64_t id)
     if (r != NULL)
         cancel_locked(l, r);
     plat_mutex_unlock(l->lock);
-    return r != NULL ? 0 : TEMPO_ENOENT;
+    if (r == NULL) /* delivered already, most often: an expected outcome */
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOENT, "tempo_loader_cancel: no request %llu pending",
+                                   (unsigned long long)id);
+    return 0;
 }
 
 int tempo_loader_cancel_group(tempo_loader *l, uint32_t group)
 {
     if (l == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loader_cancel_group: loader is NULL");
     int n = 0;
     plat_mutex_lock(l->lock);
     load_list *lists[3] = {&l->queue, &l->running, &l->finished};
@@ -316,7 +319,7 @@ tempo_handle *tempo_loader_handle(tempo_loader *l)
 int tempo_loader_wait_idle(tempo_loader *l, uint64_t timeout_ns)
 {
     if (l == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loader_wait_idle: loader is NULL");
     int r = tempo_wait(&l->idle_ev, 1, timeout_ns, 0);
     return r == 0 ? 0 : r;
 }
@@ -324,7 +327,7 @@ int tempo_loader_wait_idle(tempo_loader *l, uint64_t timeout_ns)
 int tempo_loader_progress(tempo_loader *l, uint32_t group, tempo_load_progress *out)
 {
     if (l == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loader_progress: %s is NULL", l == NULL ? "loader" : "out");
     plat_mutex_lock(l->lock);
     load_group *g = tempo__loader_group_find(l, group);
     if (g)
@@ -338,7 +341,7 @@ int tempo_loader_progress(tempo_loader *l, uint32_t group, tempo_load_progress *
 int tempo_loader_get_stats(tempo_loader *l, tempo_loader_stats *out)
 {
     if (l == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loader_get_stats: %s is NULL", l == NULL ? "loader" : "out");
     plat_mutex_lock(l->lock);
     *out = l->stats;
     out->queued = l->queue.count;

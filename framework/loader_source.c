@@ -112,9 +112,9 @@ static void loader_detached(void *self)
 int tempo_loader_attach(tempo_loader *ld, tempo_loop *loop)
 {
     if (ld == NULL || loop == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loader_attach: %s is NULL", ld == NULL ? "loader" : "loop");
     if (*tempo__loader_loop(ld) != NULL)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loader_attach: the loader is already attached to a loop");
     loader_source *s = calloc(1, sizeof *s);
     if (s == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_loader_attach: out of memory");
@@ -139,6 +139,7 @@ int tempo_loader_attach(tempo_loader *ld, tempo_loop *loop)
 int tempo_loader_detach(tempo_loader *ld)
 {
     if (ld == NULL || *tempo__loader_loop(ld) == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loader_detach: %s",
+                                ld == NULL ? "loader is NULL" : "the loader is not attached to a loop");
     return tempo_loop_remove_source(*tempo__loader_loop(ld), tempo_loader_handle(ld));
 }

@@ -211,7 +211,7 @@ void tempo_loop_destroy(tempo_loop *L)
 int tempo_loop_quit(tempo_loop *L)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_quit: loop is NULL");
     atomic_store(&L->quit, true);
     tempo_event_set(L->wake);
     return 0;
@@ -220,7 +220,7 @@ int tempo_loop_quit(tempo_loop *L)
 int tempo_loop_request_render(tempo_loop *L)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_request_render: loop is NULL");
     /* Only the first request since the last frame needs to wake the loop,
      * and only from another thread: the loop thread is awake already and
      * reads the flag at its next frame (setting the event would make that
@@ -233,7 +233,7 @@ int tempo_loop_request_render(tempo_loop *L)
 int tempo_loop_pause(tempo_loop *L, bool paused)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_pause: loop is NULL");
     if (paused)
         L->pause_mask |= PAUSE_USER;
     else
@@ -253,7 +253,7 @@ static void tell_sources_pause(tempo_loop *L);
 int tempo_loop_set_game_paused(tempo_loop *L, bool paused)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_game_paused: loop is NULL");
     if (paused == L->game_paused)
         return 0;
     L->game_paused = paused;
@@ -275,7 +275,7 @@ bool tempo_loop_is_game_paused(const tempo_loop *L)
 int tempo_loop_set_vsync(tempo_loop *L, bool on)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_vsync: loop is NULL");
     if (!L->owns_present)
         return tempo__set_error(TEMPO_ENOTSUP, "tempo_loop_set_vsync: the loop does not present "
                                                "(no desc.renderer or desc.present)");
@@ -341,8 +341,11 @@ static void rephase(tempo_loop *L)
 
 int tempo_loop_set_policy(tempo_loop *L, tempo_loop_policy policy)
 {
-    if (L == NULL || (unsigned)policy >= TEMPO_LOOP_POLICY_COUNT)
-        return TEMPO_EINVAL;
+    if (L == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_policy: loop is NULL");
+    if ((unsigned)policy >= TEMPO_LOOP_POLICY_COUNT)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_policy: policy %d is not a tempo_loop_policy",
+                                (int)policy);
     bool variable_change = (policy == TEMPO_LOOP_VARIABLE) != (L->policy == TEMPO_LOOP_VARIABLE);
     L->policy = policy;
     if (variable_change)
@@ -354,9 +357,10 @@ int tempo_loop_set_policy(tempo_loop *L, tempo_loop_policy policy)
 int tempo_loop_set_update_hz(tempo_loop *L, uint32_t update_hz)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_update_hz: loop is NULL");
     if (update_hz == 0 || update_hz > TEMPO__LOOP_MAX_HZ)
-        return TEMPO_ERANGE;
+        return tempo__set_error(TEMPO_ERANGE, "tempo_loop_set_update_hz: update_hz %u outside 1..%u", update_hz,
+                                TEMPO__LOOP_MAX_HZ);
     L->update_hz = update_hz;
     L->step_ns = step_of(update_hz);
     rephase(L);
@@ -366,9 +370,10 @@ int tempo_loop_set_update_hz(tempo_loop *L, uint32_t update_hz)
 int tempo_loop_set_max_render_hz(tempo_loop *L, uint32_t max_render_hz)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_max_render_hz: loop is NULL");
     if (max_render_hz > TEMPO__LOOP_MAX_HZ)
-        return TEMPO_ERANGE;
+        return tempo__set_error(TEMPO_ERANGE, "tempo_loop_set_max_render_hz: max_render_hz %u above %u",
+                                max_render_hz, TEMPO__LOOP_MAX_HZ);
     L->render_hz = max_render_hz;
     tempo__loop_realign_render_slot(L);
     return 0;
@@ -377,7 +382,7 @@ int tempo_loop_set_max_render_hz(tempo_loop *L, uint32_t max_render_hz)
 int tempo_loop_skip_render(tempo_loop *L)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_skip_render: loop is NULL");
     L->skip_render = true;
     return 0;
 }
@@ -385,7 +390,7 @@ int tempo_loop_skip_render(tempo_loop *L)
 int tempo_loop_set_render_on_demand(tempo_loop *L, bool on)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_render_on_demand: loop is NULL");
     L->on_demand = on;
     L->dirty = true;
     return 0;
@@ -474,6 +479,20 @@ static int poll_watches(frame_wait *fw)
         m--;
     }
     return 0;
+}
+
+/* The wait refused a handle: say which watch or source it was (the wake
+ * event and the timer are the loop's own and stay alive). */
+static void name_dead_watch(const frame_wait *fw)
+{
+    for (int j = 0; j < fw->nsnap; j++)
+        if (tempo__handle_kind(fw->snap[j].handle) == 0) {
+            tempo__set_error(TEMPO_EINVAL,
+                             "tempo_loop_frame: the %s handle %p was destroyed while in the loop's wait set "
+                             "(unwatch or remove it first)",
+                             fw->snap[j].source >= 0 ? "source's" : "watched", (void *)fw->snap[j].handle);
+            return;
+        }
 }
 
 /* Sleeps until `deadline` (TEMPO_INFINITE: no timeout; <= now: do not
@@ -821,9 +840,9 @@ static void paused_source_frame(tempo_loop *L, uint64_t now)
 int tempo_loop_frame(tempo_loop *L)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_frame: loop is NULL");
     if (L->in_frame)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_frame: called from inside a frame (a loop callback)");
     if (atomic_load(&L->quit)) {
         note_quit(L);
         return 1;
@@ -873,6 +892,8 @@ int tempo_loop_frame(tempo_loop *L)
     if (tempo__loop_any_ready(L))
         deadline = t0; /* work remains and may go on now: do not sleep */
     int rc = L->wait(L, &fw, t0, deadline); /* fills fw: the wake and every fired watch */
+    if (rc == TEMPO_EINVAL)
+        name_dead_watch(&fw);
     uint64_t t1 = loop_now(L);
     uint64_t wait_ns = fw.slept ? t1 - t0 : 0;
     /* Time nothing of the loop ran: since the previous frame ended, and
@@ -997,9 +1018,9 @@ int tempo_loop_frame(tempo_loop *L)
 int tempo_loop_display_frame(tempo_loop *L)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_display_frame: loop is NULL");
     if (L->in_frame)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_display_frame: called from inside a frame (a loop callback)");
     L->display_driven = true;
     L->in_display_frame = true;
     L->last_display_ns = loop_now(L);
@@ -1018,7 +1039,7 @@ void tempo__loop_run_ended(tempo_loop *L, int result)
 int tempo_loop_run(tempo_loop *L)
 {
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_run: loop is NULL");
     return plat_loop_run(L); /* the backend owns how frames follow each other */
 }
 

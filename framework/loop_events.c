@@ -150,12 +150,14 @@ static int native_input_dispatch(void *self, tempo_source_call *call)
 int tempo_input_attach(tempo_input *in, tempo_loop *L)
 {
     if (in == NULL || L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_attach: %s is NULL", in == NULL ? "input" : "loop");
     tempo_loop **at = tempo__input_loop(in);
     if (*at == L && L->input == in)
         return 0;
     if (*at != NULL || L->input != NULL)
-        return TEMPO_EBUSY;
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY, "tempo_input_attach: %s",
+                                   *at != NULL ? "the input is attached to another loop"
+                                               : "the loop has another input attached");
     *at = L;
     L->input = in;
     if (L->input_event != NULL)
@@ -172,11 +174,12 @@ int tempo_input_detach(tempo_input *in)
 {
     tempo_loop *L = in != NULL ? *tempo__input_loop(in) : NULL;
     if (L == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_input_detach: %s", in == NULL ? "input is NULL"
+                                                                                : "the input is not attached to a loop");
     /* Its native handle is the input's: it leaves the wait set now, or,
      * from inside its own dispatch (the listener), at the start of the next
      * frame (tempo__loop_sync_native_input), before the loop waits again. */
-    if (L->input_watch != NULL && tempo_loop_remove_source(L, L->input_watch) != TEMPO_EBUSY)
+    if (L->input_watch != NULL && tempo__loop_remove_source(L, L->input_watch) != TEMPO_EBUSY)
         L->input_watch = NULL;
     if (L->input_event != NULL)
         tempo_input_set_listener(in, NULL, NULL);
@@ -199,7 +202,7 @@ void tempo__loop_sync_native_input(tempo_loop *L)
 {
     tempo_handle *h = L->input != NULL ? tempo_input_native_handle(L->input) : NULL;
     if (L->input_watch != NULL && L->input_watch != h) {
-        tempo_loop_remove_source(L, L->input_watch); /* detached: the handle may be gone */
+        tempo__loop_remove_source(L, L->input_watch); /* detached: the handle may be gone */
         L->input_watch = NULL;
     }
     if (h == NULL || tempo__loop_find_watch(L, h) >= 0)

@@ -131,14 +131,18 @@ static int draw_sources(SDL_Renderer *r, int k, const tempo_loop_stats *s, int t
 int tempo_loop_draw_stats(tempo_loop *L, SDL_Renderer *r, int x, int y)
 {
     if (L == NULL || r == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_draw_stats: %s is NULL", L == NULL ? "loop" : "renderer");
     return tempo_loop_draw_stats_scaled(L, r, x, y, tempo_loop_stats_scale(L, r));
 }
 
 int tempo_loop_draw_stats_scaled(tempo_loop *L, SDL_Renderer *r, int x, int y, int scale)
 {
-    if (L == NULL || r == NULL || scale < 1 || scale > MAX_SCALE)
-        return TEMPO_EINVAL;
+    if (L == NULL || r == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_draw_stats_scaled: %s is NULL",
+                                L == NULL ? "loop" : "renderer");
+    if (scale < 1 || scale > MAX_SCALE)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_draw_stats_scaled: scale %d outside 1..%d", scale,
+                                MAX_SCALE);
     /* Every length below is at scale 1, times k. */
     const int k = scale;
     const tempo_loop_stats *s = tempo_loop_get_stats(L);

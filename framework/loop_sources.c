@@ -51,13 +51,18 @@ static tempo__watch *add_entry(tempo_loop *L, tempo_handle *handle)
 
 int tempo_loop_watch(tempo_loop *L, tempo_handle *handle, tempo_loop_watch_fn fn, void *user)
 {
-    if (L == NULL || fn == NULL || tempo__handle_kind(handle) == 0) /* NULL or destroyed */
-        return TEMPO_EINVAL;
+    if (L == NULL || fn == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_watch: %s is NULL", L == NULL ? "loop" : "fn");
+    if (tempo__handle_kind(handle) == 0) /* NULL or destroyed */
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_watch: handle %p is %s", (void *)handle,
+                                handle == NULL ? "NULL" : "not a live handle (destroyed?)");
     if (tempo__loop_find_watch(L, handle) >= 0)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_watch: handle %p is already watched or a source",
+                                (void *)handle);
     tempo__watch *w = add_entry(L, handle);
     if (w == NULL)
-        return TEMPO_ETOOMANY;
+        return tempo__set_error(TEMPO_ETOOMANY, "tempo_loop_watch: the loop already waits on %d handles",
+                                TEMPO_LOOP_MAX_WATCHES);
     w->fn = fn;
     w->user = user;
     return 0;
@@ -74,10 +79,13 @@ static void drop_watch(tempo_loop *L, int i)
 int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
 {
     if (L == NULL || handle == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_unwatch: %s is NULL", L == NULL ? "loop" : "handle");
     int i = tempo__loop_find_watch(L, handle);
-    if (i < 0 || L->watches[i].source >= 0)
-        return TEMPO_EINVAL; /* a source leaves with tempo_loop_remove_source */
+    if (i < 0)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_unwatch: handle %p is not watched", (void *)handle);
+    if (L->watches[i].source >= 0) /* a source leaves with tempo_loop_remove_source */
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_unwatch: handle %p is a source's "
+                                              "(tempo_loop_remove_source removes it)", (void *)handle);
     drop_watch(L, i);
     return 0;
 }
@@ -85,14 +93,21 @@ int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
 int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
 {
     if (L == NULL || desc == NULL || desc->handle == NULL || desc->dispatch == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_add_source: %s is NULL",
+                                L == NULL      ? "loop"
+                                : desc == NULL ? "desc"
+                                : desc->handle == NULL ? "desc.handle"
+                                                       : "desc.dispatch");
     if (tempo__loop_find_watch(L, desc->handle) >= 0)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_add_source: handle %p is already watched or a source",
+                                (void *)desc->handle);
     if (L->nsource == TEMPO_LOOP_MAX_SOURCES)
-        return TEMPO_ETOOMANY;
+        return tempo__set_error(TEMPO_ETOOMANY, "tempo_loop_add_source: the loop already has %d sources",
+                                TEMPO_LOOP_MAX_SOURCES);
     tempo__watch *w = add_entry(L, desc->handle);
     if (w == NULL)
-        return TEMPO_ETOOMANY;
+        return tempo__set_error(TEMPO_ETOOMANY, "tempo_loop_add_source: the loop already waits on %d handles",
+                                TEMPO_LOOP_MAX_WATCHES);
     w->source = 0;
     L->nsource++;
     tempo__source *src = &w->src;
@@ -129,11 +144,9 @@ static void drop_source(tempo_loop *L, int i)
         gone.desc.detach(gone.desc.self);
 }
 
-int tempo_loop_remove_source(tempo_loop *L, tempo_handle *handle)
+int tempo__loop_remove_source(tempo_loop *L, tempo_handle *handle)
 {
-    if (L == NULL || handle == NULL)
-        return TEMPO_EINVAL;
-    int i = tempo__loop_find_watch(L, handle);
+    int i = L != NULL && handle != NULL ? tempo__loop_find_watch(L, handle) : -1;
     if (i < 0 || L->watches[i].source < 0)
         return TEMPO_EINVAL;
     if (L->watches[i].id == L->dispatching)
@@ -142,11 +155,23 @@ int tempo_loop_remove_source(tempo_loop *L, tempo_handle *handle)
     return 0;
 }
 
+int tempo_loop_remove_source(tempo_loop *L, tempo_handle *handle)
+{
+    int r = tempo__loop_remove_source(L, handle);
+    if (r == TEMPO_EINVAL)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_remove_source: %s", L == NULL ? "loop is NULL"
+                                : handle == NULL ? "handle is NULL"
+                                                 : "no source of this loop has that handle");
+    if (r == TEMPO_EBUSY)
+        return tempo__set_error(TEMPO_EBUSY, "tempo_loop_remove_source: called from that source's own dispatch");
+    return r;
+}
+
 int tempo__leave_loop(tempo_loop *L, tempo_handle *handle, const char *what)
 {
     if (L == NULL)
         return 0;
-    int r = tempo_loop_remove_source(L, handle);
+    int r = tempo__loop_remove_source(L, handle);
     if (r == TEMPO_EBUSY)
         return tempo__set_error(TEMPO_EBUSY, "%s called from the object's own loop callback: ignored "
                                              "(destroy it after the callback returns)", what);

@@ -44,4 +44,9 @@ int tempo__loader_deliver_id(tempo_loader *loader, uint64_t id, uint64_t timeout
  * `what` names the destroy in that log line. */
 int tempo__leave_loop(tempo_loop *loop, tempo_handle *handle, const char *what);
 
+/* tempo_loop_remove_source without the detail: for the loop's own callers,
+ * to which TEMPO_EBUSY (from the source's dispatch: try again next frame)
+ * and TEMPO_EINVAL (already gone) are expected outcomes, not misuse. */
+int tempo__loop_remove_source(tempo_loop *loop, tempo_handle *handle);
+
 #endif /* TEMPO_SOURCES_INTERNAL_H */

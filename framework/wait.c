@@ -15,7 +15,7 @@ uint64_t tempo_now_ns(void)
 int tempo_process_usage(tempo_usage *out)
 {
     if (out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_process_usage: out is NULL");
     return plat_process_usage(out);
 }
 
@@ -77,6 +77,20 @@ static void destroy(tempo_handle *h, int kind, const char *fn)
     plat_handle_destroy(obj);
 }
 
+/* The detail for a handle tempo__handle_get refused: NULL, destroyed (or
+ * never created), or a live handle of the other kind. */
+static int not_live(const char *fn, const tempo_handle *h, int kind)
+{
+    if (h == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "%s: the handle is NULL", fn);
+    int actual = tempo__handle_kind(h);
+    if (actual != 0 && actual != kind)
+        return tempo__set_error(TEMPO_EINVAL, "%s(%p): the handle is %s, not %s", fn, (const void *)h,
+                                actual == PLAT_HANDLE_TIMER ? "a timer" : "an event",
+                                kind == PLAT_HANDLE_TIMER ? "a timer" : "an event");
+    return tempo__set_error(TEMPO_EINVAL, "%s(%p): not a live handle (destroyed?)", fn, (const void *)h);
+}
+
 tempo_handle *tempo_event_create(bool manual_reset, bool initially_signaled)
 {
     return add(plat_event_create(manual_reset, initially_signaled), PLAT_HANDLE_EVENT);
@@ -86,7 +100,7 @@ int tempo_event_set(tempo_handle *event)
 {
     plat_handle *h = tempo__handle_get(event, PLAT_HANDLE_EVENT);
     if (h == NULL)
-        return TEMPO_EINVAL;
+        return not_live("tempo_event_set", event, PLAT_HANDLE_EVENT);
     plat_event_set(h);
     plat_handles_release(&h, 1);
     return 0;
@@ -96,7 +110,7 @@ int tempo_event_reset(tempo_handle *event)
 {
     plat_handle *h = tempo__handle_get(event, PLAT_HANDLE_EVENT);
     if (h == NULL)
-        return TEMPO_EINVAL;
+        return not_live("tempo_event_reset", event, PLAT_HANDLE_EVENT);
     plat_event_reset(h);
     plat_handles_release(&h, 1);
     return 0;
@@ -116,7 +130,7 @@ int tempo_timer_set(tempo_handle *timer, uint64_t due_ns, uint64_t period_ns)
 {
     plat_handle *h = tempo__handle_get(timer, PLAT_HANDLE_TIMER);
     if (h == NULL)
-        return TEMPO_EINVAL;
+        return not_live("tempo_timer_set", timer, PLAT_HANDLE_TIMER);
     plat_timer_set(h, due_ns, period_ns);
     plat_handles_release(&h, 1);
     return 0;
@@ -126,7 +140,7 @@ int tempo_timer_cancel(tempo_handle *timer)
 {
     plat_handle *h = tempo__handle_get(timer, PLAT_HANDLE_TIMER);
     if (h == NULL)
-        return TEMPO_EINVAL;
+        return not_live("tempo_timer_cancel", timer, PLAT_HANDLE_TIMER);
     plat_timer_cancel(h);
     plat_handles_release(&h, 1);
     return 0;
@@ -150,9 +164,13 @@ void tempo_timer_destroy(tempo_handle *timer)
 int tempo_wait(tempo_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
 {
     if (n > TEMPO_WAIT_MAX_HANDLES)
-        return TEMPO_ETOOMANY;
-    if (n < 0 || (n > 0 && handles == NULL) || (flags & ~(unsigned)TEMPO_WAIT_MESSAGES))
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_ETOOMANY, "tempo_wait: n is %d, above %d", n, TEMPO_WAIT_MAX_HANDLES);
+    if (n < 0)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_wait: n is %d, negative", n);
+    if (n > 0 && handles == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_wait: handles is NULL with n %d", n);
+    if (flags & ~(unsigned)TEMPO_WAIT_MESSAGES)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_wait: unknown flags 0x%x", flags & ~(unsigned)TEMPO_WAIT_MESSAGES);
     /* The references keep each object valid for the whole wait even if its
      * handle is destroyed meanwhile (then the wait never returns it). */
     plat_handle *objs[TEMPO_WAIT_MAX_HANDLES];

@@ -19,6 +19,7 @@
 #include "tempo/loop.h"
 #include "tempo/netq.h"
 #include "tempo/sources.h"
+#include "tempo/tempo.h"
 
 #define US TEMPO_NS_PER_US
 #define MS TEMPO_NS_PER_MS
@@ -2624,6 +2625,124 @@ static void display_frames_render_and_ticks_update(void)
     tempo_loop_destroy(loop);
 }
 
+/* ---- Every failure says why (base.h: tempo_get_error() describes the last
+ * failure). Each call below once returned its code and left the detail of
+ * an older, unrelated failure in place. ---- */
+
+/* Puts a known, unrelated detail in place (a refused tempo_loop_create). */
+static void prime_error(void)
+{
+    CHECK(tempo_loop_create(&(tempo_loop_desc){.policy = (tempo_loop_policy)99}) == NULL);
+    CHECK(strstr(tempo_get_error(), "policy 99") != NULL);
+}
+
+#define CHECK_DETAIL(call, code, needle)                                                                       \
+    do {                                                                                                       \
+        prime_error();                                                                                         \
+        int r_ = (call);                                                                                       \
+        CHECK_EQ_INT(r_, code);                                                                                \
+        if (strstr(tempo_get_error(), (needle)) == NULL)                                                       \
+            tt_fail(__FILE__, __LINE__, "%s: tempo_get_error() \"%s\" does not name \"%s\"", #call,            \
+                    tempo_get_error(), (needle));                                                              \
+    } while (0)
+
+static void ignore_watch(tempo_loop *loop, tempo_handle *h, void *user)
+{
+    (void)loop, (void)h, (void)user;
+}
+
+static int ignore_dispatch(void *self, tempo_source_call *call)
+{
+    (void)self, (void)call;
+    return 0;
+}
+
+static void failures_say_why(void)
+{
+    tempo_fake_clock *fc = tempo_fake_clock_create(0);
+    tempo_loop *L = tempo_loop_create(&(tempo_loop_desc){.clock = tempo_fake_clock_get(fc)});
+    CHECK(L != NULL);
+    if (L == NULL)
+        return;
+    tempo_handle *ev = tempo_event_create(false, false);
+    tempo_handle *tm = tempo_timer_create(false);
+    tempo_handle *dead = tempo_event_create(false, false);
+    tempo_event_destroy(dead);
+    tempo_log_set_level(TEMPO_LOG_NONE); /* 60 misuse WARN lines: the detail is kept regardless */
+
+    /* The loop (loop.c, loop_sources.c, loop_events.c, loop_overlay.c, replay.c, clock.c) */
+    CHECK_DETAIL(tempo_loop_quit(NULL), TEMPO_EINVAL, "tempo_loop_quit: loop is NULL");
+    CHECK_DETAIL(tempo_loop_request_render(NULL), TEMPO_EINVAL, "loop is NULL");
+    CHECK_DETAIL(tempo_loop_pause(NULL, true), TEMPO_EINVAL, "loop is NULL");
+    CHECK_DETAIL(tempo_loop_set_game_paused(NULL, true), TEMPO_EINVAL, "loop is NULL");
+    CHECK_DETAIL(tempo_loop_set_vsync(NULL, true), TEMPO_EINVAL, "loop is NULL");
+    CHECK_DETAIL(tempo_loop_set_policy(L, (tempo_loop_policy)42), TEMPO_EINVAL, "policy 42");
+    CHECK_DETAIL(tempo_loop_set_update_hz(L, 0), TEMPO_ERANGE, "update_hz 0");
+    CHECK_DETAIL(tempo_loop_set_max_render_hz(L, 10000000), TEMPO_ERANGE, "max_render_hz 10000000");
+    CHECK_DETAIL(tempo_loop_skip_render(NULL), TEMPO_EINVAL, "loop is NULL");
+    CHECK_DETAIL(tempo_loop_set_render_on_demand(NULL, true), TEMPO_EINVAL, "loop is NULL");
+    CHECK_DETAIL(tempo_loop_frame(NULL), TEMPO_EINVAL, "tempo_loop_frame: loop is NULL");
+    CHECK_DETAIL(tempo_loop_display_frame(NULL), TEMPO_EINVAL, "loop is NULL");
+    CHECK_DETAIL(tempo_loop_run(NULL), TEMPO_EINVAL, "loop is NULL");
+    CHECK_DETAIL(tempo_loop_watch(L, dead, ignore_watch, NULL), TEMPO_EINVAL, "not a live handle");
+    CHECK_DETAIL(tempo_loop_watch(L, ev, NULL, NULL), TEMPO_EINVAL, "fn is NULL");
+    CHECK_EQ_INT(tempo_loop_watch(L, ev, ignore_watch, NULL), 0);
+    CHECK_DETAIL(tempo_loop_watch(L, ev, ignore_watch, NULL), TEMPO_EBUSY, "already watched");
+    CHECK_DETAIL(tempo_loop_unwatch(L, tm), TEMPO_EINVAL, "not watched");
+    CHECK_DETAIL(tempo_loop_remove_source(L, ev), TEMPO_EINVAL, "no source");
+    CHECK_DETAIL(tempo_loop_add_source(L, &(tempo_source_desc){.handle = tm}), TEMPO_EINVAL, "desc.dispatch is NULL");
+    CHECK_DETAIL(tempo_loop_add_source(L, &(tempo_source_desc){.handle = ev, .dispatch = ignore_dispatch}),
+                 TEMPO_EBUSY, "already watched");
+    CHECK_DETAIL(tempo_loop_channel(L, 0x80000000u, NULL, NULL), TEMPO_EINVAL, "id 0x80000000");
+    CHECK_DETAIL(tempo_loop_deliver(L, 7, &(tempo_replay_item){.kind = TEMPO_REPLAY_MESSAGE}), TEMPO_EINVAL,
+                 "no channel 7");
+    CHECK_DETAIL(tempo_loop_record_stop(L), TEMPO_EINVAL, "not recording");
+    CHECK_DETAIL(tempo_loop_replay_fp(L, NULL, 0), TEMPO_EINVAL, "replay is NULL");
+    CHECK_DETAIL(tempo_loop_draw_stats(L, NULL, 0, 0), TEMPO_EINVAL, "renderer is NULL");
+    CHECK_DETAIL(tempo_input_detach(NULL), TEMPO_EINVAL, "input is NULL");
+    tempo_fake_clock_advance(fc, 1000);
+    CHECK_DETAIL(tempo_fake_clock_set(fc, 10), TEMPO_ERANGE, "never goes back");
+
+    /* Handles and the wait (wait.c, handle_pool.c) */
+    tempo_handle *many[TEMPO_WAIT_MAX_HANDLES + 1] = {0};
+    CHECK_DETAIL(tempo_wait(many, TEMPO_WAIT_MAX_HANDLES + 1, 0, 0), TEMPO_ETOOMANY, "above");
+    CHECK_DETAIL(tempo_wait(NULL, 1, 0, 0), TEMPO_EINVAL, "handles is NULL");
+    CHECK_DETAIL(tempo_wait(&ev, -1, 0, 0), TEMPO_EINVAL, "negative");
+    CHECK_DETAIL(tempo_wait(&ev, 1, 0, 0x100), TEMPO_EINVAL, "flags");
+    CHECK_DETAIL(tempo_wait(&dead, 1, 0, 0), TEMPO_EINVAL, "handles[0]");
+    CHECK_DETAIL(tempo_event_set(dead), TEMPO_EINVAL, "tempo_event_set");
+    CHECK_DETAIL(tempo_event_reset(NULL), TEMPO_EINVAL, "the handle is NULL");
+    CHECK_DETAIL(tempo_timer_set(ev, 0, 0), TEMPO_EINVAL, "an event, not a timer");
+    CHECK_DETAIL(tempo_timer_cancel(dead), TEMPO_EINVAL, "not a live handle");
+    CHECK_DETAIL(tempo_process_usage(NULL), TEMPO_EINVAL, "out is NULL");
+
+    /* Input, loader, hot reload (input.c, loader*.c, hotreload.c) */
+    CHECK_DETAIL(tempo_input_push(NULL, &(tempo_input_event){0}), TEMPO_EINVAL, "input is NULL");
+    CHECK_DETAIL(tempo_input_poll(NULL, NULL), TEMPO_EINVAL, "input is NULL");
+    CHECK_DETAIL(tempo_input_clear_key(NULL, 4), TEMPO_EINVAL, "input is NULL");
+    CHECK_DETAIL(tempo_loader_cancel(NULL, 1), TEMPO_EINVAL, "loader is NULL");
+    CHECK_DETAIL(tempo_loader_process(NULL), TEMPO_EINVAL, "loader is NULL");
+    CHECK_DETAIL(tempo_loader_wait_idle(NULL, 0), TEMPO_EINVAL, "loader is NULL");
+    CHECK_DETAIL(tempo_loader_detach(NULL), TEMPO_EINVAL, "loader is NULL");
+    CHECK_DETAIL(tempo_hotreload_detach(NULL), TEMPO_EINVAL, "hotreload is NULL");
+    CHECK_DETAIL(tempo_hotreload_unwatch(NULL, "x"), TEMPO_EINVAL, "hotreload is NULL");
+
+    /* The audit's case: a watched handle destroyed makes the frame fail,
+     * and the detail names that handle, not an older failure. */
+    tempo_loop_unwatch(L, ev);
+    tempo_handle *gone = tempo_event_create(false, false);
+    CHECK_EQ_INT(tempo_loop_watch(L, gone, ignore_watch, NULL), 0);
+    tempo_event_destroy(gone);
+    CHECK_DETAIL(tempo_loop_frame(L), TEMPO_EINVAL, "destroyed while in the loop's wait set");
+    tempo_loop_unwatch(L, gone);
+
+    tempo_loop_destroy(L);
+    tempo_event_destroy(ev);
+    tempo_timer_destroy(tm);
+    tempo_fake_clock_destroy(fc);
+    tempo_log_set_level(TEMPO_LOG_WARN);
+}
+
 static const tt_case cases[] = {
     TT_CASE(sched_math_is_exact),
     TT_CASE(histogram_percentiles),
@@ -2672,6 +2791,7 @@ static const tt_case cases[] = {
     TT_CASE(low_render_cap_keeps_the_update_rate),
     TT_CASE(request_render_on_the_loop_thread_is_no_signal),
     TT_CASE(display_frames_render_and_ticks_update),
+    TT_CASE(failures_say_why),
 };
 
 int main(int argc, char **argv)
