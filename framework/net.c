@@ -279,15 +279,21 @@ static void drain_wake(tempo_net *n)
 }
 
 /* [network thread] */
-/* Touches every page of the send ring, a mebibyte at a time, so that no
- * send takes a first-touch page fault (or the zeroing of a huge page: up to
- * milliseconds each, measured). On the network thread before it connects:
- * nothing is queued until the socket is published (tempo_net_send says
- * TEMPO_EBUSY before), and the caller of tempo_net_create does not pay
- * ~0.25 ms per MiB (a 4 MiB ring cost it 1.1 ms on average, 64 MiB 54 ms).
- * False when destroy came first. */
-static bool touch_send_ring(tempo_net *n)
+/* Allocates the send ring and touches every page of it, a mebibyte at a
+ * time, so that no send takes a first-touch page fault (or the zeroing of
+ * a huge page: up to milliseconds each, measured). On the network thread,
+ * before it connects: nothing is queued until the socket is published
+ * (tempo_net_send says TEMPO_EBUSY before), and the caller of
+ * tempo_net_create does not pay ~0.25 ms per MiB (a 4 MiB ring cost it
+ * 1.1 ms on average, 64 MiB 54 ms). False when destroy came first or the
+ * memory is not there (reported). */
+static bool make_send_ring(tempo_net *n)
 {
+    n->tx = malloc(n->tx_cap);
+    if (n->tx == NULL) {
+        report(n, TEMPO_NET_MSG_ERROR, TEMPO_ENOMEM, "no memory for the %zu-byte send queue", n->tx_cap);
+        return false;
+    }
     const size_t chunk = (size_t)1 << 20;
     for (size_t at = 0; at < n->tx_cap; at += chunk) {
         if (atomic_load(&n->stopping))
@@ -300,7 +306,7 @@ static bool touch_send_ring(tempo_net *n)
 static int net_main(void *arg)
 {
     tempo_net *n = arg;
-    if (!touch_send_ring(n))
+    if (!make_send_ring(n))
         return 0;
     IPaddress ip;
     if (SDLNet_ResolveHost(&ip, n->host, n->port) != 0) {
@@ -426,12 +432,12 @@ tempo_net *tempo_net_create(const tempo_net_desc *desc)
     n->rx_cap = TEMPO_NET_HEADER_BYTES + n->lim.max_payload;
     n->rx = malloc(n->rx_cap);
     n->tx_cap = desc->send_cap_bytes ? desc->send_cap_bytes : DEFAULT_SEND_CAP;
-    n->tx = malloc(n->tx_cap);
+    /* n->tx: allocated by the network thread (make_send_ring). */
     n->stop = tempo_event_create(true, false);
     n->lock = plat_mutex_create();
     atomic_init(&n->stopping, false);
     atomic_init(&n->error, 0);
-    if (n->rx == NULL || n->tx == NULL) {
+    if (n->rx == NULL) {
         tempo__set_error(TEMPO_ENOMEM, "tempo_net_create: out of memory");
         goto fail;
     }

@@ -28,9 +28,9 @@
  *
  * Sending never blocks. tempo_net_send() copies the whole frame (header and
  * payload) into a bounded send queue, desc.send_cap_bytes (default 4 MiB,
- * allocated once by tempo_net_create; the network thread touches its pages
- * before it connects, so neither the caller nor a send pays the page
- * faults), and returns: 0 when queued, TEMPO_EFULL when
+ * allocated and its pages touched once, by the network thread before it
+ * connects, so neither tempo_net_create's caller nor a send pays for them),
+ * and returns: 0 when queued, TEMPO_EFULL when
  * the frame does not fit now. A frame is queued whole or not at all, and
  * nothing queued is dropped silently. The network thread writes the queue
  * to the non-blocking socket in order, as fast as the peer reads, waiting in
@@ -99,7 +99,9 @@ enum {
                                           TEMPO_EFORMAT (malformed stream:
                                           what was wrong, then the header's
                                           length and type next to this
-                                          connection's limits), TEMPO_ENOTSUP
+                                          connection's limits), TEMPO_ENOMEM
+                                          (no memory for the send queue,
+                                          before connecting), TEMPO_ENOTSUP
                                           (an SDL_net whose socket struct
                                           Tempo cannot read: it needs the
                                           OS socket to send without
@@ -125,9 +127,10 @@ typedef struct tempo_net_desc {
     uint16_t max_type;          /* 0 => 255: frame types 1..max_type are valid */
     size_t send_cap_bytes;      /* 0 => 4 MiB: the send queue, in bytes of
                                    frames (8-byte header + payload each);
-                                   64 .. 1 GiB; allocated once, by
-                                   tempo_net_create (its pages touched by
-                                   the network thread, before it connects) */
+                                   64 .. 1 GiB; allocated once, by the
+                                   network thread before it connects (an
+                                   ERROR message, TEMPO_ENOMEM, if it
+                                   cannot be) */
     uint64_t flush_timeout_ns;  /* 0 => 1 s: the most tempo_net_destroy()
                                    waits for queued frames to be written
                                    (1 => practically no flush) */
