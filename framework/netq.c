@@ -66,7 +66,8 @@ struct tempo_netq {
     tempo_netq_desc d; /* with defaults filled in */
     tempo_netq_policy policy;
     uint64_t budget; /* CLASSIC's adaptive budget */
-    bool draining;
+    bool draining; /* a drain (the game's or the loop's) is calling handlers:
+                      a drain or destroy from one is refused */
     /* The current frame: its planned budget and what it has spent (the loop
      * may dispatch a source more than once per frame). */
     uint64_t frame_budget, frame_spent;
@@ -219,6 +220,13 @@ void tempo_netq_destroy(tempo_netq *q)
 {
     if (q == NULL)
         return;
+    /* From a handler, whichever drain called it (the loop's or the game's):
+     * the drain reads the queue after the handler returns. */
+    if (q->draining) {
+        tempo__set_error(TEMPO_EBUSY, "tempo_netq_destroy called from the queue's own handler: ignored "
+                                      "(destroy it after the drain returns)");
+        return;
+    }
     if (tempo__leave_loop(q->loop, q->ready, "tempo_netq_destroy") < 0)
         return; /* the loop must not wait on a freed handle */
     /* Queued messages live in the ring: freeing it frees them. */

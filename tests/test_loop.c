@@ -2346,6 +2346,7 @@ static void destroying_message(const tempo_netq_msg *m, void *user)
     (void)m;
     (*(int *)user)++;
     tempo_netq_destroy(self_destroy_q);
+    CHECK(strstr(tempo_get_error(), "tempo_netq_destroy called from the queue's own handler") != NULL);
 }
 
 static void netq_destroy_from_its_own_handler_is_refused(void)

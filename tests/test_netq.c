@@ -685,6 +685,81 @@ static void reentrant_drain_is_refused(void)
     tempo_netq_destroy(reentry_q);
 }
 
+/* netq.h: destroying the queue from its own handler does nothing (TEMPO_EBUSY
+ * in tempo_get_error(), one WARN line: it is misuse) and the drain goes on.
+ * Only the loop's drain was guarded (by the loop): from tempo_netq_drain()
+ * and _drain_until() the destroy freed the queue under the drain, which then
+ * read it (ASan: heap-use-after-free in drain). */
+typedef struct self_destroy {
+    tempo_netq *q;
+    int handled;
+    char error[256]; /* tempo_get_error() right after each refused destroy */
+} self_destroy;
+
+static int busy_warns, other_lines; /* the loop thread's log, counted by busy_log */
+
+static void busy_log(void *user, int category, SDL_LogPriority priority, const char *message)
+{
+    (void)user;
+    (void)category;
+    if (priority == SDL_LOG_PRIORITY_WARN && strstr(message, tempo_strerror(TEMPO_EBUSY)) != NULL &&
+        strstr(message, "tempo_netq_destroy") != NULL)
+        busy_warns++;
+    else
+        other_lines++;
+}
+
+static void destroy_in_handler(const tempo_netq_msg *m, void *user)
+{
+    (void)m;
+    self_destroy *d = user;
+    d->handled++;
+    tempo_netq_destroy(d->q);
+    snprintf(d->error, sizeof d->error, "%s", tempo_get_error());
+    fake_now += 1 * MS;
+}
+
+static void destroy_from_own_handler_is_refused(void)
+{
+    SDL_LogOutputFunction prev;
+    void *prev_user;
+    SDL_LogGetOutputFunction(&prev, &prev_user);
+    SDL_LogPriority prev_priority = SDL_LogGetPriority(SDL_LOG_CATEGORY_APPLICATION);
+    SDL_LogSetOutputFunction(busy_log, NULL);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_VERBOSE);
+    static const char *const entry[] = {"tempo_netq_drain", "tempo_netq_drain_until"};
+    for (int i = 0; i < 2; i++) {
+        self_destroy d = {.q = fake_queue((tempo_netq_desc){0})}; /* DEADLINE: 3 x 1 ms fit its budget */
+        push_seq(d.q, 0, 3);
+        busy_warns = other_lines = 0;
+        int r = i == 0 ? tempo_netq_drain(d.q, destroy_in_handler, &d)
+                       : tempo_netq_drain_until(d.q, destroy_in_handler, &d, fake_now + 50 * MS);
+        tt_note("%s: destroy from the handler -> \"%s\"", entry[i], d.error);
+        CHECK_EQ_INT(r, 3); /* the drain went on */
+        CHECK_EQ_INT(d.handled, 3);
+        if (strstr(d.error, "tempo_netq_destroy") == NULL || strstr(d.error, "own handler") == NULL)
+            tt_fail(__FILE__, __LINE__, "%s: error \"%s\": wanted tempo_netq_destroy ... own handler", entry[i],
+                    d.error);
+        CHECK_EQ_INT(busy_warns, 3); /* one per refused call, and nothing else */
+        CHECK_EQ_INT(other_lines, 0);
+        tempo_netq_stats st;
+        CHECK_EQ_INT(tempo_netq_get_stats(d.q, &st), 0);
+        CHECK_EQ_U64(st.processed, 3);
+        CHECK_EQ_INT(st.backlog, 0);
+        /* The queue still works, and a destroy after the drain frees it
+         * (ASan's leak check and valgrind watch this), without a word. */
+        sink s = {.order_ok = true};
+        push_seq(d.q, 7, 1);
+        CHECK_EQ_INT(tempo_netq_drain(d.q, on_msg, &s), 1);
+        CHECK_EQ_INT(s.last_seq, 7);
+        tempo_netq_destroy(d.q);
+        CHECK_EQ_INT(busy_warns, 3);
+        CHECK_EQ_INT(other_lines, 0);
+    }
+    SDL_LogSetOutputFunction(prev, prev_user);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, prev_priority);
+}
+
 /* The error names exactly the field(s) at fault (issue 14: DEADLINE with
  * only budget_max_ns = 10 ms failed, blaming "budget_min_ns > budget_max_ns
  * or cap_bytes" although neither of the first two was set). */
@@ -1071,6 +1146,7 @@ static const tt_case cases[] = {
     TT_CASE(attached_queue_is_drained_by_the_loop),
     TT_CASE(drain_until_uses_the_time_before_the_deadline),
     TT_CASE(reentrant_drain_is_refused),
+    TT_CASE(destroy_from_own_handler_is_refused),
     TT_CASE(bad_descriptors_fail),
     TT_CASE(four_producers_fifo_each),
     TT_CASE(four_producers_with_back_pressure),

@@ -154,7 +154,7 @@ typedef struct tempo_netq_msg {
  * no queue lock held: it may push (also into this queue; such messages wait
  * for the next drain), and it may take as long as the game needs (the drain
  * checks the clock after it returns). It must not call tempo_netq_drain()
- * on the same queue. */
+ * or tempo_netq_destroy() on the same queue (both are refused). */
 typedef void (*tempo_netq_handler)(const tempo_netq_msg *msg, void *user);
 
 typedef struct tempo_netq_stats {
@@ -201,8 +201,10 @@ TEMPO_API tempo_netq *tempo_netq_create(const tempo_netq_desc *desc);
  * handled). If attached, it leaves its loop first (destroying the loop
  * first is fine too). NULL is a no-op. No other thread may use the queue
  * any more: shut it down and join the producers first. From its own
- * handler it does nothing (TEMPO_EBUSY in tempo_get_error(): the loop
- * still drains it); destroy it after the handler returns. */
+ * handler (whichever drain called it: tempo_netq_drain, _drain_until or
+ * the loop's) it does nothing but set TEMPO_EBUSY in tempo_get_error()
+ * (with a WARN line: misuse): the drain goes on, an attached queue stays
+ * attached; destroy it after the drain returns. */
 TEMPO_API void tempo_netq_destroy(tempo_netq *q);
 
 /* Copies a message (`size` bytes from `data`; data may be NULL when size is
