@@ -65,30 +65,33 @@ bool tt_env_flag(const char *name)
     return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
 }
 
-bool tt_thread_switches(uint64_t *out)
+/* The calling thread's voluntary context switches and page faults, where
+ * the OS counts them per thread (Linux). */
+static bool thread_usage(uint64_t *switches, uint64_t *faults)
 {
 #if defined(__linux__) && defined(RUSAGE_THREAD)
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) == 0) {
-        *out = (uint64_t)ru.ru_nvcsw;
+        *switches = (uint64_t)ru.ru_nvcsw;
+        *faults = (uint64_t)ru.ru_minflt;
         return true;
     }
 #endif
-    (void)out;
+    (void)switches;
+    (void)faults;
     return false;
+}
+
+bool tt_thread_switches(uint64_t *out)
+{
+    uint64_t faults;
+    return thread_usage(out, &faults);
 }
 
 bool tt_thread_page_faults(uint64_t *out)
 {
-#if defined(__linux__) && defined(RUSAGE_THREAD)
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
-        *out = (uint64_t)ru.ru_minflt;
-        return true;
-    }
-#endif
-    (void)out;
-    return false;
+    uint64_t switches;
+    return thread_usage(&switches, out);
 }
 
 static bool selected(int argc, char **argv, const char *name)
