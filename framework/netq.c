@@ -308,10 +308,27 @@ static int push_locked(tempo_netq *q, uint32_t type, const void *data, size_t si
     return 0;
 }
 
+/* The detail of a push that failed with r (push_locked's codes): returned
+ * to the producer, which decides (retry, drop its own, wait), so DEBUG. */
+static int push_failed(const tempo_netq *q, const char *fn, int r, size_t size)
+{
+    switch (r) {
+    case TEMPO_ESHUTDOWN:
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, r, "%s: the queue is shut down", fn);
+    case TEMPO_ERANGE:
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, r, "%s: a %zu-byte message can never fit the %zu-byte queue",
+                                   fn, size, q->cap);
+    case TEMPO_EFULL:
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, r, "%s: no room now for %zu bytes (cap %zu)", fn, size, q->cap);
+    default: return r;
+    }
+}
+
 int tempo_netq_push(tempo_netq *q, uint32_t type, const void *data, size_t size)
 {
     if (q == NULL || (data == NULL && size > 0))
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_netq_push: %s",
+                                q == NULL ? "the queue is NULL" : "data is NULL with a size");
     uint64_t now = q->now(q->clock_user);
     bool was_empty;
     plat_mutex_lock(q->lock);
@@ -321,14 +338,15 @@ int tempo_netq_push(tempo_netq *q, uint32_t type, const void *data, size_t size)
     plat_mutex_unlock(q->lock);
     if (was_empty)
         tempo_event_set(q->ready);
-    return r;
+    return r != 0 ? push_failed(q, "tempo_netq_push", r, size) : 0;
 }
 
 int tempo_netq_push_wait(tempo_netq *q, uint32_t type, const void *data, size_t size, tempo_handle *cancel,
                          uint64_t timeout_ns)
 {
     if (q == NULL || (data == NULL && size > 0))
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_netq_push_wait: %s",
+                                q == NULL ? "the queue is NULL" : "data is NULL with a size");
     /* The wait runs on the real clock whatever the queue's clock is. */
     uint64_t deadline = TEMPO_INFINITE;
     if (timeout_ns != TEMPO_INFINITE) {
@@ -363,7 +381,7 @@ int tempo_netq_push_wait(tempo_netq *q, uint32_t type, const void *data, size_t 
                 tempo_event_set(q->ready);
             if (chain)
                 tempo_event_set(q->room);
-            return r;
+            return r != 0 ? push_failed(q, "tempo_netq_push_wait", r, size) : 0;
         }
 
         tempo_handle *set[2] = {q->room, cancel};
@@ -375,7 +393,13 @@ int tempo_netq_push_wait(tempo_netq *q, uint32_t type, const void *data, size_t 
             plat_mutex_lock(q->lock);
             q->room_waiters--;
             plat_mutex_unlock(q->lock);
-            return w == 1 ? TEMPO_ECANCELED : w;
+            if (w == 1)
+                return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ECANCELED,
+                                           "tempo_netq_push_wait: cancelled while waiting for room");
+            if (w == TEMPO_ETIMEDOUT)
+                return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ETIMEDOUT,
+                                           "tempo_netq_push_wait: no room for %zu bytes within the timeout", size);
+            return w; /* tempo_wait set the detail */
         }
     }
 }
@@ -395,7 +419,9 @@ void tempo_netq_shutdown(tempo_netq *q)
 int tempo_netq_set_policy(tempo_netq *q, tempo_netq_policy policy)
 {
     if (q == NULL || (unsigned)policy >= TEMPO_NETQ_POLICY_COUNT)
-        return TEMPO_EINVAL;
+        return q == NULL ? tempo__set_error(TEMPO_EINVAL, "tempo_netq_set_policy: the queue is NULL")
+                         : tempo__set_error(TEMPO_EINVAL, "tempo_netq_set_policy: policy %d out of range",
+                                            (int)policy);
     q->policy = policy;
     q->budget = q->d.budget_start_ns;
     q->frame_flush = false;
@@ -756,9 +782,11 @@ int tempo_netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user)
 int tempo_netq_drain_until(tempo_netq *q, tempo_netq_handler fn, void *user, uint64_t deadline_ns)
 {
     if (q == NULL || fn == NULL)
-        return TEMPO_EINVAL;
-    if (q->loop != NULL)
-        return TEMPO_EBUSY; /* the loop drains it: two consumers' frames would mix */
+        return tempo__set_error(TEMPO_EINVAL, "tempo_netq_drain_until: %s",
+                                q == NULL ? "the queue is NULL" : "the handler is NULL");
+    if (q->loop != NULL) /* the loop drains it: two consumers' frames would mix */
+        return tempo__set_error(TEMPO_EBUSY, "tempo_netq_drain_until: the queue is attached to a loop, which "
+                                             "drains it");
     drain_args a = {.new_frame = true, .to_deadline = UNLIMITED, .must_progress = true};
     if (deadline_ns != UNLIMITED) {
         uint64_t now = q->now(q->clock_user);
@@ -839,9 +867,10 @@ static void netq_detached(void *self)
 int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, void *user)
 {
     if (q == NULL || loop == NULL || fn == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_netq_attach: the %s is NULL",
+                                q == NULL ? "queue" : loop == NULL ? "loop" : "handler");
     if (q->loop != NULL)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_netq_attach: the queue is already attached to a loop");
     tempo_source_desc d = {.name = "netq",
                            .handle = q->ready,
                            .dispatch = netq_dispatch,
@@ -861,14 +890,15 @@ int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, vo
 int tempo_netq_detach(tempo_netq *q)
 {
     if (q == NULL || q->loop == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_netq_detach: %s",
+                                q == NULL ? "the queue is NULL" : "the queue is not attached");
     return tempo_loop_remove_source(q->loop, q->ready);
 }
 
 int tempo_netq_get_stats(tempo_netq *q, tempo_netq_stats *out)
 {
     if (q == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_netq_get_stats: the %s is NULL", q == NULL ? "queue" : "out");
     uint64_t now = q->now(q->clock_user);
     plat_mutex_lock(q->lock);
     *out = q->pub;

@@ -599,6 +599,54 @@ static void full_queue_refuses_and_counts(void)
     tempo_netq_destroy(q);
 }
 
+static int warn_lines;
+
+static void count_warns(void *user, int category, SDL_LogPriority priority, const char *message)
+{
+    (void)user;
+    (void)category;
+    (void)message;
+    warn_lines += priority >= SDL_LOG_PRIORITY_WARN;
+}
+
+/* Each failed push says why in tempo_get_error() (before: no detail, so an
+ * older failure's text stayed), and the outcomes a producer handles (full,
+ * never fits, shut down) are no WARN lines; misuse (NULL data) is. */
+static void failed_pushes_say_why(void)
+{
+    tempo_netq *q = fake_queue((tempo_netq_desc){.cap_bytes = 32 * 10, .policy = TEMPO_NETQ_DRAIN_ALL});
+    char payload[16] = "0123456789abcde";
+    for (int i = 0; i < 10; i++)
+        CHECK_EQ_INT(tempo_netq_push(q, 1, payload, 16), 0);
+    SDL_LogOutputFunction prev;
+    void *prev_user;
+    SDL_LogGetOutputFunction(&prev, &prev_user);
+    SDL_LogSetOutputFunction(count_warns, NULL);
+    warn_lines = 0;
+    static const struct {
+        int code;
+        const char *says;
+    } cases[] = {{TEMPO_EFULL, "no room now for 16 bytes (cap 320)"},
+                 {TEMPO_ERANGE, "a 1000-byte message can never fit the 320-byte queue"},
+                 {TEMPO_ESHUTDOWN, "shut down"}};
+    for (int i = 0; i < 3; i++) {
+        tempo_netq_set_policy(NULL, TEMPO_NETQ_DRAIN_ALL); /* an older failure's text, to be replaced */
+        int before = warn_lines;
+        if (i == 2)
+            tempo_netq_shutdown(q);
+        CHECK_EQ_INT(tempo_netq_push(q, 1, payload, i == 1 ? 1000 : 16), cases[i].code);
+        tt_note("%s: %s", tempo_errname(cases[i].code), tempo_get_error());
+        CHECK(strstr(tempo_get_error(), "tempo_netq_push") != NULL);
+        CHECK(strstr(tempo_get_error(), cases[i].says) != NULL);
+        CHECK_EQ_INT(warn_lines, before);
+    }
+    CHECK_EQ_INT(tempo_netq_push(q, 1, NULL, 5), TEMPO_EINVAL);
+    CHECK(strstr(tempo_get_error(), "data is NULL") != NULL);
+    CHECK_EQ_INT(warn_lines, 3 + 1); /* the three set_policy(NULL) and this one */
+    SDL_LogSetOutputFunction(prev, prev_user);
+    tempo_netq_destroy(q);
+}
+
 static void handle_is_set_while_messages_remain(void)
 {
     tempo_netq *q = fake_queue((tempo_netq_desc){.policy = TEMPO_NETQ_FIXED_BUDGET, .budget_start_ns = 3 * MS});
@@ -1147,6 +1195,7 @@ static const tt_case cases[] = {
     TT_CASE(drain_until_uses_the_time_before_the_deadline),
     TT_CASE(reentrant_drain_is_refused),
     TT_CASE(destroy_from_own_handler_is_refused),
+    TT_CASE(failed_pushes_say_why),
     TT_CASE(bad_descriptors_fail),
     TT_CASE(four_producers_fifo_each),
     TT_CASE(four_producers_with_back_pressure),
