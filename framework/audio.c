@@ -328,6 +328,25 @@ static void release_hold(tempo_audio *au)
     }
 }
 
+/* [device lock] Mix_Pause(ch) of a playing channel, made to hold.
+ * SDL_mixer 2 (2.6 to 2.8) stores the SDL_GetTicks() of the pause as the
+ * channel's "paused" field, and 0 there means "playing": during the
+ * millisecond in which SDL's 32-bit tick count reads 0 (the first after
+ * SDL's timer starts, i.e. a pause at once after opening the audio, and
+ * again every 49.7 days when the count wraps) Mix_Pause does nothing, so
+ * the play went on and raised its marks while we counted it held. Wait
+ * that millisecond out: the audio thread waits with us, at most ~1 ms once
+ * per wrap, which the device's queue absorbs. The device lock keeps the
+ * channel playing meanwhile (only the mixer and the API end a play). */
+static void pause_channel(int ch)
+{
+    Mix_Pause(ch);
+    while (Mix_Playing(ch) && !Mix_Paused(ch)) {
+        SDL_Delay(1);
+        Mix_Pause(ch);
+    }
+}
+
 /* Brings the plays in line with pause_mask: pausing holds every play that
  * is running now (Mix_Pause / Mix_PauseMusic), resuming lets exactly those
  * go on. Under the device lock, so a pause falls between two buffers and
@@ -341,7 +360,7 @@ static void apply_pause(tempo_audio *au)
         for (int i = 0; i < au->nchan; i++) {
             stream *s = &au->streams[i];
             if (want && s->active && Mix_Playing(i) && !Mix_Paused(i)) {
-                Mix_Pause(i);
+                pause_channel(i);
                 s->held = true;
             } else if (!want && s->held) {
                 Mix_Resume(i);

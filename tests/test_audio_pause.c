@@ -11,6 +11,7 @@
  * buffers the driver mixed (stats.buffers), every wait has a 20 s give-up
  * that only a lost notice or a stuck device reaches, and the quiet device's
  * wake-ups are context switches over a second, which load can only lower. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -270,6 +271,118 @@ static void play_started_while_paused_plays(void)
     Mix_FreeChunk(click);
     free(pcm_long);
     free(pcm_click);
+}
+
+/* SDL_mixer 2 (2.6 to 2.8) keeps a channel's pause as the SDL_GetTicks()
+ * of its Mix_Pause, 0 meaning "not paused": a Mix_Pause made while SDL's
+ * millisecond count reads 0 (the first millisecond after SDL_Init, and
+ * again every 49.7 days when the 32-bit count wraps) leaves the channel
+ * playing. This program defines SDL_GetTicks, to which SDL_mixer's calls
+ * bind on ELF systems (SDL's own calls go to its internal copy), so a case
+ * can put the test thread into that millisecond for as long as it needs,
+ * independently of how fast the machine is: armed, the first call on the
+ * arming thread starts a millisecond (tempo_now_ns) during which the calls
+ * on that thread read 0. Other threads (SDL's audio thread) read the real
+ * count. */
+static atomic_bool tick_zero_armed;
+static SDL_threadID tick_zero_thread; /* written before arming */
+static uint64_t tick_zero_end_ns;     /* [arming thread] 0: not started */
+static int tick_zero_calls;           /* [arming thread] calls while armed */
+
+Uint32 SDLCALL SDL_GetTicks(void)
+{
+    if (atomic_load(&tick_zero_armed) && SDL_ThreadID() == tick_zero_thread) {
+        uint64_t now = tempo_now_ns();
+        tick_zero_calls++;
+        if (tick_zero_end_ns == 0)
+            tick_zero_end_ns = now + MS;
+        if (now < tick_zero_end_ns)
+            return 0;
+    }
+    return (Uint32)SDL_GetTicks64();
+}
+
+static void tick_zero_arm(void)
+{
+    tick_zero_thread = SDL_ThreadID();
+    tick_zero_end_ns = 0;
+    tick_zero_calls = 0;
+    atomic_store(&tick_zero_armed, true);
+}
+
+/* Disarms; returns the calls made while armed. */
+static int tick_zero_disarm(void)
+{
+    atomic_store(&tick_zero_armed, false);
+    return tick_zero_calls;
+}
+
+/* The audit's report: a sound played, marked at frame 2400 and paused at
+ * once (within SDL's first millisecond) went on playing and raised its mark
+ * ~42 ms after the pause, 3 runs in 4. The cause is Mix_Pause at tick 0
+ * (above), not the play's not having reached the audio thread: here the
+ * device lock is held from the play to the pause, so the audio thread has
+ * not mixed a frame of it either way, and the pause falls in the tick-0
+ * millisecond every run. The play must stand still until the resume. */
+static void play_paused_while_sdl_ticks_read_zero_stands_still(void)
+{
+    tempo_audio *au = open_dummy(false, false);
+    if (au == NULL)
+        return;
+    /* Does SDL_mixer see this program's SDL_GetTicks? (Not where DLLs or
+     * two-level namespaces bind it to SDL's own.) Nothing plays yet, so
+     * Mix_Pause(-1) only reads the tick. */
+    tick_zero_arm();
+    Mix_Pause(-1);
+    if (tick_zero_disarm() == 0) {
+        tempo_audio_destroy(au);
+        TT_SKIP("SDL_mixer's SDL_GetTicks calls do not reach this program's");
+    }
+    Sint16 *pcm;
+    Mix_Chunk *chunk = make_chunk(LEN, &pcm);
+    lock_audio_devices(true);
+    int ch = tempo_audio_play(au, -1, chunk, 0);
+    CHECK_GE_INT(ch, 0);
+    CHECK_EQ_INT(tempo_audio_mark(au, ch, 2400, NULL, 7), 0);
+    CHECK_EQ_INT(tempo_audio_mark_end(au, ch, NULL, 8), 0);
+    tick_zero_arm();
+    CHECK_EQ_INT(tempo_audio_pause(au), 0);
+    int calls = tick_zero_disarm();
+    uint64_t b0 = buffers_mixed(au);
+    lock_audio_devices(false);
+    tt_note("SDL_GetTicks read %d times in tempo_audio_pause (the first read 0)", calls);
+    CHECK_GE_INT(calls, 1);
+    CHECK(tempo_audio_is_paused(au));
+    CHECK(Mix_Paused(ch));
+
+    /* Paused: the device runs on (far past frame 2400 and the play's end,
+     * 100 buffers of 480), no notice is raised. */
+    uint64_t t0 = tempo_now_ns();
+    while (buffers_mixed(au) < b0 + LEN / BUF && tempo_now_ns() - t0 < GIVE_UP_NS)
+        SDL_Delay(5);
+    CHECK_GE_U64(buffers_mixed(au), b0 + LEN / BUF);
+    tempo_audio_notice n[2];
+    while (tempo_audio_poll(au, &n[0]) > 0)
+        tt_fail(__FILE__, __LINE__, "notice kind %u tag %" PRIu64 " frame %" PRIu64 " raised while paused",
+                n[0].kind, n[0].tag, n[0].frame);
+    tempo_audio_stats st;
+    tempo_audio_get_stats(au, &st);
+    CHECK_EQ_INT(st.pending, 2);
+
+    /* Resumed: the mark and the end come, from frame 0 of the play. */
+    CHECK_EQ_INT(tempo_audio_resume(au), 0);
+    CHECK_EQ_INT(collect(au, n, 2), 2);
+    CHECK_EQ_INT(n[0].kind, TEMPO_AUDIO_MARK);
+    CHECK_EQ_U64(n[0].tag, 7);
+    CHECK_EQ_U64(n[0].frame, 2400);
+    CHECK_LE_U64(n[0].mixed_frames, n[0].device_frame);
+    CHECK_LT_U64(n[0].device_frame, n[0].mixed_frames + BUF);
+    CHECK_EQ_INT(n[1].kind, TEMPO_AUDIO_END);
+    CHECK_EQ_U64(n[1].tag, 8);
+    CHECK_EQ_U64(n[1].frame, LEN);
+    tempo_audio_destroy(au);
+    Mix_FreeChunk(chunk);
+    free(pcm);
 }
 
 static void on_notice(const tempo_audio_notice *n, void *user)
@@ -620,6 +733,7 @@ static const tt_case cases[] = {
     TT_CASE(paused_channel_raises_no_mark_and_resumes_at_the_same_frames),
     TT_CASE(paused_music_raises_no_mark_and_resumes_at_the_same_frames),
     TT_CASE(play_started_while_paused_plays),
+    TT_CASE(play_paused_while_sdl_ticks_read_zero_stands_still),
     TT_CASE(audio_follows_the_game_pause_when_asked),
     TT_CASE(quiet_when_idle_stops_the_device_thread),
     TT_CASE(audio_closed_before_the_loop_leaves_it),

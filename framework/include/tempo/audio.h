@@ -276,7 +276,10 @@ TEMPO_API int tempo_audio_poll(tempo_audio *au, tempo_audio_notice *out);
  * and CANCELED still come when a paused play is stopped or replaced. The
  * device keeps running (playing silence for the paused plays). Pausing a
  * paused audio does nothing (no counting: one resume undoes any number of
- * pauses). Returns 0 or TEMPO_EINVAL (NULL). */
+ * pauses). In the millisecond in which SDL's tick count reads 0 (the first
+ * after SDL starts its timer, and every 49.7 days) it waits about 1 ms:
+ * SDL_mixer 2's Mix_Pause does nothing then. Returns 0 or TEMPO_EINVAL
+ * (NULL). */
 TEMPO_API int tempo_audio_pause(tempo_audio *au);
 
 /* Resumes what tempo_audio_pause() paused, from where it stood, unless a
