@@ -48,6 +48,25 @@
 #define DEFAULT_MAX_MARKERS 256
 #define MAX_DEVICE_ID 64 /* SDL2 keeps at most 16 open devices; ids are small */
 
+/* What tempo_audio_create accepts (audio.h). Frequency: what sound cards
+ * and SDL's resampler do (8 kHz telephone to 384 kHz). Channels: SDL2
+ * refuses more than 8. Buffer: SDL's spec.samples is a Uint16 that some
+ * backends round up to a power of two, so 32768 is the most that survives;
+ * and at most MAX_BUFFER_MS long, because closing waits for the buffer in
+ * flight and two more (SDL2's SDL_RunAudio drains with SDL_Delay of two
+ * buffers before the device's thread ends): 1024 frames at 1 Hz made
+ * tempo_audio_destroy wait 1024 s on the dummy driver. Mixer channels and
+ * markers: their tables are allocated whole at create, and SDL_mixer mixes
+ * every channel every buffer. */
+#define MIN_FREQUENCY 8000
+#define MAX_FREQUENCY 384000
+#define MAX_CHANNELS 8
+#define MIN_BUFFER_FRAMES 64
+#define MAX_BUFFER_FRAMES 32768
+#define MAX_BUFFER_MS 200
+#define MAX_MIX_CHANNELS 1024
+#define MAX_MAX_MARKERS (1 << 20)
+
 typedef struct stream {
     uint64_t gen;       /* plays started on it so far (0: never played) */
     bool active;        /* the current play has not ended */
@@ -454,14 +473,45 @@ static void device_states(SDL_AudioStatus *out)
         out[id] = SDL_GetAudioDeviceStatus(id);
 }
 
+/* false (and the error set) if `value` is neither 0 (the default) nor in
+ * min..max. */
+static bool in_range(const char *field, int value, int min, int max, int dflt)
+{
+    if (value == 0 || (value >= min && value <= max))
+        return true;
+    tempo__set_error(TEMPO_EINVAL, "tempo_audio_create: %s %d is out of range (%d..%d; 0 = %d)", field, value,
+                     min, max, dflt);
+    return false;
+}
+
+/* Checks the descriptor before anything is opened. */
+static bool desc_ok(const tempo_audio_desc *d)
+{
+    if (!in_range("frequency", d->frequency, MIN_FREQUENCY, MAX_FREQUENCY, DEFAULT_FREQUENCY) ||
+        !in_range("channels", d->channels, 1, MAX_CHANNELS, DEFAULT_CHANNELS) ||
+        !in_range("buffer_frames", d->buffer_frames, MIN_BUFFER_FRAMES, MAX_BUFFER_FRAMES,
+                  DEFAULT_BUFFER_FRAMES) ||
+        !in_range("mix_channels", d->mix_channels, 1, MAX_MIX_CHANNELS, DEFAULT_MIX_CHANNELS) ||
+        !in_range("max_markers", d->max_markers, 1, MAX_MAX_MARKERS, DEFAULT_MAX_MARKERS))
+        return false;
+    int64_t rate = d->frequency ? d->frequency : DEFAULT_FREQUENCY;
+    int64_t frames = d->buffer_frames ? d->buffer_frames : DEFAULT_BUFFER_FRAMES;
+    if (frames * 1000 > rate * MAX_BUFFER_MS) {
+        tempo__set_error(TEMPO_EINVAL,
+                         "tempo_audio_create: buffer_frames %d at frequency %d lasts %.2f ms, over %d ms "
+                         "(at most frequency * %d / 1000 frames)",
+                         (int)frames, (int)rate, (double)frames * 1000.0 / (double)rate, MAX_BUFFER_MS,
+                         MAX_BUFFER_MS);
+        return false;
+    }
+    return true;
+}
+
 tempo_audio *tempo_audio_create(const tempo_audio_desc *desc)
 {
     tempo_audio_desc d = desc ? *desc : (tempo_audio_desc){0};
-    if (d.frequency < 0 || d.channels < 0 || d.buffer_frames < 0 || d.mix_channels < 0 ||
-        d.max_markers < 0) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_audio_create: negative field in the descriptor");
+    if (!desc_ok(&d))
         return NULL;
-    }
     tempo_audio *expected = NULL;
     tempo_audio *au = calloc(1, sizeof *au);
     if (au == NULL) {

@@ -419,6 +419,84 @@ static void invalid_arguments_and_limits(void)
     tempo_audio_destroy(NULL);
 }
 
+/* Creates with `d` on the dummy driver, expecting a refusal whose
+ * tempo_get_error() holds each of `want` (the field, the value, the range).
+ * If it opens instead, it is closed again (taking up to 3 of its buffers:
+ * the values below are chosen so that an old, accepting build still closes
+ * quickly enough to report). */
+static void refused(int line, tempo_audio_desc d, const char *want1, const char *want2, const char *want3)
+{
+    SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
+    tempo_audio *au = tempo_audio_create(&d);
+    if (au != NULL) {
+        tt_fail(__FILE__, line, "accepted: frequency %d channels %d buffer_frames %d mix_channels %d max_markers %d",
+                d.frequency, d.channels, d.buffer_frames, d.mix_channels, d.max_markers);
+        tempo_audio_destroy(au);
+        return;
+    }
+    const char *err = tempo_get_error();
+    tt_note("%s", err);
+    const char *want[] = {want1, want2, want3};
+    for (int i = 0; i < 3; i++)
+        if (want[i] != NULL && strstr(err, want[i]) == NULL)
+            tt_fail(__FILE__, line, "error \"%s\" does not say \"%s\"", err, want[i]);
+}
+
+/* tempo_audio_create checks every field against what a device takes
+ * (audio.h) and names the field, its value and the range; the device is
+ * not opened for a refused value (frequency 1 used to open, and closing it
+ * took 1024 s: SDL2's audio thread sleeps a buffer and then waits two more
+ * for the drain, and 1024 frames last 1024 s at 1 Hz). */
+static void create_checks_ranges_and_names_the_field(void)
+{
+    /* With a device that cannot open, an unchecked 1 Hz is SDL's error
+     * (TEMPO_EPLATFORM), not this range's. */
+    refused(__LINE__, (tempo_audio_desc){.frequency = 1, .device = "tempo-test: no such device"}, "frequency 1",
+            "8000..384000", NULL);
+    refused(__LINE__, (tempo_audio_desc){.frequency = 7999}, "frequency 7999", "8000..384000", NULL);
+    refused(__LINE__, (tempo_audio_desc){.frequency = 384001}, "frequency 384001", "8000..384000", NULL);
+    refused(__LINE__, (tempo_audio_desc){.frequency = -1}, "frequency -1", "8000..384000", NULL);
+    refused(__LINE__, (tempo_audio_desc){.channels = 9}, "channels 9", "1..8", NULL);
+    refused(__LINE__, (tempo_audio_desc){.channels = -2}, "channels -2", "1..8", NULL);
+    refused(__LINE__, (tempo_audio_desc){.buffer_frames = 63}, "buffer_frames 63", "64..32768", NULL);
+    refused(__LINE__, (tempo_audio_desc){.frequency = 384000, .buffer_frames = 32769}, "buffer_frames 32769",
+            "64..32768", NULL);
+    /* A buffer longer than 200 ms (closing waits up to 3 of them). */
+    refused(__LINE__, (tempo_audio_desc){.buffer_frames = 9601}, "buffer_frames 9601", "frequency 48000",
+            "200 ms");
+    refused(__LINE__, (tempo_audio_desc){.frequency = 8000, .buffer_frames = 1601}, "buffer_frames 1601",
+            "frequency 8000", "200 ms");
+    refused(__LINE__, (tempo_audio_desc){.mix_channels = -1}, "mix_channels -1", "1..1024", NULL);
+    refused(__LINE__, (tempo_audio_desc){.mix_channels = 1025}, "mix_channels 1025", "1..1024", NULL);
+    refused(__LINE__, (tempo_audio_desc){.max_markers = -5}, "max_markers -5", "1..1048576", NULL);
+    refused(__LINE__, (tempo_audio_desc){.max_markers = 1048577}, "max_markers 1048577", "1..1048576", NULL);
+
+    /* The limits themselves open, and close in at most 3 buffers plus
+     * slack (an informational time: load can only lengthen it). */
+    static const tempo_audio_desc edges[] = {
+        {.frequency = 8000, .buffer_frames = 1600, .channels = 1}, /* the longest buffer: 200 ms */
+        {.frequency = 384000, .buffer_frames = 64, .channels = 8},
+        {.frequency = 384000, .buffer_frames = 32768, .mix_channels = 1024, .max_markers = 1048576},
+        {.frequency = 48000, .buffer_frames = 9600, .mix_channels = 1, .max_markers = 1},
+    };
+    SDL_setenv("SDL_AUDIODRIVER", "dummy", 1);
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        tempo_audio *au = tempo_audio_create(&edges[i]);
+        if (au == NULL) {
+            tt_fail(__FILE__, __LINE__, "edge %zu refused: %s", i, tempo_get_error());
+            continue;
+        }
+        tempo_audio_spec sp;
+        CHECK_EQ_INT(tempo_audio_get_spec(au, &sp), 0);
+        CHECK_EQ_INT(sp.frequency, edges[i].frequency);
+        CHECK_EQ_INT(sp.buffer_frames, edges[i].buffer_frames);
+        uint64_t t0 = tempo_now_ns();
+        tempo_audio_destroy(au);
+        tt_note("%d Hz, %d frames: destroy took %.0f ms", sp.frequency, sp.buffer_frames,
+                (double)(tempo_now_ns() - t0) / 1e6);
+    }
+}
+
 /* A busy scene is no fault: tempo_audio_play finding no free channel
  * returns TEMPO_EBUSY and logs at DEBUG only (issue 19: one WARN per call
  * flooded a game's log). Counted through SDL's log output. */
@@ -478,6 +556,7 @@ static const tt_case cases[] = {
     TT_CASE(looping_plays_count_across_loops),
     TT_CASE(music_markers_and_end),
     TT_CASE(invalid_arguments_and_limits),
+    TT_CASE(create_checks_ranges_and_names_the_field),
     TT_CASE(no_free_channel_logs_at_debug),
 };
 

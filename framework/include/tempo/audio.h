@@ -94,13 +94,18 @@ struct _Mix_Music;
 
 typedef struct tempo_audio tempo_audio;
 
+/* Every int field is 0 (the default) or in the range beside it; anything
+ * else makes tempo_audio_create fail with TEMPO_EINVAL. */
 typedef struct tempo_audio_desc {
-    int frequency;       /* sample frames per second; 0 = 48000 */
-    int channels;        /* output channels; 0 = 2 (stereo) */
-    int buffer_frames;   /* device buffer in frames; 0 = 1024 (21.3 ms at 48 kHz): the
+    int frequency;       /* sample frames per second, 8000..384000; 0 = 48000 */
+    int channels;        /* output channels, 1..8 (SDL2's most); 0 = 2 (stereo) */
+    int buffer_frames;   /* device buffer in frames, 64..32768 and at most 200 ms long
+                            (frequency / 5 frames: closing the device waits for up to 3
+                            buffers, SDL2's drain); 0 = 1024 (21.3 ms at 48 kHz): the
                             granularity of notices and part of the output latency */
-    int mix_channels;    /* SDL_mixer channels (Mix_AllocateChannels); 0 = 16 */
-    int max_markers;     /* marks outstanding at once (pending or unread); 0 = 256 */
+    int mix_channels;    /* SDL_mixer channels (Mix_AllocateChannels), 1..1024; 0 = 16 */
+    int max_markers;     /* marks outstanding at once (pending or unread), 1..1048576
+                            (allocated at create); 0 = 256 */
     const char *device;  /* output device name; NULL = the default device */
     uint64_t latency_ns; /* output latency added to play_ns; 0 = one device buffer
                             (SDL2's usual queue; measure the real one to calibrate) */
@@ -179,9 +184,10 @@ typedef struct tempo_audio_stats {
  * subsystem; close quits it again) with 16-bit samples in the requested
  * format exactly (SDL converts), and starts it playing silence. `desc` may
  * be NULL. Returns the object, owned by the caller, or NULL: TEMPO_EBUSY if
- * a tempo_audio or SDL_mixer device is already open, TEMPO_EINVAL for
- * negative fields, TEMPO_EPLATFORM if SDL/SDL_mixer fail (detail in
- * tempo_get_error()). */
+ * a tempo_audio or SDL_mixer device is already open, TEMPO_EINVAL for a
+ * field outside its range (tempo_audio_desc; tempo_get_error() names the
+ * field, its value and the range; nothing is opened), TEMPO_EPLATFORM if
+ * SDL/SDL_mixer fail (detail in tempo_get_error()). */
 TEMPO_API tempo_audio *tempo_audio_create(const tempo_audio_desc *desc);
 
 /* Halts everything, closes the device, frees the object. Notices not yet
