@@ -27,6 +27,7 @@
  * outstanding mark, so it never overflows. Raising a notice only stores it
  * and calls tempo_event_set (one short lock, never blocks on a waiter).
  */
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,7 +414,7 @@ static void apply_pause(tempo_audio *au)
 static int set_pause_bit(tempo_audio *au, unsigned bit, bool on)
 {
     if (au == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio: pause or resume of a NULL audio");
     if (on)
         au->pause_mask |= bit;
     else
@@ -630,7 +631,7 @@ void tempo_audio_destroy(tempo_audio *au)
 int tempo_audio_get_spec(const tempo_audio *au, tempo_audio_spec *out)
 {
     if (au == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_get_spec: the %s is NULL", au == NULL ? "audio" : "out");
     *out = au->spec;
     return 0;
 }
@@ -661,8 +662,13 @@ static void begin_stream(tempo_audio *au, int ch)
 
 int tempo_audio_play(tempo_audio *au, int channel, struct Mix_Chunk *chunk, int loops)
 {
-    if (au == NULL || chunk == NULL || channel < -1 || channel >= au->nchan || loops < -1)
-        return TEMPO_EINVAL;
+    if (au == NULL || chunk == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_play: the %s is NULL", au == NULL ? "audio" : "chunk");
+    if (channel < -1 || channel >= au->nchan)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_play: channel %d is not -1 or in 0..%d", channel,
+                                au->nchan - 1);
+    if (loops < -1)
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_play: loops %d is below -1", loops);
     lock(au);
     if (channel == -1) {
         /* A channel that is not playing cannot start except through this
@@ -696,7 +702,9 @@ int tempo_audio_play(tempo_audio *au, int channel, struct Mix_Chunk *chunk, int 
 int tempo_audio_stop(tempo_audio *au, int channel)
 {
     if (au == NULL || channel < -1 || channel >= au->nchan)
-        return TEMPO_EINVAL;
+        return au == NULL ? tempo__set_error(TEMPO_EINVAL, "tempo_audio_stop: the audio is NULL")
+                          : tempo__set_error(TEMPO_EINVAL, "tempo_audio_stop: channel %d is not -1 or in 0..%d",
+                                             channel, au->nchan - 1);
     Mix_HaltChannel(channel);
     return 0;
 }
@@ -721,7 +729,7 @@ int tempo_audio_play_music(tempo_audio *au, struct _Mix_Music *music, int loops)
 int tempo_audio_stop_music(tempo_audio *au)
 {
     if (au == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_stop_music: the audio is NULL");
     Mix_HaltMusic();
     return 0;
 }
@@ -731,12 +739,17 @@ int tempo_audio_stop_music(tempo_audio *au)
 static int add_mark(tempo_audio *au, int channel, uint64_t frame, bool end, tempo_handle *signal,
                     uint64_t tag)
 {
-    if (au == NULL || channel < TEMPO_AUDIO_MUSIC || channel == -1 || channel >= au->nchan)
-        return TEMPO_EINVAL;
+    const char *fn = end ? "tempo_audio_mark_end" : "tempo_audio_mark";
+    if (au == NULL)
+        return tempo__set_error(TEMPO_EINVAL, "%s: the audio is NULL", fn);
+    if (channel < TEMPO_AUDIO_MUSIC || channel == -1 || channel >= au->nchan)
+        return tempo__set_error(TEMPO_EINVAL, "%s: channel %d is not TEMPO_AUDIO_MUSIC or in 0..%d", fn, channel,
+                                au->nchan - 1);
     if (signal != NULL && tempo__handle_kind(signal) != PLAT_HANDLE_EVENT)
-        return TEMPO_EINVAL;
-    if (au->outstanding >= au->max_markers)
-        return TEMPO_EFULL;
+        return tempo__set_error(TEMPO_EINVAL, "%s: signal %p is not a live event", fn, (void *)signal);
+    if (au->outstanding >= au->max_markers) /* returned: the game reads its notices first */
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EFULL, "%s: %d marks outstanding, max_markers", fn,
+                                   au->outstanding);
     int ch = channel == TEMPO_AUDIO_MUSIC ? music_index(au) : channel;
     mark m = {.channel = ch, .frame = frame, .end = end, .signal = signal, .tag = tag};
     lock(au);
@@ -769,18 +782,18 @@ int tempo_audio_mark(tempo_audio *au, int channel, uint64_t frame, tempo_handle 
 int tempo_audio_frame_at_ms(const tempo_audio *au, uint64_t ms, uint64_t *frame)
 {
     if (au == NULL || frame == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_frame_at_ms: the %s is NULL",
+                                au == NULL ? "audio" : "frame");
     uint64_t rate = (uint64_t)au->spec.frequency;
     /* Split ms into whole seconds and the rest so that ms * rate cannot
      * overflow for any rate SDL accepts: (ms / 1000) * rate is checked, the
      * remainder part is below 1000 * rate. */
     uint64_t secs = ms / 1000, rest = ms % 1000;
-    if (rate != 0 && secs > UINT64_MAX / rate)
-        return TEMPO_ERANGE;
     uint64_t whole = secs * rate;
     uint64_t part = (rest * rate + 999) / 1000; /* ceil: never before `ms` */
-    if (whole > UINT64_MAX - part)
-        return TEMPO_ERANGE;
+    if ((rate != 0 && secs > UINT64_MAX / rate) || whole > UINT64_MAX - part)
+        return tempo__set_error(TEMPO_ERANGE, "tempo_audio_frame_at_ms: %" PRIu64 " ms is past the last frame",
+                                ms);
     *frame = whole + part;
     return 0;
 }
@@ -795,7 +808,7 @@ uint64_t tempo_audio_ms_at_frame(const tempo_audio *au, uint64_t frame)
 
 int tempo_audio_mark_ms(tempo_audio *au, int channel, uint64_t ms, tempo_handle *signal, uint64_t tag)
 {
-    uint64_t frame;
+    uint64_t frame = 0;
     int r = tempo_audio_frame_at_ms(au, ms, &frame);
     if (r != 0)
         return r;
@@ -822,7 +835,7 @@ static bool take(tempo_audio *au, tempo_audio_notice *out)
 int tempo_audio_poll(tempo_audio *au, tempo_audio_notice *out)
 {
     if (au == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_poll: the %s is NULL", au == NULL ? "audio" : "out");
     if (take(au, out))
         return 1;
     /* Reset, then look again: a notice raised in between sets it again. */
@@ -837,7 +850,7 @@ int tempo_audio_poll(tempo_audio *au, tempo_audio_notice *out)
 int tempo_audio_get_stats(const tempo_audio *au, tempo_audio_stats *out)
 {
     if (au == NULL || out == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_get_stats: the %s is NULL", au == NULL ? "audio" : "out");
     memset(out, 0, sizeof *out);
     out->device_frames = atomic_load_explicit(&au->stat_frames, memory_order_relaxed);
     out->buffers = atomic_load_explicit(&au->stat_buffers, memory_order_relaxed);

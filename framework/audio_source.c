@@ -86,9 +86,10 @@ static void audio_detached(void *self)
 int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user)
 {
     if (au == NULL || loop == NULL || fn == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_attach: the %s is NULL",
+                                au == NULL ? "audio" : loop == NULL ? "loop" : "notice callback");
     if (*tempo__audio_loop(au) != NULL)
-        return TEMPO_EBUSY;
+        return tempo__set_error(TEMPO_EBUSY, "tempo_audio_attach: the audio is already attached to a loop");
     audio_source *a = malloc(sizeof *a);
     if (a == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_audio_attach: out of memory");
@@ -112,6 +113,7 @@ int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn 
 int tempo_audio_detach(tempo_audio *au)
 {
     if (au == NULL || *tempo__audio_loop(au) == NULL)
-        return TEMPO_EINVAL;
+        return tempo__set_error(TEMPO_EINVAL, "tempo_audio_detach: %s",
+                                au == NULL ? "the audio is NULL" : "the audio is not attached");
     return tempo_loop_remove_source(*tempo__audio_loop(au), tempo_audio_handle(au));
 }

@@ -390,22 +390,34 @@ static void invalid_arguments_and_limits(void)
     CHECK(strstr(tempo_get_error(), "already open") != NULL);
     sound s = make_sound(48000);
     tempo_audio_notice n;
-    CHECK_EQ_INT(tempo_audio_play(au, 16, s.chunk, 0), TEMPO_EINVAL);
-    CHECK_EQ_INT(tempo_audio_play(au, 0, NULL, 0), TEMPO_EINVAL);
-    CHECK_EQ_INT(tempo_audio_play(NULL, 0, s.chunk, 0), TEMPO_EINVAL);
-    CHECK_EQ_INT(tempo_audio_mark(au, 0, 10, NULL, 0), TEMPO_EINVAL); /* never played */
-    CHECK_EQ_INT(tempo_audio_mark(au, -1, 10, NULL, 0), TEMPO_EINVAL);
-    CHECK_EQ_INT(tempo_audio_mark(au, TEMPO_AUDIO_MUSIC, 10, NULL, 0), TEMPO_EINVAL);
-    CHECK_EQ_INT(tempo_audio_poll(au, NULL), TEMPO_EINVAL);
-    CHECK_EQ_INT(tempo_audio_stop(au, 99), TEMPO_EINVAL);
+    /* Each failure says which argument (before: no detail for most, so
+     * tempo_get_error() kept the text of an older failure). */
+#define REFUSED(call, code, says)                                                                                    \
+    do {                                                                                                             \
+        tempo_audio_frame_at_ms(NULL, 0, NULL); /* an older failure's text, to be replaced */                     \
+        CHECK_EQ_INT(call, code);                                                                                    \
+        if (strstr(tempo_get_error(), says) == NULL)                                                                 \
+            tt_fail(__FILE__, __LINE__, "%s: \"%s\" lacks \"%s\"", #call, tempo_get_error(), says);               \
+    } while (0)
+    REFUSED(tempo_audio_play(au, 16, s.chunk, 0), TEMPO_EINVAL, "tempo_audio_play: channel 16 is not -1 or in 0..1");
+    REFUSED(tempo_audio_play(au, 0, NULL, 0), TEMPO_EINVAL, "tempo_audio_play: the chunk is NULL");
+    REFUSED(tempo_audio_play(NULL, 0, s.chunk, 0), TEMPO_EINVAL, "tempo_audio_play: the audio is NULL");
+    REFUSED(tempo_audio_play(au, 0, s.chunk, -2), TEMPO_EINVAL, "loops -2");
+    REFUSED(tempo_audio_mark(au, 0, 10, NULL, 0), TEMPO_EINVAL, "nothing played on channel 0");
+    REFUSED(tempo_audio_mark(au, -1, 10, NULL, 0), TEMPO_EINVAL, "tempo_audio_mark: channel -1");
+    REFUSED(tempo_audio_mark(au, TEMPO_AUDIO_MUSIC, 10, NULL, 0), TEMPO_EINVAL, "tempo_audio_mark");
+    REFUSED(tempo_audio_poll(au, NULL), TEMPO_EINVAL, "tempo_audio_poll: the out is NULL");
+    REFUSED(tempo_audio_stop(au, 99), TEMPO_EINVAL, "tempo_audio_stop: channel 99");
+    REFUSED(tempo_audio_get_stats(NULL, NULL), TEMPO_EINVAL, "tempo_audio_get_stats");
     CHECK(tempo_audio_handle(NULL) == NULL);
     int ch = tempo_audio_play(au, -1, s.chunk, 0);
     tempo_handle *timer = tempo_timer_create(false);
-    CHECK_EQ_INT(tempo_audio_mark(au, ch, 10, timer, 0), TEMPO_EINVAL); /* events only */
+    REFUSED(tempo_audio_mark(au, ch, 10, timer, 0), TEMPO_EINVAL, "is not a live event"); /* events only */
     tempo_timer_destroy(timer);
     CHECK_EQ_INT(tempo_audio_mark(au, ch, 40000, NULL, 1), 0);
     CHECK_EQ_INT(tempo_audio_mark(au, ch, 40001, NULL, 2), 0);
-    CHECK_EQ_INT(tempo_audio_mark(au, ch, 40002, NULL, 3), TEMPO_EFULL);
+    REFUSED(tempo_audio_mark(au, ch, 40002, NULL, 3), TEMPO_EFULL, "2 marks outstanding");
+#undef REFUSED
     CHECK_EQ_INT(tempo_audio_stop(au, ch), 0); /* cancels both */
     CHECK_EQ_INT(tempo_audio_poll(au, &n), 1);
     CHECK_EQ_INT(n.kind, TEMPO_AUDIO_CANCELED);
