@@ -95,7 +95,10 @@ enum {
                                           host:port, and refused (nobody
                                           listens: the server is not up
                                           yet) reads "connection refused
-                                          ... (ECONNREFUSED, ...)"),
+                                          ... (ECONNREFUSED, ...)" where the
+                                          OS's error outlives SDL_net's
+                                          failed connect (POSIX; on Windows
+                                          SDL_net's own text follows),
                                           TEMPO_EFORMAT (malformed stream:
                                           what was wrong, then the header's
                                           length and type next to this
