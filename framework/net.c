@@ -174,11 +174,11 @@ static bool push_frames(tempo_net *n)
             break;
         if (r < 0) {
             /* The header as read, next to what this connection accepts. */
-            const uint8_t *h = n->rx + off;
-            uint32_t len = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+            const uint8_t *reserved = n->rx + off + 6;
             report(n, TEMPO_NET_MSG_ERROR, TEMPO_EFORMAT,
                    "malformed stream: %s (length %" PRIu32 ", most %" PRIu32 "; type %u, 1..%u; reserved %02x%02x)",
-                   why, len, n->lim.max_payload, (unsigned)(h[4] << 8 | h[5]), (unsigned)n->lim.max_type, h[6], h[7]);
+                   why, f.size, n->lim.max_payload, (unsigned)f.type, (unsigned)n->lim.max_type, reserved[0],
+                   reserved[1]);
             return false;
         }
         /* Counted before the push: a loop that has the frame sees it counted. */
@@ -278,8 +278,7 @@ static void drain_wake(tempo_net *n)
     }
 }
 
-/* [network thread] */
-/* Allocates the send ring and touches every page of it, a mebibyte at a
+/* [network thread] Allocates the send ring and touches every page of it, a mebibyte at a
  * time, so that no send takes a first-touch page fault (or the zeroing of
  * a huge page: up to milliseconds each, measured). On the network thread,
  * before it connects: nothing is queued until the socket is published
@@ -303,6 +302,7 @@ static bool make_send_ring(tempo_net *n)
     return true;
 }
 
+/* [network thread] */
 static int net_main(void *arg)
 {
     tempo_net *n = arg;
@@ -528,19 +528,17 @@ static void ring_put(tempo_net *n, const void *p, size_t len)
 
 int tempo_net_send(tempo_net *n, uint16_t type, const void *data, size_t size)
 {
-    if (n == NULL || type == 0 || (data == NULL && size > 0) || size > TEMPO_NET_MAX_PAYLOAD) {
-        /* Returned, so DEBUG, like every failure of this call. */
-        if (n == NULL)
-            return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: the net is NULL");
-        if (type == 0)
-            return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: frame type 0 is reserved");
-        if (data == NULL)
-            return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: data is NULL for %zu bytes",
-                                       size);
+    /* Returned, so DEBUG, like every failure of this call. */
+    if (n == NULL)
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: the net is NULL");
+    if (type == 0)
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: frame type 0 is reserved");
+    if (data == NULL && size > 0)
+        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: data is NULL for %zu bytes", size);
+    if (size > TEMPO_NET_MAX_PAYLOAD)
         return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL,
                                    "tempo_net_send: %zu bytes is above the largest payload, %u", size,
                                    (unsigned)TEMPO_NET_MAX_PAYLOAD);
-    }
     uint8_t header[TEMPO_NET_HEADER_BYTES];
     tempo_net_frame_header(header, type, (uint32_t)size);
     size_t need = TEMPO_NET_HEADER_BYTES + size;

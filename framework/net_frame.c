@@ -40,6 +40,9 @@ int tempo__frame_decode(const uint8_t *buf, size_t len, const tempo__frame_limit
         return 0;
     uint32_t size = read_be32(buf);
     uint16_t type = read_be16(buf + 4);
+    out->type = type; /* the header as read, for a malformed one's report too */
+    out->size = size;
+    out->payload = NULL;
     if (size & UINT32_C(0x80000000))
         return malformed(why, "negative frame length");
     if (size > lim->max_payload)
@@ -52,8 +55,6 @@ int tempo__frame_decode(const uint8_t *buf, size_t len, const tempo__frame_limit
      * the total fits an int. */
     if (len - TEMPO_NET_HEADER_BYTES < size)
         return 0;
-    out->type = type;
-    out->size = size;
     out->payload = buf + TEMPO_NET_HEADER_BYTES;
     return (int)(TEMPO_NET_HEADER_BYTES + size);
 }

@@ -28,7 +28,9 @@ typedef struct tempo__frame {
  *   0              not enough bytes yet for the header, or for the payload
  *                  it announces (a valid prefix of a frame);
  *   TEMPO_EFORMAT  malformed header; *why (if why is not NULL) is set to a
- *                  static English reason. Nothing after it can be trusted.
+ *                  static English reason, and out->type and out->size hold
+ *                  the header as read (for the report; payload NULL).
+ *                  Nothing after it can be trusted.
  * The header is validated as soon as its 8 bytes are there, so a bad length
  * is rejected before any payload is waited for. */
 int tempo__frame_decode(const uint8_t *buf, size_t len, const tempo__frame_limits *lim, tempo__frame *out,
