@@ -485,8 +485,9 @@ static bool in_range(const char *field, int value, int min, int max, int dflt)
     return false;
 }
 
-/* Checks the descriptor before anything is opened. */
-static bool desc_ok(const tempo_audio_desc *d)
+/* Checks the descriptor before anything is opened and fills in the
+ * defaults of its 0 fields. */
+static bool desc_ok(tempo_audio_desc *d)
 {
     if (!in_range("frequency", d->frequency, MIN_FREQUENCY, MAX_FREQUENCY, DEFAULT_FREQUENCY) ||
         !in_range("channels", d->channels, 1, MAX_CHANNELS, DEFAULT_CHANNELS) ||
@@ -495,8 +496,12 @@ static bool desc_ok(const tempo_audio_desc *d)
         !in_range("mix_channels", d->mix_channels, 1, MAX_MIX_CHANNELS, DEFAULT_MIX_CHANNELS) ||
         !in_range("max_markers", d->max_markers, 1, MAX_MAX_MARKERS, DEFAULT_MAX_MARKERS))
         return false;
-    int64_t rate = d->frequency ? d->frequency : DEFAULT_FREQUENCY;
-    int64_t frames = d->buffer_frames ? d->buffer_frames : DEFAULT_BUFFER_FRAMES;
+    d->frequency = d->frequency ? d->frequency : DEFAULT_FREQUENCY;
+    d->channels = d->channels ? d->channels : DEFAULT_CHANNELS;
+    d->buffer_frames = d->buffer_frames ? d->buffer_frames : DEFAULT_BUFFER_FRAMES;
+    d->mix_channels = d->mix_channels ? d->mix_channels : DEFAULT_MIX_CHANNELS;
+    d->max_markers = d->max_markers ? d->max_markers : DEFAULT_MAX_MARKERS;
+    int64_t rate = d->frequency, frames = d->buffer_frames;
     if (frames * 1000 > rate * MAX_BUFFER_MS) {
         tempo__set_error(TEMPO_EINVAL,
                          "tempo_audio_create: buffer_frames %d at frequency %d lasts %.2f ms, over %d ms "
@@ -524,13 +529,13 @@ tempo_audio *tempo_audio_create(const tempo_audio_desc *desc)
         tempo__set_error(TEMPO_EBUSY, "tempo_audio_create: an audio device is already open");
         return NULL;
     }
-    au->spec.frequency = d.frequency ? d.frequency : DEFAULT_FREQUENCY;
-    au->spec.channels = d.channels ? d.channels : DEFAULT_CHANNELS;
-    au->spec.buffer_frames = d.buffer_frames ? d.buffer_frames : DEFAULT_BUFFER_FRAMES;
+    au->spec.frequency = d.frequency;
+    au->spec.channels = d.channels;
+    au->spec.buffer_frames = d.buffer_frames;
     au->spec.format = AUDIO_S16SYS;
     au->spec.bytes_per_frame = 2 * au->spec.channels;
-    au->nchan = d.mix_channels ? d.mix_channels : DEFAULT_MIX_CHANNELS;
-    au->max_markers = d.max_markers ? (uint32_t)d.max_markers : DEFAULT_MAX_MARKERS;
+    au->nchan = d.mix_channels;
+    au->max_markers = (uint32_t)d.max_markers;
     au->pause_with_game = d.pause_with_game;
     au->quiet_when_idle = d.quiet_when_idle;
     au->buffer_ns = (uint64_t)au->spec.buffer_frames * TEMPO_NS_PER_S / (uint64_t)au->spec.frequency;
