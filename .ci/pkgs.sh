@@ -11,12 +11,27 @@ as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi
 }
 
-# missing_pkgs PKG...: the names of those not installed, one a line.
+# missing_pkgs PKG...: the names of those not installed, one a line. PKG may list alternatives,
+# "a|b": satisfied when any is installed, and "a" (the first) is what gets installed. So
+# "libsdl2-dev|libsdl2-compat-dev" keeps a machine's sdl2-compat (SDL2 over SDL3: Debian 13's
+# libsdl2-compat-dev, what sid, Fedora and Arch ship as SDL2) instead of installing classic SDL2
+# over the user's choice.
 missing_pkgs() {
-    local p
+    local p alt
     for p in "$@"; do
-        [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || echo "$p"
+        for alt in ${p//|/ }; do
+            [ "$(dpkg-query -W -f='${db:Status-Status}' "$alt" 2>/dev/null)" = installed ] && continue 2
+        done
+        echo "${p%%|*}"
     done
+}
+
+# apt_get ARGS...: apt-get as root, non-interactive, output on stderr. It waits up to 10 minutes
+# for the dpkg lock (unattended-upgrades on a new install, apt in a second terminal: without
+# this apt fails at once with "Could not get lock"), and retries a failed download 3 times.
+apt_get() {
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
+        -o Acquire::Retries=3 "$@" >&2
 }
 
 # ensure_pkgs PKG...: installs whatever is missing (apt-get update first, once per process).
@@ -33,12 +48,11 @@ ensure_pkgs() {
     fi
     echo "${0##*/}: installing Debian packages (first run only): $missing" >&2
     if [ "$_tempo_apt_updated" = 0 ]; then
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || return 1
+        apt_get update -qq || return 1
         _tempo_apt_updated=1
     fi
     # shellcheck disable=SC2086
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        -o Dpkg::Use-Pty=0 $missing >&2
+    apt_get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 $missing
 }
 
 # deb_src_822 APT_DIR, deb_src_one APT_DIR: a deb-src entry for every binary entry apt has, in

@@ -665,7 +665,7 @@ static void begin_stream(tempo_audio *au, int ch)
     s->start_dev = au->mixed;
 }
 
-int tempo_audio_play(tempo_audio *au, int channel, struct Mix_Chunk *chunk, int loops)
+int tempo_audio_play(tempo_audio *au, int channel, Mix_Chunk *chunk, int loops)
 {
     if (au == NULL || chunk == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_audio_play: the %s is NULL", au == NULL ? "audio" : "chunk");
@@ -714,7 +714,7 @@ int tempo_audio_stop(tempo_audio *au, int channel)
     return 0;
 }
 
-int tempo_audio_play_music(tempo_audio *au, struct _Mix_Music *music, int loops)
+int tempo_audio_play_music(tempo_audio *au, Mix_Music *music, int loops)
 {
     if (au == NULL || music == NULL || loops < -1)
         return TEMPO_EINVAL;

@@ -72,7 +72,9 @@
  * --rounds N (every row N times, round after round, then the burst window
  * of each round side by side with the totals: a late frame there is rare
  * enough that one round cannot tell a glue's from the machine's). */
+#ifndef _GNU_SOURCE /* sdl2-compat's flags already define it (-D_GNU_SOURCE=1) */
 #define _GNU_SOURCE /* RUSAGE_THREAD (Linux) */
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,9 @@
  * Audio uses SDL's dummy driver; images use a software renderer on a
  * surface, so no window or display is needed. */
 #if defined(__linux__)
+#ifndef _GNU_SOURCE /* sdl2-compat's flags already define it (-D_GNU_SOURCE=1) */
 #define _GNU_SOURCE /* SCHED_BATCH: desc.low_priority's case */
+#endif
 #endif
 #include <stdatomic.h>
 #include <stdio.h>

@@ -77,7 +77,7 @@ check "win-env exits 0 on a new machine" $((rc != 0)) "exit $rc; stderr: $(tail 
 check "win-env prints only the cross file's path on stdout" "$([ "$out" = "$want" ]; echo $?)" \
     "want exactly '$want'; got $(printf '%s\n' "$out" | wc -l) line(s), first: '$(printf '%s\n' "$out" | head -1)'"
 check "win-env's packages were installed (apt-get install ran)" \
-    "$(grep -q '^install .*wine64' "$TEMPO_SHIM_LOG"; echo $?)" "apt-get calls: $(tr '\n' ';' <"$TEMPO_SHIM_LOG")"
+    "$(grep -q ' install .*wine64' "$TEMPO_SHIM_LOG"; echo $?)" "apt-get calls: $(tr '\n' ';' <"$TEMPO_SHIM_LOG")"
 check "the cross file exists" "$([ -f "$want" ]; echo $?)" "no $want"
 
 # --- the shared installer: nothing on stdout, apt-get update once then install ------------------
@@ -91,6 +91,56 @@ check "apt-get update runs once, before the first install" \
     "$([ "$(grep -c update "$TEMPO_SHIM_LOG")" = 1 ] && head -1 "$TEMPO_SHIM_LOG" | grep -q update; echo $?)" "calls: $calls"
 check "the missing packages are installed by name" \
     "$(grep -q 'install.* alpha beta' "$TEMPO_SHIM_LOG" && grep -q 'install.* gamma' "$TEMPO_SHIM_LOG"; echo $?)" "calls: $calls"
+
+# Every apt-get call waits for the dpkg lock (unattended-upgrades on a new install, a second
+# terminal) and retries downloads: without it, a busy lock failed the stage at once (issue 36).
+check "every apt-get call waits for the dpkg lock and retries downloads" \
+    "$([ -s "$TEMPO_SHIM_LOG" ] && ! grep -v 'DPkg::Lock::Timeout=[1-9].*Acquire::Retries=[1-9]' "$TEMPO_SHIM_LOG" | grep -q .; echo $?)" \
+    "calls: $calls"
+
+# --- alternatives: sdl2-compat satisfies "libsdl2-dev|libsdl2-compat-dev" -------------------------
+# A dpkg-query that knows one installed package (sdl2-compat's), as Debian 13 with it has.
+mkdir -p "$tmp/compat"
+cat >"$tmp/compat/dpkg-query" <<'EOF2'
+#!/bin/sh
+for a; do last=$a; done
+[ "$last" = libsdl2-compat-dev ] && printf installed || printf not-installed
+EOF2
+chmod +x "$tmp/compat/dpkg-query"
+miss=$(PATH="$tmp/compat:$PATH" bash -c '. "$1/.ci/pkgs.sh"; missing_pkgs "libsdl2-dev|libsdl2-compat-dev" libsdl2-mixer-dev' x "$repo")
+check "sdl2-compat satisfies the installer's SDL2 (it is not replaced by classic SDL2)" \
+    "$([ "$miss" = libsdl2-mixer-dev ]; echo $?)" "missing_pkgs said: $(printf '%s' "$miss" | tr '\n' ' ')"
+miss=$("${new_machine[@]}" bash -c '. "$1/.ci/pkgs.sh"; missing_pkgs "libsdl2-dev|libsdl2-compat-dev"' x "$repo")
+check "with neither installed, the first alternative is installed" "$([ "$miss" = libsdl2-dev ]; echo $?)" "got: $miss"
+
+# --- source packages: a package whose sources cannot be had fails loudly, by name ------------------
+# apt-get source as a mirror answering 404 for some files: the .dsc and the Debian tarball of
+# "good" arrive, nothing of "bad", and "net" lacks only its Debian packaging tarball.
+mkdir -p "$tmp/src-shim" "$tmp/src-work"
+cat >"$tmp/src-shim/apt-get" <<'EOF2'
+#!/bin/sh
+case " $* " in
+*" --print-uris "*)
+    for p; do case $p in good|bad|net)
+        echo "'http://m/$p.dsc' ${p}_1.dsc 1 SHA256:0"
+        echo "'http://m/$p.orig' ${p}_1.orig.tar.xz 1 SHA256:0"
+        echo "'http://m/$p.deb' ${p}_1-1.debian.tar.xz 1 SHA256:0" ;; esac; done ;;
+*" --download-only "*)
+    for p; do case $p in
+        good) echo x >good_1.dsc; echo x >good_1.orig.tar.xz; echo x >good_1-1.debian.tar.xz ;;
+        net) echo x >net_1.dsc; echo x >net_1.orig.tar.xz ;;
+    esac; done
+    exit 100 ;;
+esac
+EOF2
+chmod +x "$tmp/src-shim/apt-get"
+fetch() { (cd "$tmp/src-work" && rm -f ./* && PATH="$tmp/src-shim:$PATH" bash -c '. "$1/.ci/pkgs.sh"; . "$1/.ci/srcpkgs.sh"; TAG=t; SRC_PKGS=("${@:2}"); srcpkgs_fetch' x "$repo" "$@" 2>&1); }
+out=$(fetch good net); rc=$?
+check "sources that arrived (a missing Debian tarball only noted) fetch with status 0" "$rc" "exit $rc: $out"
+check "the missing Debian tarball is named" "$(grep -q 'net: .*net_1-1.debian.tar.xz' <<<"$out"; echo $?)" "output: $out"
+out=$(fetch good bad); rc=$?
+check "a package whose sources cannot be had fails the fetch" "$((rc == 0))" "exit 0: $out"
+check "the failure names the package" "$(grep -q 'cannot get the sources of bad' <<<"$out"; echo $?)" "output: $out"
 
 # --- deb-src entries from both formats apt reads ------------------------------------------------
 apt=$tmp/apt

@@ -21,6 +21,9 @@
  *
  * Every case that needs the compositor skips without SDL's wayland driver,
  * except where ./dev sets TEMPO_REQUIRE_WAYLAND=1 (then it fails). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv under -std=c11 */
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,9 @@
  * with the win32 backend (QueryPerformanceCounter, as SDL's performance
  * counter is there). Elsewhere SDL's performance counter is used. */
 #if defined(TEMPO_HAVE_CLOCK_GETTIME)
+#ifndef _GNU_SOURCE /* sdl2-compat's flags already define it (-D_GNU_SOURCE=1) */
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <time.h>
 #endif

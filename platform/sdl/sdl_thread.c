@@ -1,6 +1,8 @@
 /* Threads and mutexes of the SDL backend: thin wrappers over SDL's. */
 #if defined(__linux__)
+#ifndef _GNU_SOURCE /* sdl2-compat's flags already define it (-D_GNU_SOURCE=1) */
 #define _GNU_SOURCE /* RUSAGE_THREAD, SCHED_BATCH, gettid */
+#endif
 #include <errno.h>
 #include <sched.h>
 #include <string.h>

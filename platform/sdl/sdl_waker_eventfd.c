@@ -9,7 +9,9 @@
  * slack (hrtimer, absolute mode). Measured on the 2-core VM with bench_wait:
  * tick lateness p50 ~110 us with a ppoll timeout vs ~90 us with the timerfd,
  * the kernel floor for any passive wait there. */
+#ifndef _GNU_SOURCE /* sdl2-compat's flags already define it (-D_GNU_SOURCE=1) */
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <poll.h>
 #include <stdatomic.h>

@@ -78,6 +78,8 @@
 #ifndef TEMPO_AUDIO_H
 #define TEMPO_AUDIO_H
 
+#include <SDL_mixer.h>
+
 #include "base.h"
 #include "wait.h"
 
@@ -85,9 +87,10 @@
 extern "C" {
 #endif
 
-/* SDL_mixer's types, declared so this header does not need SDL_mixer.h. */
-struct Mix_Chunk;
-struct _Mix_Music;
+/* SDL_mixer's types are named by their typedefs, Mix_Chunk and Mix_Music, from SDL_mixer.h:
+ * the struct tag behind Mix_Music is `_Mix_Music` in SDL_mixer 2.6 and `Mix_Music` from 2.8
+ * on, so only the typedef names the same type on both (a forward-declared tag made every
+ * game's Mix_Music * an incompatible pointer on 2.8, an error under gcc 14). */
 
 /* The channel number that names the music stream in marks and notices. */
 #define TEMPO_AUDIO_MUSIC (-2)
@@ -219,7 +222,7 @@ TEMPO_API tempo_handle *tempo_audio_handle(tempo_audio *au);
  * Returns the channel, TEMPO_EBUSY (no free channel: logged at DEBUG only,
  * a busy scene is no fault), TEMPO_EINVAL or TEMPO_EPLATFORM (SDL_mixer's
  * error in tempo_get_error()). */
-TEMPO_API int tempo_audio_play(tempo_audio *au, int channel, struct Mix_Chunk *chunk, int loops);
+TEMPO_API int tempo_audio_play(tempo_audio *au, int channel, Mix_Chunk *chunk, int loops);
 
 /* Halts `channel` (-1: every channel). Its END marks fire, unreached marks
  * are CANCELED. Returns 0 or TEMPO_EINVAL. */
@@ -229,7 +232,7 @@ TEMPO_API int tempo_audio_stop(tempo_audio *au, int channel);
  * 0 and 1 both mean once, as in Mix_PlayMusic), halting the music playing
  * before. Marks use channel TEMPO_AUDIO_MUSIC. The music must stay alive
  * while it plays. Returns 0, TEMPO_EINVAL or TEMPO_EPLATFORM. */
-TEMPO_API int tempo_audio_play_music(tempo_audio *au, struct _Mix_Music *music, int loops);
+TEMPO_API int tempo_audio_play_music(tempo_audio *au, Mix_Music *music, int loops);
 
 /* Halts the music (END marks fire). Returns 0 or TEMPO_EINVAL. */
 TEMPO_API int tempo_audio_stop_music(tempo_audio *au);

@@ -119,6 +119,8 @@
 #ifndef TEMPO_LOADER_H
 #define TEMPO_LOADER_H
 
+#include <SDL_mixer.h>
+
 #include "base.h"
 #include "clock.h"
 #include "wait.h"
@@ -127,14 +129,13 @@
 extern "C" {
 #endif
 
-/* SDL's and SDL_mixer's types, declared here so this header needs neither
- * SDL.h nor SDL_mixer.h: `struct SDL_Texture` is SDL_Texture, `struct
- * Mix_Chunk` is Mix_Chunk, `struct _Mix_Music` is Mix_Music, and so on. */
+/* SDL's types, declared here so this header needs no SDL.h: `struct
+ * SDL_Texture` is SDL_Texture, and so on (the same tags in SDL2 and
+ * sdl2-compat). SDL_mixer's come from SDL_mixer.h by their typedef names:
+ * Mix_Music's struct tag changed in SDL_mixer 2.8 (audio.h). */
 struct SDL_Renderer;
 struct SDL_Texture;
 struct SDL_Surface;
-struct Mix_Chunk;
-struct _Mix_Music;
 
 typedef struct tempo_loader tempo_loader;
 
@@ -233,8 +234,8 @@ struct tempo_load_result {
     uint64_t latency_ns;   /* submit -> this callback, on tempo_now_ns() */
     struct SDL_Texture *texture; /* IMAGE with a renderer */
     struct SDL_Surface *surface; /* IMAGE without a renderer */
-    struct Mix_Chunk *chunk;
-    struct _Mix_Music *music;
+    Mix_Chunk *chunk;
+    Mix_Music *music;
     void *data;            /* BYTES: SDL_malloc'd, `size` bytes plus a NUL after them */
     size_t size;
     void *custom;          /* CUSTOM: what work/finalize left in *result */
