@@ -5,11 +5,12 @@
 #
 # srcpkgs_versions: prints the .dsc names apt would fetch for SRC_PKGS (their exact versions),
 #   after making sure apt has a deb-src entry for every binary entry it has (both formats).
-# srcpkgs_fetch: downloads SRC_PKGS into the current directory, with retries. Fails loudly, naming
-#   the package, when a package's .dsc or upstream tarball cannot be had: a build from half its
-#   sources is no build. Only Debian's packaging tarball may be missing (the mirror here answers
-#   404 for libsdl2-net_2.2.0+dfsg-2.debian.tar.xz): the builds skip Debian's patches anyway, so
-#   that is one line on stderr and the upstream tarball is unpacked instead.
+# srcpkgs_fetch: downloads SRC_PKGS into the current directory, with retries (apt checks every
+#   file it gets against the archive's Sources index). Fails loudly, naming the package, when a
+#   package's upstream tarball cannot be had: that is the source. Debian's own files may be
+#   missing (the mirror here answers 404 for libsdl2-net's .debian.tar.xz on Debian 12 and for its
+#   .dsc too on Debian 13): the builds skip Debian's patches anyway, so each missing one is a line
+#   on stderr and the upstream tarball is unpacked directly.
 # srcpkgs_build PKG NAME CMD...: unpacks PKG into ./src-PKG and runs CMD (the caller's configure,
 #   build and install, with "$src" and "$bld" set), its output in ./NAME.log (the last 40 lines
 #   on stderr when it fails, then exit 1). Each library has its own stamp in PREFIX: one already
@@ -60,7 +61,7 @@ srcpkgs_fetch() {
         done < <(apt-get source --print-uris -qq "$pkg" | awk '{ print $2 }')
         for f in "${missing[@]}"; do
             case $f in
-                *.debian.tar.*) echo "$TAG: $pkg: Debian's packaging tarball $f could not be downloaded; not needed (its patches are skipped)" >&2 ;;
+                *.dsc|*.debian.tar.*) echo "$TAG: $pkg: Debian's $f could not be downloaded; not needed (the upstream tarball is built, Debian's patches are skipped)" >&2 ;;
                 *)
                     echo "$TAG: cannot get the sources of $pkg: $f could not be downloaded (apt-get source $pkg, 3 tries)" >&2
                     return 1 ;;
@@ -69,11 +70,16 @@ srcpkgs_fetch() {
     done
 }
 
+# srcpkgs_dsc PKG: the .dsc name apt has for PKG (its exact version), whether or not it arrived.
+srcpkgs_dsc() {
+    apt-get source --print-uris -qq "$1" | awk '$2 ~ /\.dsc$/ { print $2; exit }'
+}
+
 srcpkgs_build() {
     local pkg=$1 name=$2 t=$SECONDS dsc stamp sdl
     shift 2
-    dsc=$(echo "$pkg"_*.dsc)
-    sdl=$(echo libsdl2_*.dsc)
+    dsc=$(srcpkgs_dsc "$pkg")
+    sdl=$(srcpkgs_dsc libsdl2)
     stamp="recipe $RECIPE"$'\n'"$sdl"$'\n'"$dsc"
     if [ "$stamp" = "$(cat "$PREFIX/.stamp-$pkg" 2>/dev/null)" ]; then
         echo "$TAG: $name already built from ${dsc%.dsc}" >&2
@@ -82,7 +88,7 @@ srcpkgs_build() {
     fi
     rm -f "$PREFIX/.stamp-$pkg"
     echo "$TAG: building $name from ${dsc%.dsc} (first run only; SDL2 takes minutes)" >&2
-    if ! dpkg-source -x --skip-patches "$dsc" "src-$pkg" >"$pkg.unpack.log" 2>&1; then
+    if [ ! -f "$dsc" ] || ! dpkg-source -x --skip-patches "$dsc" "src-$pkg" >"$pkg.unpack.log" 2>&1; then
         local orig
         orig=$(ls "$pkg"_*.orig.tar.*) || { cat "$pkg.unpack.log" >&2; exit 1; }
         rm -rf "src-$pkg"; mkdir "src-$pkg"

@@ -115,7 +115,7 @@ check "with neither installed, the first alternative is installed" "$([ "$miss" 
 
 # --- source packages: a package whose sources cannot be had fails loudly, by name ------------------
 # apt-get source as a mirror answering 404 for some files: the .dsc and the Debian tarball of
-# "good" arrive, nothing of "bad", and "net" lacks only its Debian packaging tarball.
+# "good" arrive, nothing of "bad", and "net" only its upstream tarball (Debian 13's mirror here).
 mkdir -p "$tmp/src-shim" "$tmp/src-work"
 cat >"$tmp/src-shim/apt-get" <<'EOF2'
 #!/bin/sh
@@ -128,7 +128,7 @@ case " $* " in
 *" --download-only "*)
     for p; do case $p in
         good) echo x >good_1.dsc; echo x >good_1.orig.tar.xz; echo x >good_1-1.debian.tar.xz ;;
-        net) echo x >net_1.dsc; echo x >net_1.orig.tar.xz ;;
+        net) echo x >net_1.orig.tar.xz ;;
     esac; done
     exit 100 ;;
 esac
@@ -136,8 +136,9 @@ EOF2
 chmod +x "$tmp/src-shim/apt-get"
 fetch() { (cd "$tmp/src-work" && rm -f ./* && PATH="$tmp/src-shim:$PATH" bash -c '. "$1/.ci/pkgs.sh"; . "$1/.ci/srcpkgs.sh"; TAG=t; SRC_PKGS=("${@:2}"); srcpkgs_fetch' x "$repo" "$@" 2>&1); }
 out=$(fetch good net); rc=$?
-check "sources that arrived (a missing Debian tarball only noted) fetch with status 0" "$rc" "exit $rc: $out"
-check "the missing Debian tarball is named" "$(grep -q 'net: .*net_1-1.debian.tar.xz' <<<"$out"; echo $?)" "output: $out"
+check "upstream sources that arrived (Debian's missing files only noted) fetch with status 0" "$rc" "exit $rc: $out"
+check "Debian's missing files are named" \
+    "$(grep -q 'net: .*net_1-1.debian.tar.xz' <<<"$out" && grep -q 'net: .*net_1.dsc' <<<"$out"; echo $?)" "output: $out"
 out=$(fetch good bad); rc=$?
 check "a package whose sources cannot be had fails the fetch" "$((rc == 0))" "exit 0: $out"
 check "the failure names the package" "$(grep -q 'cannot get the sources of bad' <<<"$out"; echo $?)" "output: $out"
