@@ -100,3 +100,24 @@ srcpkgs_build() {
     dsc=${dsc#*_}
     summary+=("$name ${dsc%.dsc} ($((SECONDS - t))s)")
 }
+
+# mixer_build CMAKE-OPTION...: the caller's cmake_build for SDL2_mixer, with the MP3 options of
+# the tarball unpacked in $src.
+mixer_build() {
+    # shellcheck disable=SC2046 # the options are words
+    cmake_build "$@" $(mixer_mp3_opts "$src")
+}
+
+# mixer_mp3_opts SRC: SDL2_mixer's CMake options for MP3 from what the unpacked tarball SRC bundles:
+# dr_mp3 (2.6), minimp3 (2.8's upstream tarball), or neither (Debian's dfsg tarball of 2.8.1
+# drops minimp3): then MP3 is off and says so, rather than a build that fails on a missing header.
+mixer_mp3_opts() {
+    if [ -e "$1/src/codecs/dr_libs/dr_mp3.h" ]; then
+        echo -DSDL2MIXER_MP3=ON -DSDL2MIXER_MP3_DRMP3=ON
+    elif [ -e "$1/src/codecs/minimp3/minimp3_ex.h" ]; then
+        echo -DSDL2MIXER_MP3=ON -DSDL2MIXER_MP3_MINIMP3=ON
+    else
+        echo "$TAG: $1 bundles no MP3 decoder (Debian's tarball drops it): SDL2_mixer without MP3" >&2
+        echo -DSDL2MIXER_MP3=OFF
+    fi
+}

@@ -23,7 +23,17 @@ import sys
 MACROS = ("_DEFAULT_SOURCE", "_GNU_SOURCE", "_XOPEN_SOURCE", "_POSIX_C_SOURCE", "_BSD_SOURCE", "_SVID_SOURCE")
 
 
-def variants(argv):
+def defines_a_macro(path):
+    """True when the file defines one of MACROS itself (only then can predefining one clash)."""
+    try:
+        with open(path, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return True
+    return any("#define " + m in text for m in MACROS)
+
+
+def variants(argv, own_defines):
     """The two syntax-only commands for one compile command."""
     out = []
     skip = False
@@ -40,14 +50,18 @@ def variants(argv):
     bare = base + ["-U" + m for m in MACROS] + strict
     # 2: _GNU_SOURCE predefined as sdl2-compat's flags do: a file that defines it must guard it.
     pre = base[:1] + ["-D_GNU_SOURCE=1"] + base[1:] + strict + ["-Werror"]
-    return [("without outside feature macros", bare), ("with -D_GNU_SOURCE=1 predefined", pre)]
+    out = [("without outside feature macros", bare)]
+    if own_defines:
+        out.append(("with -D_GNU_SOURCE=1 predefined", pre))
+    return out
 
 
 def check(entry):
     argv = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
     src = entry["file"]
     fails = []
-    for what, cmd in variants(argv):
+    own = defines_a_macro(os.path.join(entry["directory"], src))
+    for what, cmd in variants(argv, own):
         r = subprocess.run(cmd, cwd=entry["directory"], capture_output=True, text=True)
         if r.returncode != 0:
             first = next((l for l in r.stderr.splitlines() if "error" in l), r.stderr.strip()[:200])

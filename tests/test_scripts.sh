@@ -143,6 +143,16 @@ out=$(fetch good bad); rc=$?
 check "a package whose sources cannot be had fails the fetch" "$((rc == 0))" "exit 0: $out"
 check "the failure names the package" "$(grep -q 'cannot get the sources of bad' <<<"$out"; echo $?)" "output: $out"
 
+# --- SDL2_mixer's MP3 options follow what the tarball bundles -----------------------------------
+# Debian's dfsg tarball of SDL2_mixer 2.8.1 has no minimp3: asking for it failed the build on a
+# missing header (Debian 13's web stage); 2.6.2's dr_mp3 stays on.
+mp3() { bash -c '. "$1/.ci/srcpkgs.sh"; TAG=t; mixer_mp3_opts "$2"' x "$repo" "$1" 2>/dev/null; }
+mkdir -p "$tmp/m26/src/codecs/dr_libs" "$tmp/m28/src/codecs/minimp3" "$tmp/m28dfsg/src/codecs/dr_libs"
+: >"$tmp/m26/src/codecs/dr_libs/dr_mp3.h"; : >"$tmp/m28/src/codecs/minimp3/minimp3_ex.h"
+check "SDL2_mixer 2.6 builds MP3 with dr_mp3" "$([ "$(mp3 "$tmp/m26")" = "-DSDL2MIXER_MP3=ON -DSDL2MIXER_MP3_DRMP3=ON" ]; echo $?)" "got: $(mp3 "$tmp/m26")"
+check "SDL2_mixer 2.8 builds MP3 with minimp3 when bundled" "$([ "$(mp3 "$tmp/m28")" = "-DSDL2MIXER_MP3=ON -DSDL2MIXER_MP3_MINIMP3=ON" ]; echo $?)" "got: $(mp3 "$tmp/m28")"
+check "a tarball without an MP3 decoder builds without MP3" "$([ "$(mp3 "$tmp/m28dfsg")" = "-DSDL2MIXER_MP3=OFF" ]; echo $?)" "got: $(mp3 "$tmp/m28dfsg")"
+
 # --- deb-src entries from both formats apt reads ------------------------------------------------
 apt=$tmp/apt
 mkdir -p "$apt/sources.list.d"
