@@ -45,7 +45,7 @@ _srcpkgs_sync() {
 }
 
 _srcpkgs_dscs() {
-    apt-get source --print-uris -qq "${SRC_PKGS[@]}" | awk '$2 ~ /\.dsc$/ { print $2 }'
+    _srcpkgs_uris "${SRC_PKGS[@]}" | awk '$2 ~ /\.dsc$/ { print $2 }'
 }
 
 srcpkgs_fetch() {
@@ -58,7 +58,7 @@ srcpkgs_fetch() {
         missing=()
         while read -r f; do
             [ -s "$f" ] || missing+=("$f")
-        done < <(apt-get source --print-uris -qq "$pkg" | awk '{ print $2 }')
+        done < <(_srcpkgs_uris "$pkg" | awk '{ print $2 }')
         for f in "${missing[@]}"; do
             case $f in
                 *.dsc|*.debian.tar.*) echo "$TAG: $pkg: Debian's $f could not be downloaded; not needed (the upstream tarball is built, Debian's patches are skipped)" >&2 ;;
@@ -70,9 +70,15 @@ srcpkgs_fetch() {
     done
 }
 
+# _srcpkgs_uris PKG...: apt's list of PKG's source files. From /: apt-get source --print-uris
+# leaves out the files already in the current directory.
+_srcpkgs_uris() {
+    (cd / && apt-get source --print-uris -qq "$@")
+}
+
 # srcpkgs_dsc PKG: the .dsc name apt has for PKG (its exact version), whether or not it arrived.
 srcpkgs_dsc() {
-    apt-get source --print-uris -qq "$1" | awk '$2 ~ /\.dsc$/ { print $2; exit }'
+    _srcpkgs_uris "$1" | awk '$2 ~ /\.dsc$/ { print $2 }'
 }
 
 srcpkgs_build() {

@@ -121,10 +121,11 @@ cat >"$tmp/src-shim/apt-get" <<'EOF2'
 #!/bin/sh
 case " $* " in
 *" --print-uris "*)
+    # as apt does: a file already in the current directory is not listed
     for p; do case $p in good|bad|net)
-        echo "'http://m/$p.dsc' ${p}_1.dsc 1 SHA256:0"
-        echo "'http://m/$p.orig' ${p}_1.orig.tar.xz 1 SHA256:0"
-        echo "'http://m/$p.deb' ${p}_1-1.debian.tar.xz 1 SHA256:0" ;; esac; done ;;
+        for f in ${p}_1.dsc ${p}_1.orig.tar.xz ${p}_1-1.debian.tar.xz; do
+            [ -e "$f" ] || echo "'http://m/$f' $f 1 SHA256:0"
+        done ;; esac; done ;;
 *" --download-only "*)
     for p; do case $p in
         good) echo x >good_1.dsc; echo x >good_1.orig.tar.xz; echo x >good_1-1.debian.tar.xz ;;
@@ -139,6 +140,9 @@ out=$(fetch good net); rc=$?
 check "upstream sources that arrived (Debian's missing files only noted) fetch with status 0" "$rc" "exit $rc: $out"
 check "Debian's missing files are named" \
     "$(grep -q 'net: .*net_1-1.debian.tar.xz' <<<"$out" && grep -q 'net: .*net_1.dsc' <<<"$out"; echo $?)" "output: $out"
+dsc=$(cd "$tmp/src-work" && PATH="$tmp/src-shim:$PATH" bash -c '. "$1/.ci/srcpkgs.sh"; srcpkgs_dsc good' x "$repo")
+check "a package's .dsc name is known with its files already downloaded" "$([ "$dsc" = good_1.dsc ]; echo $?)" \
+    "srcpkgs_dsc good beside good_1.dsc said '$dsc' (apt lists only what is not downloaded)"
 out=$(fetch good bad); rc=$?
 check "a package whose sources cannot be had fails the fetch" "$((rc == 0))" "exit 0: $out"
 check "the failure names the package" "$(grep -q 'cannot get the sources of bad' <<<"$out"; echo $?)" "output: $out"
