@@ -456,7 +456,14 @@ int tempo__audio_settle(tempo_audio *au)
         return 1; /* look again at the next paused frame */
     /* The device has had silent buffers enough: keep the lock, so SDL's
      * audio thread blocks on it (an SDL2 device paused with
-     * SDL_PauseAudioDevice still wakes for every buffer, to write silence). */
+     * SDL_PauseAudioDevice still wakes for every buffer, to write silence).
+     * On SDL3 (sdl2-compat) the lock is the audio stream's, and SDL's
+     * thread blocks on it inside the physical device's lock
+     * (SDL_PlaybackAudioThreadIterate): until the hold ends, every SDL call
+     * that takes that device lock (SDL_GetAudioDeviceStatus,
+     * SDL_PauseAudioDevice, SDL_CloseAudioDevice) waits, and on this thread
+     * it would wait for itself. None is made while holding: close and
+     * detach let go first (release_hold). */
     lock(au);
     au->settling = false;
     au->holding = true;

@@ -74,7 +74,14 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
             L->pause_mask |= PAUSE_FOCUS;
         break;
     case SDL_WINDOWEVENT_FOCUS_GAINED:
-        L->pause_mask &= ~(unsigned)PAUSE_FOCUS;
+        /* A window with keyboard focus is shown, so it is not minimized,
+         * whatever we missed: SDL3 (sdl2-compat) on Wayland sends MINIMIZED
+         * but, when weston's switcher brings the window back, only
+         * FOCUS_GAINED (weston sends no new configure to a surface that has
+         * not committed since, and a paused loop commits nothing), so the
+         * minimized pause never ended (issue 36, item 9). */
+        L->pause_mask &= ~(unsigned)(PAUSE_FOCUS | PAUSE_MINIMIZED);
+        L->dirty = true;
         L->withheld_probe_ns = 0;
         break;
     case SDL_WINDOWEVENT_DISPLAY_CHANGED:

@@ -19,6 +19,7 @@
 #include <SDL.h>
 #include <SDL_mixer.h>
 
+#include "audio_lock.h"
 #include "harness.h"
 #include "tempo/tempo.h"
 
@@ -42,19 +43,17 @@ static tempo_audio *open_on(const char *driver, int max_markers)
     return au;
 }
 
-/* Locks the open audio devices (SDL_mixer does not say which one it opened;
- * SDL's device locks are recursive and Tempo takes them too). The audio
- * thread raises notices and sets their handles under this lock, so holding
- * it stops the callback, and taking it once waits for one in progress. */
+/* Locks the open audio devices (audio_lock.h). The audio thread raises
+ * notices and sets their handles under this lock, so holding it stops the
+ * callback, and taking it once waits for one in progress. */
+static tt_audio_lock held;
+
 static void lock_audio_devices(bool lock)
 {
-    for (SDL_AudioDeviceID id = 1; id < 16; id++)
-        if (SDL_GetAudioDeviceStatus(id) != SDL_AUDIO_STOPPED) {
-            if (lock)
-                SDL_LockAudioDevice(id);
-            else
-                SDL_UnlockAudioDevice(id);
-        }
+    if (lock)
+        tt_audio_lock_all(&held);
+    else
+        tt_audio_unlock_all(&held);
 }
 
 /* A chunk of `frames` stereo frames of a quiet tone, in the device format. */

@@ -8,6 +8,7 @@
 #include <SDL.h>
 #include <SDL_mixer.h>
 
+#include "audio_lock.h"
 #include "harness.h"
 #include "tempo/tempo.h"
 
@@ -88,18 +89,15 @@ static void marks_in_ms_fire_at_their_frames(void)
     CHECK(chunk != NULL);
     /* Hold the audio callback while the play and its marks are set up, so
      * no buffer is mixed in between (a passed mark would fire late, by design). */
-    for (SDL_AudioDeviceID id = 1; id < 16; id++)
-        if (SDL_GetAudioDeviceStatus(id) != SDL_AUDIO_STOPPED)
-            SDL_LockAudioDevice(id);
+    tt_audio_lock held;
+    tt_audio_lock_all(&held); /* audio_lock.h */
     int ch = tempo_audio_play(au, -1, chunk, 0);
     CHECK_GE_INT(ch, 0);
     CHECK_EQ_INT(tempo_audio_mark_ms(au, ch, 250, NULL, 3), 0);
     CHECK_EQ_INT(tempo_audio_mark_ms(au, ch, 0, NULL, 1), 0);
     CHECK_EQ_INT(tempo_audio_mark_ms(au, ch, 100, NULL, 2), 0);
     CHECK_EQ_INT(tempo_audio_mark_ms(au, ch, 5000, NULL, 4), 0);
-    for (SDL_AudioDeviceID id = 1; id < 16; id++)
-        if (SDL_GetAudioDeviceStatus(id) != SDL_AUDIO_STOPPED)
-            SDL_UnlockAudioDevice(id);
+    tt_audio_unlock_all(&held);
 
     static const uint64_t want_tag[] = {1, 2, 3, 4};
     static const uint64_t want_frame[] = {0, 4800, 12000, 240000};

@@ -18,6 +18,7 @@
 #include <SDL.h>
 #include <SDL_mixer.h>
 
+#include "audio_lock.h"
 #include "harness.h"
 #include "tempo/tempo.h"
 
@@ -37,17 +38,22 @@ static tempo_audio *open_dummy(bool with_game, bool quiet)
     return au;
 }
 
-/* SDL's device locks are recursive and Tempo takes them too: holding them
- * keeps the first buffer from being mixed while marks are set up. */
+/* Holds the audio callback (audio_lock.h) while marks are set up. Locking
+ * holds on for LOCK_HOLD_MS, over two device buffers, so SDL3's audio thread
+ * is waiting on the lock every time it is given back: a device status asked
+ * under the lock (the deadlock audio_lock.h describes) hangs every run, not
+ * one in a few. */
+#define LOCK_HOLD_MS 25
+static tt_audio_lock held;
+
 static void lock_audio_devices(bool lock)
 {
-    for (SDL_AudioDeviceID id = 1; id < 16; id++)
-        if (SDL_GetAudioDeviceStatus(id) != SDL_AUDIO_STOPPED) {
-            if (lock)
-                SDL_LockAudioDevice(id);
-            else
-                SDL_UnlockAudioDevice(id);
-        }
+    if (lock) {
+        tt_audio_lock_all(&held);
+        SDL_Delay(LOCK_HOLD_MS);
+    } else {
+        tt_audio_unlock_all(&held);
+    }
 }
 
 static uint64_t buffers_mixed(tempo_audio *au)

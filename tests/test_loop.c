@@ -1319,6 +1319,36 @@ static void pause_when_minimized_and_no_burst_on_resume(void)
     tempo_loop_destroy(loop);
 }
 
+/* A minimized window that gets keyboard focus back is shown again, even
+ * when no RESTORED comes: SDL3 (sdl2-compat) on Wayland sends only
+ * FOCUS_GAINED when weston's switcher brings the window back (issue 36,
+ * item 9: the loop stayed paused in a visible, focused window). */
+static void focus_gained_ends_the_minimized_pause(void)
+{
+    if (!events_ok)
+        TT_SKIP("SDL events unavailable");
+    fake_clock clk;
+    fake_init(&clk);
+    clk.paused_advance = S;
+    game g;
+    game_init(&g, &clk);
+    tempo_loop *loop = game_loop(&g, &clk, (tempo_loop_desc){.max_render_hz = 60});
+    while (clk.now < T0 + S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    push_window_event(SDL_WINDOWEVENT_MINIMIZED);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(tempo_loop_is_paused(loop));
+    uint64_t u = g.updates;
+    push_window_event(SDL_WINDOWEVENT_FOCUS_GAINED);
+    CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(!tempo_loop_is_paused(loop));
+    uint64_t resume = clk.now;
+    while (clk.now < resume + S)
+        CHECK_EQ_INT(tempo_loop_frame(loop), 0);
+    CHECK(g.updates - u >= 60 && g.updates - u <= 62);
+    tempo_loop_destroy(loop);
+}
+
 /* desc.run_while_hidden (issue 19, item 8): minimized or hidden, the loop
  * keeps its schedule; the default still pauses. */
 static void run_while_hidden_keeps_ticking(void)
@@ -2767,6 +2797,7 @@ static const tt_case cases[] = {
     TT_CASE(watches_fire_once_per_frame),
     TT_CASE(watch_limit_is_the_wait_limit_minus_two),
     TT_CASE(pause_when_minimized_and_no_burst_on_resume),
+    TT_CASE(focus_gained_ends_the_minimized_pause),
     TT_CASE(pause_from_update_resumes_without_burst),
     TT_CASE(focus_loss_pauses_only_when_asked),
     TT_CASE(run_while_hidden_keeps_ticking),

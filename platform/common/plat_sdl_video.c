@@ -12,6 +12,7 @@
  *    protocol: weston, GNOME), destroying a window and creating another
  *    segfaults in SDL's libdecor dispatch on a later pump. We turn libdecor
  *    off (SDL_VIDEO_WAYLAND_ALLOW_LIBDECOR=0) unless the game chose. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <SDL.h>
@@ -70,9 +71,13 @@ static void on_global_remove(void *data, struct wl_registry *reg, uint32_t name)
 static int check_wayland_seat(void)
 {
     /* Where libwayland cannot even name a socket, SDL cannot connect either;
-     * skip its "XDG_RUNTIME_DIR not set" complaint on stderr. */
-    const char *wd = SDL_getenv("WAYLAND_DISPLAY");
-    if (SDL_getenv("WAYLAND_SOCKET") == NULL && SDL_getenv("XDG_RUNTIME_DIR") == NULL &&
+     * skip its "XDG_RUNTIME_DIR not set" complaint on stderr. The variables
+     * are read as libwayland reads them, with libc's getenv: SDL3 (under
+     * sdl2-compat) answers SDL_getenv from its own copy of the environment,
+     * taken at its first use, so a name set later with setenv() reached
+     * libwayland but not the message (issue 36, item 9). */
+    const char *wd = getenv("WAYLAND_DISPLAY");
+    if (getenv("WAYLAND_SOCKET") == NULL && getenv("XDG_RUNTIME_DIR") == NULL &&
         (wd == NULL || wd[0] != '/'))
         return 0;
     struct wl_display *d = wl_display_connect(NULL);
@@ -86,7 +91,7 @@ static int check_wayland_seat(void)
         wl_registry_add_listener(reg, &listener, &seat);
         /* Globals are announced in order before the roundtrip's callback. */
         if (wl_display_roundtrip(d) >= 0 && !seat) {
-            const char *name = SDL_getenv("WAYLAND_DISPLAY");
+            const char *name = wd;
             rc = tempo__set_error_at(
                 TEMPO_LOG_DEBUG, TEMPO_ENOTSUP,
                 "the Wayland compositor (WAYLAND_DISPLAY=%s) advertises no wl_seat, and SDL %d.%d's "

@@ -328,13 +328,40 @@ static void wake_waiter(void *ctx)
     sdl_waker_signal(((waiter *)ctx)->waker);
 }
 
-/* True when SDL's queue holds an event other than our private wake-ups. */
+/* SDL's poll sentinel: an event of SDL's own that marks where a poll cycle
+ * ends, never handed to the game. SDL_WaitEventTimeout pushes one when it
+ * pumps and leaves it at the end of the queue when it returns without an
+ * event (SDL_events.c, SDL_PumpEventsInternal), so after the sdl route's
+ * first sleep one is always queued. SDL2's SDL_HasEvents skips it (it
+ * peeks through SDL_PeepEvents, which skips sentinels); SDL3's counts
+ * every queued event, and sdl2-compat passes SDL2's call straight to it:
+ * there every message wait on the sdl route returned "messages" after one
+ * sleep with nothing for the game, and never timed out (and a wait on the
+ * fd route did so at once whenever the game's own timed
+ * SDL_WaitEventTimeout had left one). */
+#ifndef SDL_POLLSENTINEL
+#define SDL_POLLSENTINEL 0x7F00
+#endif
+
+/* True when SDL's queue holds an event for the game: anything but SDL's
+ * poll sentinel and our private wake-ups. Both are left queued: the
+ * sentinel is SDL's to remove (the game's SDL_PollEvent ends its cycle
+ * there), and it does not make SDL_WaitEventTimeout return, so the sdl
+ * route still sleeps. */
 static bool user_events_pending(void)
 {
-    if (g_wake_type == 0)
-        return SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
-    return SDL_HasEvents(SDL_FIRSTEVENT, g_wake_type - 1) ||
-           SDL_HasEvents(g_wake_type + 1, SDL_LASTEVENT);
+    /* In order: the sentinel lies below every registered type
+     * (SDL_USEREVENT, 0x8000, and up). 0: no wake-up type yet. */
+    const Uint32 skip[2] = {SDL_POLLSENTINEL, g_wake_type};
+    Uint32 from = SDL_FIRSTEVENT;
+    for (int i = 0; i < 2; i++) {
+        if (skip[i] == 0 || skip[i] < from)
+            continue;
+        if (skip[i] > from && SDL_HasEvents(from, skip[i] - 1))
+            return true;
+        from = skip[i] + 1;
+    }
+    return SDL_HasEvents(from, SDL_LASTEVENT);
 }
 
 /* ---- The wait ----------------------------------------------------------- */

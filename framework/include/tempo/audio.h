@@ -130,7 +130,12 @@ typedef struct tempo_audio_desc {
      * that takes the audio lock (Mix_PlayChannel, Mix_FreeChunk,
      * Mix_FreeMusic, and the loader decoding a non-WAV sound, see
      * tempo/loader.h) from a thread other than the loop thread waits for
-     * the resume, so make those on the loop thread. The hold also ends
+     * the resume, so make those on the loop thread. On sdl2-compat (SDL3
+     * underneath) the held lock also keeps SDL's device lock taken, so
+     * SDL's own device calls (SDL_GetAudioDeviceStatus,
+     * SDL_PauseAudioDevice, SDL_CloseAudioDevice) wait for the resume from
+     * every thread, the loop thread included: leave the device to Tempo
+     * while the loop is paused. The hold also ends
      * when the loop quits (the audio stays paused) and when the audio is
      * detached or closed, so a teardown never waits for it. false => the
      * idle pause leaves the audio playing. */
