@@ -70,6 +70,7 @@ struct tempo_replay {
     bool dt_set;
     uint64_t dt_ns;
     tempo_replay_result res;
+    char identity_here[TEMPO_BUILD_IDENTITY_MAX]; /* the replaying build's; "": unknown */
 };
 
 typedef struct tempo__replay_state {
@@ -308,6 +309,11 @@ static void record_tap(void *user, const tempo_input_event *ev)
 
 int tempo_loop_record_fp(tempo_loop *L, const tempo_record_desc *desc, uint32_t fingerprint)
 {
+    return tempo_loop_record_build(L, desc, &(tempo_build){.fingerprint = fingerprint});
+}
+
+int tempo_loop_record_build(tempo_loop *L, const tempo_record_desc *desc, const tempo_build *build)
+{
     if (L == NULL || desc == NULL || desc->path == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_record: NULL loop, desc or path");
     if (desc->meta == NULL && desc->meta_size > 0)
@@ -347,11 +353,13 @@ int tempo_loop_record_fp(tempo_loop *L, const tempo_record_desc *desc, uint32_t 
         .max_frameskip = L->max_frameskip,
         .max_render_hz = L->render_hz,
         .hash_every = r->hash_every,
-        .fingerprint = fingerprint,
+        .fingerprint = build != NULL ? build->fingerprint : 0,
         .meta_size = desc->meta_size,
         .meta = desc->meta,
     };
     snprintf(h.backend, sizeof h.backend, "%s", tempo_backend_name());
+    if (build != NULL && build->identity != NULL) /* cut to what the file holds */
+        snprintf(h.identity, sizeof h.identity, "%.*s", TEMPO_BUILD_IDENTITY_MAX - 1, build->identity);
     int e = tempo__rpf_writer_init(&r->w, &h, file_sink, r);
     if (e < 0) {
         tempo__rpf_writer_free(&r->w);
@@ -521,6 +529,7 @@ tempo_replay *tempo_replay_create(const tempo_replay_desc *desc)
     memcpy(in->backend, h->backend, sizeof in->backend);
     in->version = h->version;
     in->fingerprint = h->fingerprint;
+    memcpy(in->identity, h->identity, sizeof in->identity);
     in->meta = h->meta; /* into rp->data, which lives until close */
     in->meta_size = h->meta_size;
     in->complete = n >= 0;
@@ -580,14 +589,19 @@ bool tempo_loop_is_replaying(const tempo_loop *L)
     return tempo__replay_active(L);
 }
 
-/* "fingerprint 01000003: a*b+c fused ..." of both builds. */
-static void describe_pair(const tempo_replay *rp, char *rec, size_t rec_size, char *here, size_t here_size)
+/* The two builds of a replay, as tempo_build_compare takes them. */
+static void build_pair(const tempo_replay *rp, tempo_build *rec, tempo_build *here)
 {
-    tempo_fingerprint_describe(rp->res.fingerprint_recorded, rec, rec_size);
-    tempo_fingerprint_describe(rp->res.fingerprint_replay, here, here_size);
+    *rec = (tempo_build){rp->info.fingerprint, rp->info.identity, "recorded"};
+    *here = (tempo_build){rp->res.fingerprint_replay, rp->identity_here, "this build"};
 }
 
 int tempo_loop_replay_fp(tempo_loop *L, tempo_replay *rp, uint32_t fingerprint)
+{
+    return tempo_loop_replay_build(L, rp, &(tempo_build){.fingerprint = fingerprint});
+}
+
+int tempo_loop_replay_build(tempo_loop *L, tempo_replay *rp, const tempo_build *build)
 {
     if (L == NULL || rp == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_replay: %s is NULL", L == NULL ? "loop" : "replay");
@@ -596,24 +610,34 @@ int tempo_loop_replay_fp(tempo_loop *L, tempo_replay *rp, uint32_t fingerprint)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_loop_replay: out of memory");
     if (s->rec != NULL || s->rp != NULL || rp->loop != NULL)
         return tempo__set_error(TEMPO_EBUSY, "tempo_loop_replay: busy");
+    /* Before tick 0 and before the loop changes: a recording of a build
+     * that may compute other bits would desync somewhere later, and the
+     * report could then only guess why. */
+    uint32_t fingerprint = build != NULL ? build->fingerprint : 0;
+    rp->identity_here[0] = '\0';
+    if (build != NULL && build->identity != NULL)
+        snprintf(rp->identity_here, sizeof rp->identity_here, "%.*s", TEMPO_BUILD_IDENTITY_MAX - 1, build->identity);
+    rp->res.fingerprint_recorded = rp->info.fingerprint;
+    rp->res.fingerprint_replay = fingerprint;
+    rp->res.fingerprint_differs = rp->info.fingerprint != 0 && fingerprint != 0 && rp->info.fingerprint != fingerprint;
+    tempo_build rec, here;
+    build_pair(rp, &rec, &here);
+    char why[1024];
+    int cmp = tempo_build_compare(&rec, &here, why, sizeof why);
+    rp->res.build_differs = cmp == TEMPO_EBUILD ||
+                            (rp->info.identity[0] != '\0' && rp->identity_here[0] != '\0' &&
+                             strcmp(rp->info.identity, rp->identity_here) != 0);
+    if (cmp == TEMPO_EBUILD && !rp->desc.other_build)
+        return tempo__set_error(TEMPO_EBUILD, "tempo_loop_replay: %s: %s; or set tempo_replay_desc.other_build to "
+                                "replay it anyway", rp->path, why);
+    if (cmp == TEMPO_EBUILD)
+        tempo__log(TEMPO_LOG_WARN, "replay: %s (replayed anyway: desc.other_build): %s", rp->path, why);
     tempo_loop_set_update_hz(L, rp->info.update_hz);
     tempo_loop_set_policy(L, rp->info.policy);
     if (L->clock.user == rp && L->render_hz == 0) /* the replay's own clock */
         tempo_loop_set_max_render_hz(L, rp->info.update_hz);
     rp->loop = L;
     s->rp = rp;
-    rp->res.fingerprint_recorded = rp->info.fingerprint;
-    rp->res.fingerprint_replay = fingerprint;
-    rp->res.fingerprint_differs = rp->info.fingerprint != 0 && fingerprint != 0 && rp->info.fingerprint != fingerprint;
-    if (rp->res.fingerprint_differs && tempo__log_enabled(TEMPO_LOG_WARN)) {
-        char rec[256], here[256];
-        describe_pair(rp, rec, sizeof rec, here, sizeof here);
-        tempo__log(TEMPO_LOG_WARN,
-                   "replay: %s was recorded by a build with other floating-point behaviour (recorded: %s; this "
-                   "build: %s): its state may diverge; build the game with tempo-deterministic's flags (see "
-                   "docs/determinism.md)",
-                   rp->path, rec, here);
-    }
     if (L->input != NULL) {
         /* From here the ring gets the recorded input only. */
         tempo__input_clear(L->input);
@@ -654,33 +678,43 @@ static bool next_record(tempo_replay *rp, tempo__rpf_record *out)
 }
 
 /* The desync report: one line naming the tick, the hashes and what the
- * fingerprints say about the likely cause. */
+ * builds say about the likely cause: the build difference when there is
+ * one, memory, order and libm only when the builds match. */
 static void report_desync(tempo_replay *rp)
 {
     tempo_replay_result *r = &rp->res;
-    char rec[256], here[256];
-    describe_pair(rp, rec, sizeof rec, here, sizeof here);
     char *out = r->report;
     size_t size = sizeof r->report;
     int n = snprintf(out, size, "replay: %s diverges at tick %llu (hash %016llx, recorded %016llx; last equal at tick %llu): ",
                      rp->path, (unsigned long long)r->diverged_at, (unsigned long long)r->actual,
                      (unsigned long long)r->expected, (unsigned long long)r->last_match);
     size_t at = n > 0 ? ((size_t)n < size ? (size_t)n : size - 1) : 0;
-    if (r->fingerprint_differs)
-        n = snprintf(out + at, size - at,
-                     "recorded by a build with other floating-point behaviour (recorded: %s; this build: %s): build "
-                     "the game with tempo-deterministic's flags (see docs/determinism.md)",
-                     rec, here);
+    tempo_build rec, here;
+    build_pair(rp, &rec, &here);
+    char why[1024], fp_rec[256], fp[256];
+    tempo_fingerprint_describe(r->fingerprint_recorded, fp_rec, sizeof fp_rec);
+    tempo_fingerprint_describe(r->fingerprint_replay, fp, sizeof fp);
+    const char *id_rec = rp->info.identity[0] ? rp->info.identity : "build identity unknown";
+    const char *id_here = rp->identity_here[0] ? rp->identity_here : "build identity unknown";
+    if (tempo_build_compare(&rec, &here, why, sizeof why) == TEMPO_EBUILD)
+        n = snprintf(out + at, size - at, "%s", why); /* names both builds and the flags */
     else if (r->fingerprint_recorded == 0 || r->fingerprint_replay == 0)
         n = snprintf(out + at, size - at,
-                     "floating-point fingerprints not comparable (recorded: %s; this build: %s) (see "
+                     "floating-point fingerprints not comparable (recorded: %s, %s; this build: %s, %s) (see "
                      "docs/determinism.md)",
-                     rec, here);
+                     fp_rec, id_rec, fp, id_here);
+    else if (r->build_differs)
+        n = snprintf(out + at, size - at,
+                     "built differently (recorded: %s; this build: %s), both with portable floats (%s): look for what "
+                     "a fingerprint cannot see, libm results first (another compiler or C library), then state "
+                     "changed outside update(), uninitialised memory, pointer-order iteration (see "
+                     "docs/determinism.md)",
+                     id_rec, id_here, fp);
     else
         n = snprintf(out + at, size - at,
-                     "same floating-point fingerprint (%s): look for state changed outside update(), "
+                     "same floating-point fingerprint (%s) and build (%s%s): look for state changed outside update(), "
                      "uninitialised memory, pointer-order iteration or libm results (see docs/determinism.md)",
-                     here);
+                     fp, id_here, rp->info.identity[0] ? "" : "; the recorder's unknown");
     if (n < 0)
         out[at] = '\0';
     tempo__log(TEMPO_LOG_WARN, "%s", r->report);

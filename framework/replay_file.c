@@ -135,7 +135,7 @@ static size_t bounded_len(const char *s, size_t max)
 
 size_t tempo__rpf_header_size(const tempo__rpf_header *h)
 {
-    return TEMPO__RPF_HEADER_MIN + (size_t)h->meta_size;
+    return TEMPO__RPF_HEADER_V3_MIN + (size_t)h->meta_size + bounded_len(h->identity, TEMPO__RPF_IDENTITY_MAX - 1);
 }
 
 void tempo__rpf_encode_header(const tempo__rpf_header *h, uint8_t *out)
@@ -160,6 +160,9 @@ void tempo__rpf_encode_header(const tempo__rpf_header *h, uint8_t *out)
     put32(out + 80, h->meta_size);
     if (h->meta_size)
         memcpy(out + 84, h->meta, h->meta_size);
+    size_t id = bounded_len(h->identity, TEMPO__RPF_IDENTITY_MAX - 1);
+    put32(out + 84 + h->meta_size, (uint32_t)id);
+    memcpy(out + 88 + h->meta_size, h->identity, id);
     put32(out + size - 4, tempo__crc32(0, out, size - 4));
 }
 
@@ -347,7 +350,7 @@ int tempo__rpf_writer_init(tempo__rpf_writer *w, const tempo__rpf_header *h, tem
         return w->error;
     if (h->meta_size > TEMPO__RPF_META_MAX || (h->meta_size > 0 && h->meta == NULL))
         return fail(w, h->meta_size > TEMPO__RPF_META_MAX ? TEMPO_ERANGE : TEMPO_EINVAL);
-    uint8_t hdr[TEMPO__RPF_HEADER_MIN + TEMPO__RPF_META_MAX];
+    uint8_t hdr[TEMPO__RPF_HEADER_V3_MIN + TEMPO__RPF_META_MAX + TEMPO__RPF_IDENTITY_MAX];
     tempo__rpf_encode_header(h, hdr);
     int r = sink(sink_user, hdr, tempo__rpf_header_size(h));
     return r < 0 ? fail(w, r) : 0;
@@ -529,10 +532,11 @@ int tempo__rpf_reader_init(tempo__rpf_reader *r, const uint8_t *buf, size_t len,
     if (len < 12)
         return bad(err, len, 0, "truncated header (%zu bytes)", len);
     uint16_t version = get16(buf + 8), hsize = get16(buf + 10);
-    if (version != 1 && version != TEMPO__RPF_VERSION)
+    if (version < 1 || version > TEMPO__RPF_VERSION)
         return bad(err, 8, 0, "format version %u, this reader knows 1 to %d", version, TEMPO__RPF_VERSION);
-    /* Version 1: 80 bytes. Version 2: 88 + the meta size it states. */
-    uint32_t meta_size = 0;
+    /* Version 1: 80 bytes. Version 2: 88 + the meta size it states.
+     * Version 3: 92 + the meta size + the identity size it states. */
+    uint32_t meta_size = 0, id_size = 0;
     if (version == 1) {
         if (hsize != TEMPO__RPF_HEADER_V1)
             return bad(err, 10, 0, "header size %u, expected %d", hsize, TEMPO__RPF_HEADER_V1);
@@ -544,9 +548,24 @@ int tempo__rpf_reader_init(tempo__rpf_reader *r, const uint8_t *buf, size_t len,
         meta_size = get32(buf + 80);
         if (meta_size > TEMPO__RPF_META_MAX)
             return bad(err, 80, 0, "meta of %u bytes is over the limit of %u", meta_size, TEMPO__RPF_META_MAX);
-        if (hsize != TEMPO__RPF_HEADER_MIN + meta_size)
+        if (version == 2 && hsize != TEMPO__RPF_HEADER_MIN + meta_size)
             return bad(err, 10, 0, "header size %u, expected %u for %u meta bytes", hsize,
                        TEMPO__RPF_HEADER_MIN + meta_size, meta_size);
+        if (version >= 3) {
+            if (hsize < TEMPO__RPF_HEADER_V3_MIN + meta_size)
+                return bad(err, 10, 0, "header size %u, expected at least %u for %u meta bytes", hsize,
+                           TEMPO__RPF_HEADER_V3_MIN + meta_size, meta_size);
+            if (len < 88u + meta_size)
+                return bad(err, len, 0, "truncated header (%zu of %u bytes)", len, hsize);
+            id_size = get32(buf + 84 + meta_size);
+            if (id_size >= TEMPO__RPF_IDENTITY_MAX)
+                return bad(err, 84 + meta_size, 0,
+                           "build identity of %u bytes is over the limit of %d (header size %u, %u meta bytes)",
+                           id_size, TEMPO__RPF_IDENTITY_MAX - 1, hsize, meta_size);
+            if (hsize != TEMPO__RPF_HEADER_V3_MIN + meta_size + id_size)
+                return bad(err, 10, 0, "header size %u, expected %u for %u meta and %u identity bytes", hsize,
+                           TEMPO__RPF_HEADER_V3_MIN + meta_size + id_size, meta_size, id_size);
+        }
     }
     if (len < hsize)
         return bad(err, len, 0, "truncated header (%zu of %u bytes)", len, hsize);
@@ -570,6 +589,12 @@ int tempo__rpf_reader_init(tempo__rpf_reader *r, const uint8_t *buf, size_t len,
         h->fingerprint = get32(buf + 76);
         h->meta_size = meta_size;
         h->meta = meta_size ? buf + 84 : NULL;
+    }
+    if (version >= 3) {
+        memcpy(h->identity, buf + 88 + meta_size, id_size);
+        h->identity[id_size] = '\0';
+        if (strlen(h->identity) != id_size)
+            return bad(err, 88 + meta_size, 0, "build identity holds a NUL byte");
     }
     if (h->backend[15] != 0)
         return bad(err, 60, 0, "backend name not NUL-terminated");

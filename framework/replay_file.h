@@ -11,10 +11,12 @@
  *            u64 seed u64 start_ns u64 step_ns u32 update_hz u32 policy
  *            u32 max_frameskip u32 max_render_hz u32 hash_every
  *            char backend[16]
- *            u32 fingerprint u32 meta_size u8 meta[meta_size]       (version 2 only)
+ *            u32 fingerprint u32 meta_size u8 meta[meta_size]       (version 2 and up)
+ *            u32 identity_size u8 identity[identity_size]          (version 3)
  *            u32 crc32(all previous header bytes)
- *            (version 2: 88 + meta_size bytes; version 1: 80 bytes, no
- *            fingerprint and no meta: still read, never written)
+ *            (version 3: 92 + meta_size + identity_size bytes; version 2:
+ *            88 + meta_size, no identity; version 1: 80 bytes, no
+ *            fingerprint and no meta; 1 and 2 are still read, never written)
  *   block  = "TBLK" u32 payload_size u64 first_tick u32 tick_count
  *            u32 crc32(the 20 bytes before it, then the payload) payload
  *   payload = record*,  record = u8 kind u32 body_size body
@@ -37,11 +39,17 @@
 #include "tempo/input.h"
 
 /* Version 2 (Tempo 0.1, issue 19/22) added the fingerprint and the game's
- * meta blob to the header; the blocks are unchanged. */
-#define TEMPO__RPF_VERSION 2
+ * meta blob to the header; version 3 (issue 38) the recording game's build
+ * identity (TEMPO_BUILD_IDENTITY) after the meta. The blocks are unchanged. */
+#define TEMPO__RPF_VERSION 3
 #define TEMPO__RPF_HEADER_V1 80
 /* A version-2 header without meta bytes. */
 #define TEMPO__RPF_HEADER_MIN 88
+/* A version-3 header without meta or identity bytes. */
+#define TEMPO__RPF_HEADER_V3_MIN 92
+/* The build identity's bytes, its NUL included (tempo/determinism.h's
+ * TEMPO_BUILD_IDENTITY_MAX); the file holds at most one less, no NUL. */
+#define TEMPO__RPF_IDENTITY_MAX 128
 /* The largest meta blob (tempo/replay.h's TEMPO_RECORD_META_MAX). */
 #define TEMPO__RPF_META_MAX 4096u
 #define TEMPO__RPF_BLOCK_HEADER 24
@@ -85,6 +93,9 @@ typedef struct tempo__rpf_header {
     uint32_t meta_size;  /* at most TEMPO__RPF_META_MAX */
     const uint8_t *meta; /* meta_size bytes: the game's (writer: read during init
                             only) or into the reader's buffer; NULL when 0 */
+    char identity[TEMPO__RPF_IDENTITY_MAX]; /* the recorder's build identity, NUL-
+                            terminated (the writer stores at most 127 bytes); "":
+                            unknown (and versions 1, 2) */
 } tempo__rpf_header;
 
 /* One decoded record. Pointers point into the decoded buffer. */
@@ -131,7 +142,8 @@ typedef struct tempo__rpf_error {
  * start) over `size` bytes. */
 uint32_t tempo__crc32(uint32_t crc, const void *data, size_t size);
 
-/* The size of the header the writer makes for `h`: 88 + meta_size. */
+/* The size of the header the writer makes for `h`: 92 + meta_size + the
+ * identity's length. */
 size_t tempo__rpf_header_size(const tempo__rpf_header *h);
 
 /* Writes the current version's header for `h` into out
@@ -200,7 +212,7 @@ typedef struct tempo__rpf_reader {
     tempo__rpf_header header;
 } tempo__rpf_reader;
 
-/* Validates the header (version 1 or 2). Returns 0, or TEMPO_EFORMAT with
+/* Validates the header (version 1, 2 or 3). Returns 0, or TEMPO_EFORMAT with
  * *err filled. r->header.meta then points into buf. */
 int tempo__rpf_reader_init(tempo__rpf_reader *r, const uint8_t *buf, size_t len, tempo__rpf_error *err);
 

@@ -11,8 +11,8 @@
  * (the damage may lie inside a block whose earlier ticks are dropped with it),
  * that records are only ever returned from checked
  * blocks, and that a valid file written again by the writer reads back as
- * the same records and the same header (fingerprint, meta; a version-1
- * file is written again as the current version).
+ * the same records and the same header (fingerprint, meta, build
+ * identity; a version-1 or 2 file is written again as the current version).
  *
  * Input: byte 0 bit 0 set => the checksums of the header and of every
  * block are recomputed first, so mutations reach the record validation
@@ -239,7 +239,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 a->step_ns != b->step_ns || a->update_hz != b->update_hz || a->policy != b->policy ||
                 a->max_frameskip != b->max_frameskip || a->max_render_hz != b->max_render_hz ||
                 a->hash_every != b->hash_every || strcmp(a->backend, b->backend) != 0 ||
-                a->fingerprint != b->fingerprint || a->meta_size != b->meta_size ||
+                a->fingerprint != b->fingerprint || strcmp(a->identity, b->identity) != 0 ||
+                a->meta_size != b->meta_size ||
                 (a->meta_size && memcmp(a->meta, b->meta, a->meta_size) != 0))
                 abort();
             while (tempo__rpf_next(&r2, &rec, NULL) == 1)

@@ -62,6 +62,7 @@ static int mem_sink(void *user, const void *data, size_t size)
 }
 
 static const char test_meta[] = "game 1.4.2; level 3; options 0x2f; seeds 7 11 13";
+static const char test_identity[] = "gcc 12.2.0, x86_64 +fma fpmath=sse2, optimized";
 
 static tempo__rpf_header test_header(void)
 {
@@ -70,6 +71,7 @@ static tempo__rpf_header test_header(void)
                            .hash_every = 10, .fingerprint = 0x01000003u,
                            .meta = (const uint8_t *)test_meta, .meta_size = sizeof test_meta};
     strcpy(h.backend, "sdl");
+    strcpy(h.identity, test_identity);
     return h;
 }
 
@@ -163,11 +165,12 @@ static void round_trip_keeps_every_record(void)
     CHECK_EQ_U64(r.header.max_render_hz, 144);
     CHECK_EQ_U64(r.header.hash_every, 10);
     CHECK_STR_EQ(r.header.backend, "sdl");
-    CHECK_EQ_U64(r.header.version, 2);
+    CHECK_EQ_U64(r.header.version, 3);
     CHECK_EQ_U64(r.header.fingerprint, 0x01000003u);
     CHECK_EQ_U64(r.header.meta_size, sizeof test_meta);
     CHECK(r.header.meta != NULL && memcmp(r.header.meta, test_meta, sizeof test_meta) == 0);
-    CHECK_EQ_U64(r.header.size, TEMPO__RPF_HEADER_MIN + sizeof test_meta);
+    CHECK_STR_EQ(r.header.identity, test_identity);
+    CHECK_EQ_U64(r.header.size, TEMPO__RPF_HEADER_V3_MIN + sizeof test_meta + strlen(test_identity));
     CHECK_EQ_U64(header_size_of(m.p), r.header.size);
 
     tempo__rpf_record rec;
@@ -264,7 +267,7 @@ static void empty_ticks_share_one_record(void)
     CHECK_EQ_INT(tempo__rpf_finish(&w, 1, false), 0);
     tempo__rpf_writer_free(&w);
     /* header + one block with one ADVANCE + the END block */
-    CHECK_EQ_U64(m.len, TEMPO__RPF_HEADER_MIN + sizeof test_meta + 2 * TEMPO__RPF_BLOCK_HEADER +
+    CHECK_EQ_U64(m.len, TEMPO__RPF_HEADER_V3_MIN + sizeof test_meta + strlen(test_identity) + 2 * TEMPO__RPF_BLOCK_HEADER +
                             2 * TEMPO__RPF_RECORD_HEADER + 4 + 20);
     tempo__rpf_error err;
     CHECK_EQ_INT(tempo__rpf_check(m.p, m.len, NULL, &err), 100000);
@@ -404,9 +407,9 @@ static void bad_headers_are_named(void)
     CHECK(strstr(err.why, "magic") != NULL);
     uint8_t *c = malloc(m.len);
     memcpy(c, m.p, m.len);
-    c[8] = 3; /* version 3 */
+    c[8] = 4; /* version 4 */
     CHECK_EQ_INT(tempo__rpf_reader_init(&r, c, m.len, &err), TEMPO_EFORMAT);
-    CHECK(strstr(err.why, "version 3") != NULL);
+    CHECK(strstr(err.why, "version 4") != NULL);
     CHECK_EQ_U64(err.offset, 8);
     /* A meta size that disagrees with the header size, and one over the
      * limit (checked before the checksum, so named as such). */
@@ -421,6 +424,50 @@ static void bad_headers_are_named(void)
     CHECK(strstr(err.why, "over the limit") != NULL);
     CHECK_EQ_U64(err.offset, 80);
     free(c);
+    free(m.p);
+}
+
+/* Files of format version 2 (fingerprint and meta, no build identity),
+ * such as tests/data/replay_game.trec, still read: the same records, the
+ * identity unknown (""). A version-2 image is the version-3 one without
+ * the identity's size and bytes, its header size and CRC made again. */
+static void version_2_files_still_read(void)
+{
+    membuf m = {0};
+    uint64_t ticks;
+    build_sample(&m, &ticks);
+    size_t hs = header_size_of(m.p), h2 = TEMPO__RPF_HEADER_MIN + sizeof test_meta;
+    size_t len = h2 + (m.len - hs);
+    uint8_t *v2 = malloc(len);
+    memcpy(v2, m.p, h2 - 4); /* magic .. meta: the same bytes */
+    v2[8] = 2;
+    v2[9] = 0;
+    v2[10] = (uint8_t)h2;
+    v2[11] = (uint8_t)(h2 >> 8);
+    uint32_t crc = tempo__crc32(0, v2, h2 - 4);
+    for (int i = 0; i < 4; i++)
+        v2[h2 - 4 + i] = (uint8_t)(crc >> (8 * i));
+    memcpy(v2 + h2, m.p + hs, m.len - hs);
+    tempo__rpf_error err;
+    CHECK_EQ_INT(tempo__rpf_check(v2, len, NULL, &err), 40);
+    tempo__rpf_reader r;
+    CHECK_EQ_INT(tempo__rpf_reader_init(&r, v2, len, &err), 0);
+    CHECK_EQ_U64(r.header.version, 2);
+    CHECK_EQ_U64(r.header.size, h2);
+    CHECK_EQ_U64(r.header.fingerprint, 0x01000003u);
+    CHECK_EQ_U64(r.header.meta_size, sizeof test_meta);
+    CHECK_STR_EQ(r.header.identity, "");
+    /* A version-3 header whose identity runs past its size is refused. */
+    uint8_t *bad = malloc(m.len);
+    memcpy(bad, m.p, m.len);
+    bad[84 + sizeof test_meta] = 200; /* identity size 200 > 127 */
+    crc = tempo__crc32(0, bad, hs - 4);
+    for (int i = 0; i < 4; i++)
+        bad[hs - 4 + i] = (uint8_t)(crc >> (8 * i));
+    CHECK_EQ_INT(tempo__rpf_reader_init(&r, bad, m.len, &err), TEMPO_EFORMAT);
+    CHECK(strstr(err.why, "build identity of 200 bytes") != NULL);
+    free(bad);
+    free(v2);
     free(m.p);
 }
 
@@ -795,6 +842,16 @@ static void the_committed_recording_replays_to_its_constant(void)
     CHECK_EQ_U64(res.fingerprint_recorded, TEMPO_FINGERPRINT_PORTABLE);
     CHECK_EQ_U64(res.fingerprint_replay, tempo_fingerprint());
     CHECK(!res.fingerprint_differs);
+    CHECK(!res.build_differs);
+    /* The committed fixture is format version 2 (before the build
+     * identity): it still opens and replays (above), identity unknown. */
+    tempo_replay *rp2 = tempo_replay_create(&(tempo_replay_desc){.path = fixture_path});
+    CHECK(rp2 != NULL);
+    if (rp2 != NULL) {
+        CHECK_EQ_U64(tempo_replay_get_info(rp2)->version, 2);
+        CHECK_STR_EQ(tempo_replay_get_info(rp2)->identity, "");
+    }
+    tempo_replay_destroy(rp2);
     /* The same recording in format version 1 (as committed before the
      * fingerprint and meta existed): the same replay, fingerprint unknown. */
     if (fixture_v1_path == NULL)
@@ -835,7 +892,8 @@ static void meta_and_fingerprint_reach_the_replay(void)
     if (rp == NULL)
         return;
     const tempo_replay_info *info = tempo_replay_get_info(rp);
-    CHECK_EQ_U64(info->version, 2);
+    CHECK_EQ_U64(info->version, 3);
+    CHECK_STR_EQ(info->identity, TEMPO_BUILD_IDENTITY); /* the game's, expanded in this file */
     CHECK_EQ_U64(info->seed, 99);
     CHECK_EQ_U64(info->meta_size, sizeof meta);
     CHECK(info->meta != NULL && memcmp(info->meta, meta, sizeof meta) == 0);
@@ -847,7 +905,7 @@ static void meta_and_fingerprint_reach_the_replay(void)
 /* ---- Log capture: Tempo's lines go through SDL_Log ---- */
 
 typedef struct log_capture {
-    char lines[8][600];
+    char lines[8][1400];
     int n;
     const game *g;              /* the game, to see when a line came */
     uint64_t updates_at[8];     /* g->s.updates when each line was logged */
@@ -864,8 +922,15 @@ static void capture_log(void *user, int category, SDL_LogPriority priority, cons
     lc->n++;
 }
 
-/* Replays `path` with a fresh game while capturing Tempo's log lines. */
-static tempo_replay_result replay_logged(const char *path, uint64_t perturb_at, log_capture *lc)
+/* tempo_get_error() of the last replay_logged_as that was refused. */
+static char refusal[1400];
+
+/* Replays `path` with a fresh game while capturing Tempo's log lines, as
+ * build `here` (NULL: this file's, through tempo_loop_replay), with
+ * desc.other_build = `other_build`. *rc gets tempo_loop_replay's return;
+ * on an error nothing runs. */
+static tempo_replay_result replay_logged_as(const char *path, uint64_t perturb_at, log_capture *lc,
+                                           const tempo_build *here, bool other_build, int *rc)
 {
     SDL_LogOutputFunction prev;
     void *prev_user;
@@ -877,8 +942,10 @@ static tempo_replay_result replay_logged(const char *path, uint64_t perturb_at, 
     game_init(&g, 0, NULL, NULL);
     tempo_replay_result res;
     memset(&res, 0, sizeof res);
-    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = &g});
+    tempo_replay *rp = tempo_replay_create(
+        &(tempo_replay_desc){.path = path, .hash = game_hash, .hash_user = &g, .other_build = other_build});
     CHECK(rp != NULL);
+    *rc = TEMPO_EINVAL;
     if (rp != NULL) {
         tempo_input *in = new_input();
         game_init(&g, tempo_replay_get_info(rp)->seed, in, NULL);
@@ -886,8 +953,11 @@ static tempo_replay_result replay_logged(const char *path, uint64_t perturb_at, 
         tempo_loop *loop = tempo_loop_create(&(tempo_loop_desc){
             .update = on_update, .render = on_render, .user = &g, .input = in, .clock = tempo_replay_clock(rp)});
         CHECK_EQ_INT(tempo_loop_channel(loop, 5, on_message, &g), 0);
-        CHECK_EQ_INT(tempo_loop_replay(loop, rp), 0);
-        CHECK_EQ_INT(run(loop), 1);
+        *rc = here != NULL ? tempo_loop_replay_build(loop, rp, here) : tempo_loop_replay(loop, rp);
+        if (*rc == 0)
+            CHECK_EQ_INT(run(loop), 1);
+        else
+            snprintf(refusal, sizeof refusal, "%s", tempo_get_error());
         CHECK_EQ_INT(tempo_replay_get_result(rp, &res), 0);
         tempo_loop_destroy(loop);
         tempo_replay_destroy(rp);
@@ -900,16 +970,74 @@ static tempo_replay_result replay_logged(const char *path, uint64_t perturb_at, 
     return res;
 }
 
-/* A recording made by a build with other floating-point behaviour (here
- * fabricated: a fingerprint with fusing on) says so in one line before the
- * replay's first tick, and the desync report names both fingerprints. A
- * replay on the same build logs nothing, and its desync report points at
- * the other causes. */
-static void another_fingerprint_is_named_before_and_at_the_desync(void)
+/* replay_logged_as with this file's build and no opt-in; the replay must start. */
+static tempo_replay_result replay_logged(const char *path, uint64_t perturb_at, log_capture *lc)
 {
-    uint32_t here = tempo_fingerprint();
-    uint32_t other = here | TEMPO_FINGERPRINT_FUSED_FLOAT | TEMPO_FINGERPRINT_FUSED_DOUBLE;
-    CHECK(other != here);
+    int rc;
+    tempo_replay_result res = replay_logged_as(path, perturb_at, lc, NULL, false, &rc);
+    CHECK_EQ_INT(rc, 0);
+    return res;
+}
+
+/* tempo_build_compare's rules, on fabricated builds. */
+static void builds_are_compared(void)
+{
+    const uint32_t P = TEMPO_FINGERPRINT_PORTABLE, F = P | TEMPO_FINGERPRINT_FUSED_FLOAT | TEMPO_FINGERPRINT_FUSED_DOUBLE;
+    const char *gcc = "gcc 12.2.0, x86_64 +fma fpmath=sse2, optimized";
+    const char *clang = "clang 14.0.6, aarch64 +fast-fma, optimized";
+    char why[1024];
+    /* Portable on both sides: any compiler, any CPU. */
+    CHECK_EQ_INT(tempo_build_compare(&(tempo_build){P, gcc, NULL}, &(tempo_build){P, clang, NULL}, why, sizeof why), 0);
+    CHECK_STR_EQ(why, "");
+    CHECK_EQ_INT(tempo_build_compare(&(tempo_build){P, NULL, NULL}, &(tempo_build){P, clang, NULL}, why, sizeof why), 0);
+    /* Unknown fingerprint (a version-1 recording): not checkable, allowed. */
+    CHECK_EQ_INT(tempo_build_compare(&(tempo_build){0, NULL, NULL}, &(tempo_build){F, gcc, NULL}, why, sizeof why), 0);
+    /* Fingerprints differ. */
+    CHECK_EQ_INT(tempo_build_compare(&(tempo_build){F, gcc, "recorded"}, &(tempo_build){P, gcc, "this build"}, why,
+                                     sizeof why),
+                 TEMPO_EBUILD);
+    tt_note("%s", why);
+    CHECK(strstr(why, "built differently (recorded: fingerprint 01000003: ") != NULL);
+    CHECK(strstr(why, "; this build: fingerprint 01000000: portable") != NULL);
+    CHECK(strstr(why, "the floating-point fingerprints differ") != NULL);
+    CHECK(strstr(why, "-ffp-contract=off") != NULL);
+    CHECK(strstr(why, "deterministic_consumers") != NULL);
+    /* The same fused fingerprint from two compilers and CPUs (gcc
+     * x86-64-v3 and clang aarch64 both give 01000003): refused. */
+    CHECK_EQ_INT(tempo_build_compare(&(tempo_build){F, gcc, "theirs"}, &(tempo_build){F, clang, "ours"}, why,
+                                     sizeof why),
+                 TEMPO_EBUILD);
+    CHECK(strstr(why, gcc) != NULL && strstr(why, clang) != NULL);
+    CHECK(strstr(why, "theirs: ") != NULL && strstr(why, "; ours: ") != NULL);
+    CHECK(strstr(why, "not portable") != NULL);
+    /* ... and from the very same build: allowed. An unknown identity
+     * cannot prove that: refused. */
+    CHECK_EQ_INT(tempo_build_compare(&(tempo_build){F, gcc, NULL}, &(tempo_build){F, gcc, NULL}, why, sizeof why), 0);
+    CHECK_EQ_INT(tempo_build_compare(&(tempo_build){F, "", NULL}, &(tempo_build){F, gcc, NULL}, why, sizeof why),
+                 TEMPO_EBUILD);
+    CHECK(strstr(why, "one build: fingerprint 01000003: ") != NULL);
+    CHECK(strstr(why, "build identity unknown") != NULL);
+    /* Sizes and arguments. */
+    char small[8];
+    int n = tempo_build_compare(&(tempo_build){F, gcc, NULL}, &(tempo_build){P, gcc, NULL}, small, sizeof small);
+    CHECK_EQ_INT(n, TEMPO_EBUILD);
+    CHECK_STR_EQ(small, "built d");
+    CHECK_EQ_INT(tempo_build_compare(&(tempo_build){F, gcc, NULL}, &(tempo_build){P, gcc, NULL}, NULL, 0), TEMPO_EBUILD);
+    CHECK_EQ_INT(tempo_build_compare(NULL, &(tempo_build){P, gcc, NULL}, why, sizeof why), TEMPO_EINVAL);
+    /* This file's identity names its compiler and target. */
+    tt_note("this build: %s", TEMPO_BUILD_IDENTITY);
+    CHECK(strlen(TEMPO_BUILD_IDENTITY) < TEMPO_BUILD_IDENTITY_MAX);
+#if defined(__clang__)
+    CHECK(strncmp(TEMPO_BUILD_IDENTITY, "clang ", 6) == 0);
+#elif defined(__GNUC__)
+    CHECK(strncmp(TEMPO_BUILD_IDENTITY, "gcc ", 4) == 0);
+#endif
+    CHECK_STR_EQ(tempo_strerror(TEMPO_EBUILD), "built differently: floating-point results may differ");
+}
+
+/* Records 600 ticks of the scripted game as build `b`. */
+static void record_as(const char *path, const tempo_build *b)
+{
     fclock c;
     fclock_init(&c, 60);
     c.live = true;
@@ -918,38 +1046,66 @@ static void another_fingerprint_is_named_before_and_at_the_desync(void)
     game_init(&g, 5, in, &c);
     g.stop_after = 600;
     tempo_loop *loop = make_loop(&g, &c, in, 60, TEMPO_LOOP_INTERPOLATED);
-    CHECK_EQ_INT(tempo_loop_record_fp(loop, &(tempo_record_desc){.path = "test_replay_otherfp.trec", .seed = 5,
-                                                                 .hash = game_hash, .hash_user = &g,
-                                                                 .hash_every = 1},
-                                      other),
+    CHECK_EQ_INT(tempo_loop_record_build(loop, &(tempo_record_desc){.path = path, .seed = 5, .hash = game_hash,
+                                                                    .hash_user = &g, .hash_every = 1},
+                                         b),
                  0);
     CHECK_EQ_INT(run(loop), 1);
     CHECK_EQ_INT(tempo_loop_record_stop(loop), 0);
     tempo_loop_destroy(loop);
     tempo_input_destroy(in);
+}
 
-    /* The same floats here (the fingerprint is fabricated): it matches,
-     * after one line before the first update. */
+/* A recording made by a build with other floating-point behaviour (here
+ * fabricated: a fingerprint with fusing on) is refused before the first
+ * tick, with both builds and the fix in tempo_get_error(); with
+ * desc.other_build it replays after one line, and the desync report names
+ * both builds. A replay on the same build logs nothing, and its desync
+ * report points at the other causes. */
+static void another_fingerprint_is_refused_or_named_when_asked(void)
+{
+    uint32_t here = tempo_fingerprint();
+    uint32_t other = here | TEMPO_FINGERPRINT_FUSED_FLOAT | TEMPO_FINGERPRINT_FUSED_DOUBLE;
+    CHECK(other != here);
+    record_as("test_replay_otherfp.trec", &(tempo_build){other, TEMPO_BUILD_IDENTITY, NULL});
+    char want_rec[256], want_here[256];
+    tempo_fingerprint_describe(other, want_rec, sizeof want_rec);
+    tempo_fingerprint_describe(here, want_here, sizeof want_here);
+
+    /* Refused: nothing runs, nothing is logged at WARN. */
     log_capture lc;
-    tempo_replay_result res = replay_logged("test_replay_otherfp.trec", 0, &lc);
+    int rc;
+    tempo_replay_result res = replay_logged_as("test_replay_otherfp.trec", 0, &lc, NULL, false, &rc);
+    CHECK_EQ_INT(rc, TEMPO_EBUILD);
+    const char *e = refusal;
+    tt_note("refused: %s", e);
+    CHECK(strstr(e, "tempo_loop_replay: test_replay_otherfp.trec: built differently (recorded: ") != NULL);
+    CHECK(strstr(e, want_rec) != NULL);
+    CHECK(strstr(e, want_here) != NULL);
+    CHECK(strstr(e, "; this build: ") != NULL);
+    CHECK(strstr(e, "the floating-point fingerprints differ") != NULL);
+    CHECK(strstr(e, "other_build") != NULL);
+    CHECK_EQ_U64(res.ticks, 0);
+
+    /* The opt-in: the same floats here (the fingerprint is fabricated), so
+     * it matches, after one line before the first update. */
+    res = replay_logged_as("test_replay_otherfp.trec", 0, &lc, NULL, true, &rc);
+    CHECK_EQ_INT(rc, 0);
     CHECK(res.matches);
     CHECK(res.fingerprint_differs);
+    CHECK(res.build_differs);
     CHECK_EQ_U64(res.fingerprint_recorded, other);
     CHECK_EQ_U64(res.fingerprint_replay, here);
     CHECK_STR_EQ(res.report, "");
     CHECK_EQ_INT(lc.n, 1);
     CHECK_EQ_U64(lc.updates_at[0], 0);
-    char want_rec[256], want_here[256];
-    tempo_fingerprint_describe(other, want_rec, sizeof want_rec);
-    tempo_fingerprint_describe(here, want_here, sizeof want_here);
-    CHECK(strstr(lc.lines[0], "replay: test_replay_otherfp.trec was recorded by a build with other floating-point "
-                              "behaviour") != NULL);
+    CHECK(strstr(lc.lines[0], "replay: test_replay_otherfp.trec (replayed anyway: desc.other_build): built "
+                              "differently") != NULL);
     CHECK(strstr(lc.lines[0], want_rec) != NULL);
     CHECK(strstr(lc.lines[0], want_here) != NULL);
-    CHECK(strstr(lc.lines[0], "tempo-deterministic") != NULL);
 
     /* Diverging at tick 321: the same line first, then the report. */
-    res = replay_logged("test_replay_otherfp.trec", 321, &lc);
+    res = replay_logged_as("test_replay_otherfp.trec", 321, &lc, NULL, true, &rc);
     CHECK(!res.matches);
     CHECK_EQ_U64(res.diverged_at, 321);
     CHECK_EQ_INT(lc.n, 2);
@@ -958,26 +1114,93 @@ static void another_fingerprint_is_named_before_and_at_the_desync(void)
     CHECK_STR_EQ(lc.lines[1], res.report);
     CHECK(strstr(res.report, "replay: test_replay_otherfp.trec diverges at tick 321 (hash ") != NULL);
     CHECK(strstr(res.report, "last equal at tick 320") != NULL);
-    CHECK(strstr(res.report, "other floating-point behaviour") != NULL);
+    CHECK(strstr(res.report, "built differently") != NULL);
     CHECK(strstr(res.report, want_rec) != NULL);
     CHECK(strstr(res.report, want_here) != NULL);
+    CHECK(strstr(res.report, "libm") == NULL); /* the build is to blame, not memory or libm */
     char hashes[80];
     snprintf(hashes, sizeof hashes, "hash %016llx, recorded %016llx", (unsigned long long)res.actual,
              (unsigned long long)res.expected);
     CHECK(strstr(res.report, hashes) != NULL);
 
     /* Recorded and replayed by this build: no line before, and a report
-     * that says the fingerprints agree. */
+     * that says the builds agree and blames the rest. */
     record_live("test_replay_samefp.trec", 60, TEMPO_LOOP_INTERPOLATED, 600, true, NULL);
     res = replay_logged("test_replay_samefp.trec", 0, &lc);
     CHECK(res.matches);
     CHECK(!res.fingerprint_differs);
+    CHECK(!res.build_differs);
     CHECK_EQ_INT(lc.n, 0);
     res = replay_logged("test_replay_samefp.trec", 200, &lc);
     CHECK_EQ_U64(res.diverged_at, 200);
     CHECK_EQ_INT(lc.n, 1);
     CHECK(strstr(res.report, "same floating-point fingerprint") != NULL);
     CHECK(strstr(res.report, want_here) != NULL);
+    CHECK(strstr(res.report, TEMPO_BUILD_IDENTITY) != NULL);
+    CHECK(strstr(res.report, "libm") != NULL);
+}
+
+/* The same non-portable fingerprint from another compiler or CPU (a forged
+ * identity here) is refused too: two fused builds fuse other expressions.
+ * The opt-in replays it; a portable recording from another compiler
+ * replays with no opt-in. */
+static void another_build_identity_is_refused(void)
+{
+    const uint32_t fused = TEMPO_FINGERPRINT_PORTABLE | TEMPO_FINGERPRINT_FUSED_FLOAT | TEMPO_FINGERPRINT_FUSED_DOUBLE;
+    const char *forged = "clang 99.0.0, aarch64 +fast-fma, optimized";
+    record_as("test_replay_otherid.trec", &(tempo_build){fused, forged, NULL});
+    tempo_replay *rp = tempo_replay_create(&(tempo_replay_desc){.path = "test_replay_otherid.trec"});
+    CHECK(rp != NULL);
+    if (rp != NULL) {
+        CHECK_EQ_U64(tempo_replay_get_info(rp)->version, 3);
+        CHECK_STR_EQ(tempo_replay_get_info(rp)->identity, forged);
+    }
+    tempo_replay_destroy(rp);
+    /* Replayed as a fused build with this file's identity. */
+    tempo_build here = {fused, TEMPO_BUILD_IDENTITY, NULL};
+    log_capture lc;
+    int rc;
+    tempo_replay_result res = replay_logged_as("test_replay_otherid.trec", 0, &lc, &here, false, &rc);
+    CHECK_EQ_INT(rc, TEMPO_EBUILD);
+    const char *e = refusal;
+    tt_note("refused: %s", e);
+    CHECK(strstr(e, "tempo_loop_replay: test_replay_otherid.trec: built differently (recorded: fingerprint "
+                    "01000003: ") != NULL);
+    CHECK(strstr(e, forged) != NULL);
+    CHECK(strstr(e, "; this build: fingerprint 01000003: ") != NULL);
+    CHECK(strstr(e, TEMPO_BUILD_IDENTITY) != NULL);
+    CHECK(strstr(e, "not portable") != NULL);
+    CHECK(strstr(e, "-ffp-contract=off") != NULL);
+    CHECK(strstr(e, "or set tempo_replay_desc.other_build to replay it anyway") != NULL);
+    /* The opt-in replays it (the floats are this build's after all). */
+    res = replay_logged_as("test_replay_otherid.trec", 0, &lc, &here, true, &rc);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(res.matches);
+    CHECK(res.build_differs);
+    CHECK(!res.fingerprint_differs);
+    CHECK_EQ_INT(lc.n, 1);
+    CHECK(strstr(lc.lines[0], forged) != NULL);
+    /* The same fused build replays without the opt-in. */
+    tempo_build same = {fused, forged, NULL};
+    res = replay_logged_as("test_replay_otherid.trec", 0, &lc, &same, false, &rc);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(res.matches);
+    CHECK(!res.build_differs);
+    CHECK_EQ_INT(lc.n, 0);
+    /* Portable recordings replay on a portable build of another compiler,
+     * and a desync there names both identities before libm. */
+    if (tempo_fingerprint() == TEMPO_FINGERPRINT_PORTABLE) {
+        record_as("test_replay_otherid.trec", &(tempo_build){TEMPO_FINGERPRINT_PORTABLE, forged, NULL});
+        res = replay_logged_as("test_replay_otherid.trec", 0, &lc, NULL, false, &rc);
+        CHECK_EQ_INT(rc, 0);
+        CHECK(res.matches);
+        CHECK(res.build_differs);
+        CHECK_EQ_INT(lc.n, 0);
+        res = replay_logged_as("test_replay_otherid.trec", 100, &lc, NULL, false, &rc);
+        CHECK_EQ_U64(res.diverged_at, 100);
+        CHECK(strstr(res.report, "built differently (recorded: clang 99.0.0") != NULL);
+        CHECK(strstr(res.report, "both with portable floats") != NULL);
+    }
 }
 
 /* ---- Events the game consumes on arrival, and tempo_loop_is_replaying ---- */
@@ -1492,6 +1715,8 @@ static const tt_case cases[] = {
     TT_CASE(meta_has_a_limit),
     TT_CASE(os_failures_carry_the_os_reason),
     TT_CASE(fingerprints_are_described),
+    TT_CASE(builds_are_compared),
+    TT_CASE(version_2_files_still_read),
     TT_CASE(same_constant_at_every_render_rate),
     TT_CASE(live_input_replays_on_another_clock),
     TT_CASE(the_ring_is_replayed_not_just_the_reads),
@@ -1501,7 +1726,8 @@ static const tt_case cases[] = {
     TT_CASE(a_corrupt_file_names_offset_and_tick),
     TT_CASE(the_committed_recording_replays_to_its_constant),
     TT_CASE(meta_and_fingerprint_reach_the_replay),
-    TT_CASE(another_fingerprint_is_named_before_and_at_the_desync),
+    TT_CASE(another_fingerprint_is_refused_or_named_when_asked),
+    TT_CASE(another_build_identity_is_refused),
     TT_CASE(consumed_input_is_replayed_and_is_replaying_says_so),
     TT_CASE(netq_messages_replay_without_a_sender),
     TT_CASE(loader_completions_replay_at_their_ticks),

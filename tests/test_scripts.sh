@@ -231,7 +231,7 @@ check "./dev has no embedded Python test tally" "$(! grep -q 'json.loads' "$repo
 # Chromium test stubbed (a node shim prints the test's summary): each of the suite's results lines
 # is counted in "N passed, N failed, N skipped", and cmd_test calls it after game_suite.
 eval "$(sed -n '/^web_suite() {/,/^}/p' "$repo/dev")"
-eval "tally_total() { local tp=0 tf=0 ts=0 line; $(sed -n '/^  for line in "\${results\[@\]}"; do/,/^  echo "\$tp passed, \$tf failed, \$ts skipped"/p' "$repo/dev"); }"
+eval "$(sed -n '/^tally() {/,/^}/p' "$repo/dev")"
 mkdir -p "$tmp/web/bin" "$tmp/web/top/build-web"
 printf '#!/bin/sh\necho "ok   bounce: loop starts"\necho "3 passed, 0 failed"\n' >"$tmp/web/bin/node"
 chmod +x "$tmp/web/bin/node"
@@ -240,7 +240,7 @@ web_total() {  # web_total CMD_WEB_RESULT: the final tally line with the web sui
     local results=("game: 5 passed, 0 failed, 1 skipped")
     eval "cmd_web() { return $1; }"
     top=$tmp/web/top PATH=$tmp/web/bin:$PATH web_suite 2>/dev/null
-    tally_total | tail -1
+    tally | tail -1
 }
 got=$(web_total 0)
 check "web suite counted in ./dev's final tally" "$([ "$got" = "9 passed, 0 failed, 1 skipped" ]; echo $?)" \

@@ -24,8 +24,10 @@
  *    no beat mark while paused, the music goes on from where it stood);
  *  - the loop keeps ticking while the window is hidden or minimized
  *    (desc.run_while_hidden): the other player waits for our inputs;
- *  - the handshake: each client sends its tempo_fingerprint() in DUEL_JOIN
- *    and warns in one line when the other player's build differs;
+ *  - the handshake: each client sends its tempo_fingerprint() and
+ *    TEMPO_BUILD_IDENTITY in DUEL_JOIN and refuses, in one line naming both
+ *    builds, a player whose build may compute other bits
+ *    (tempo_build_compare): lockstep would desync later, silently;
  *  - record and replay: --record FILE (with the protocol version and the
  *    options in the recording's metadata), then --replay FILE runs the
  *    same match again with no server, printing the same checkpoints.
@@ -36,7 +38,7 @@
  * that long while we stream 60 KB spectator snapshots per update: the game
  * must keep ticking; it prints its longest update and the loop's tick
  * lateness during the stall), --fingerprint HEX (announce this fingerprint
- * in DUEL_JOIN instead of ours: the test of the mismatch warning). At the
+ * in DUEL_JOIN instead of ours: the test of the refusal). At the
  * end a live run prints what its music did while the match was paused. */
 #include <math.h>
 #include <stdio.h>
@@ -77,6 +79,7 @@ typedef struct duel {
     double stall_s;
     uint32_t end_tick; /* 0: endless */
     uint32_t fingerprint; /* what we announce in DUEL_JOIN: tempo_fingerprint() or --fingerprint */
+    char identity[TEMPO_BUILD_IDENTITY_MAX]; /* and our TEMPO_BUILD_IDENTITY (a replay: the recorder's) */
     /* Tempo and SDL objects */
     tempo_loop *loop;
     tempo_input *in;
@@ -259,22 +262,22 @@ static void on_message(const tempo_netq_msg *m, void *user)
         printf("duel: player %d, seed %016llx\n", d->player, (unsigned long long)hi.seed);
     } else if (m->type == DUEL_JOIN && m->size == sizeof(duel_join)) {
         /* The other player's handshake, before DUEL_START (the relay sends
-         * it first). Our simulation is integer-only, so another float
-         * behaviour should not matter: a warning, and the checkpoints tell. */
+         * it first). A lockstep game whose builds may compute other bits
+         * desyncs somewhere later, silently: refuse now, naming both, as a
+         * replay of another build is refused (tempo_build_compare). */
         duel_join j;
         memcpy(&j, m->data, sizeof j);
+        j.identity[sizeof j.identity - 1] = '\0';
+        char why[1024];
         if (j.version != DUEL_PROTO_VERSION) {
             fprintf(stderr, "duel: the other player speaks protocol version %u, we %u\n", j.version,
                     DUEL_PROTO_VERSION);
             d->failed = d->peer_left = true;
-        } else if (j.fingerprint != d->fingerprint) {
-            char theirs[160], ours[160];
-            tempo_fingerprint_describe(j.fingerprint, theirs, sizeof theirs);
-            tempo_fingerprint_describe(d->fingerprint, ours, sizeof ours);
-            fprintf(stderr,
-                    "duel: warning: the other player's build computes floats differently (theirs: %s; ours: %s); "
-                    "playing on, the checkpoints will show whether the match agrees\n",
-                    theirs, ours);
+        } else if (tempo_build_compare(&(tempo_build){j.fingerprint, j.identity, "theirs"},
+                                       &(tempo_build){d->fingerprint, d->identity, "ours"}, why,
+                                       sizeof why) == TEMPO_EBUILD) {
+            fprintf(stderr, "duel: refused: the other player's build computes floats differently: %s\n", why);
+            d->failed = d->peer_left = true;
         }
     } else if (m->type == DUEL_START) {
         d->started = true;
@@ -401,7 +404,11 @@ static void play(tempo_loop *loop, duel *d)
     read_input(d);
     /* Our half of the handshake, tried again next update if refused. */
     if (d->player >= 0 && !d->joined && !replaying) {
-        duel_join j = {DUEL_PROTO_VERSION, d->fingerprint};
+        duel_join j;
+        memset(&j, 0, sizeof j);
+        j.version = DUEL_PROTO_VERSION;
+        j.fingerprint = d->fingerprint;
+        snprintf(j.identity, sizeof j.identity, "%s", d->identity);
         d->joined = timed_send(d, DUEL_JOIN, &j, sizeof j) == 0;
     }
     if (!d->started && d->peer_left && !replaying) {
@@ -661,8 +668,10 @@ static int open_all(duel *d, tempo_replay *rp)
         if (tempo_netq_attach(d->q, d->loop, on_message, d) != 0)
             return -1;
     } else {
-        d->net = tempo_net_create(&(tempo_net_desc){
-            .host = d->host, .port = (uint16_t)d->port, .queue = d->q, .max_type = DUEL_MAX_TYPE, .max_payload_bytes = 64});
+        /* The largest frame the relay sends is the other player's DUEL_JOIN. */
+        d->net = tempo_net_create(&(tempo_net_desc){.host = d->host, .port = (uint16_t)d->port, .queue = d->q,
+                                                    .max_type = DUEL_MAX_TYPE,
+                                                    .max_payload_bytes = sizeof(duel_join)});
         if (d->net == NULL || tempo_net_attach(d->net, d->loop, on_message, d) != 0)
             return -1;
     }
@@ -702,6 +711,8 @@ static int read_meta(duel *d, const char *path, const tempo_replay_info *info)
     d->bot = (get_le32(m + 4) & META_BOT) != 0; /* the bot decides our inputs again */
     d->end_tick = get_le32(m + 8);             /* the same "final" line */
     d->fingerprint = info->fingerprint;        /* what we announced in DUEL_JOIN */
+    if (info->identity[0] != '\0')
+        snprintf(d->identity, sizeof d->identity, "%s", info->identity);
     return 0;
 }
 
@@ -709,6 +720,7 @@ int main(int argc, char **argv)
 {
     static duel d;
     d.player = -1;
+    snprintf(d.identity, sizeof d.identity, "%s", TEMPO_BUILD_IDENTITY); /* this file's, as duel_game.c's */
     if (sample_parse(&d.app, argc, argv,
                      "(--port N [--host H] [--bot] [--ticks N] [--record FILE] [--stall-peer SECONDS] [--fingerprint HEX] | "
                      "--replay FILE)",
@@ -761,17 +773,18 @@ int main(int argc, char **argv)
     /* The options a replay needs go in the recording's metadata, with the
      * protocol version of the frames it records. No seed: the match seed
      * arrives in the relay's HELLO, recorded like every frame. The
-     * fingerprint stored is the one we announce (--fingerprint's, if given),
-     * so a replay prints the same handshake warning as the live run did. */
+     * fingerprint and identity stored are the ones we announce
+     * (--fingerprint's, if given), so a replay judges the recorded
+     * handshake as the live run did. */
     uint8_t meta[META_BYTES];
     put_le32(meta, DUEL_PROTO_VERSION);
     put_le32(meta + 4, d.bot ? META_BOT : 0);
     put_le32(meta + 8, d.end_tick);
     if (d.record != NULL &&
-        tempo_loop_record_fp(d.loop,
-                             &(tempo_record_desc){.path = d.record, .hash = hash_state, .hash_user = &d,
-                                                  .meta = meta, .meta_size = sizeof meta},
-                             d.fingerprint) != 0) {
+        tempo_loop_record_build(d.loop,
+                                &(tempo_record_desc){.path = d.record, .hash = hash_state, .hash_user = &d,
+                                                     .meta = meta, .meta_size = sizeof meta},
+                                &(tempo_build){d.fingerprint, d.identity, NULL}) != 0) {
         fprintf(stderr, "duel: record: %s\n", tempo_get_error());
         goto out;
     }

@@ -14,8 +14,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* 2: clients send DUEL_JOIN and the relay starts the match once both have. */
-#define DUEL_PROTO_VERSION 2
+#include "tempo/determinism.h"
+
+/* 2: clients send DUEL_JOIN and the relay starts the match once both have.
+ * 3: DUEL_JOIN carries the build identity, and a build that may compute
+ * other bits is refused. */
+#define DUEL_PROTO_VERSION 3
 
 /* Frame types. */
 enum {
@@ -38,11 +42,13 @@ typedef struct duel_hello {
 /* The client's half of the handshake. The relay checks the version and
  * forwards the frame to the other player before DUEL_START, so each client
  * knows its peer's build before the match starts: a peer whose float code
- * may compute other bits (another tempo_fingerprint(), tempo/determinism.h)
- * is named in a warning, and the checkpoints then tell whether it matters. */
+ * may compute other bits (tempo_build_compare, tempo/determinism.h: another
+ * fingerprint, or a non-portable one from another compiler or CPU) is
+ * refused, both builds named, and the match does not start. */
 typedef struct duel_join {
     uint32_t version;     /* DUEL_PROTO_VERSION */
     uint32_t fingerprint; /* the sender's tempo_fingerprint() */
+    char identity[TEMPO_BUILD_IDENTITY_MAX]; /* the sender's TEMPO_BUILD_IDENTITY, NUL-terminated */
 } duel_join;
 
 /* Input buttons and flags of one player for one simulation tick. */

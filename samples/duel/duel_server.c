@@ -3,7 +3,7 @@
  * Listens on 127.0.0.1 only (an ephemeral port unless --port is given),
  * prints "PORT <n>" on stdout, and takes two players. Each gets a
  * DUEL_HELLO (its player number and the match seed) and answers with
- * DUEL_JOIN (its protocol version and build fingerprint), which the relay
+ * DUEL_JOIN (its protocol version, build fingerprint and identity), which the relay
  * checks and forwards to the other player; once both have joined both get
  * DUEL_START, so each client has its peer's JOIN before the match starts.
  * It forwards every DUEL_INPUT frame to
@@ -49,8 +49,10 @@ static bool started; /* DUEL_START went out */
 
 static void send_all(player *p, uint16_t type, const void *payload, uint32_t size)
 {
-    uint8_t frame[TEMPO_NET_HEADER_BYTES + 64];
-    if (!p->open || size > 64)
+    /* The largest frame the relay makes or forwards: a DUEL_JOIN (its
+     * build identity); inputs and the hello are smaller. */
+    uint8_t frame[TEMPO_NET_HEADER_BYTES + sizeof(duel_join)];
+    if (!p->open || size > sizeof(duel_join))
         return;
     tempo_net_frame_header(frame, type, size);
     memcpy(frame + TEMPO_NET_HEADER_BYTES, payload, size);

@@ -53,11 +53,14 @@ int main(void)
     char fp[256];
     tempo_fingerprint_describe(tempo_fingerprint(), fp, sizeof fp);
     printf("%s\n", fp);
-#ifdef MYGAME_DETERMINISTIC
-    /* Built with tempo-deterministic's flags: no fusing, no x87. */
-    check(tempo_fingerprint() == TEMPO_FINGERPRINT_PORTABLE, "tempo-deterministic: a portable fingerprint");
-#else
+    printf("build: %s\n", TEMPO_BUILD_IDENTITY);
+#ifdef MYGAME_FP_OPT_OUT
+    /* Tempo configured with -Ddeterministic_consumers=false: whatever the compiler does. */
     check(tempo_fingerprint() != 0, "tempo_fingerprint");
+#else
+    /* dependency('tempo') / tempo::tempo carry the flags by default, and
+     * tempo-deterministic / tempo::deterministic always: no fusing, no x87. */
+    check(tempo_fingerprint() == TEMPO_FINGERPRINT_PORTABLE, "a portable fingerprint by default");
 #endif
 
     tempo_shutdown();

@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define TEMPO_VERSION_MAJOR 0
-#define TEMPO_VERSION_MINOR 1
+#define TEMPO_VERSION_MINOR 2
 #define TEMPO_VERSION_PATCH 0
 
 /* One list of error codes. Values are stable; new codes are appended. */
@@ -68,7 +68,8 @@ extern "C" {
     X(EIO, -11, "input/output error")                                           \
     X(EFORMAT, -12, "malformed or unsupported data")                            \
     X(EBUSY, -13, "object is in use")                                           \
-    X(ERANGE, -14, "value out of range")
+    X(ERANGE, -14, "value out of range")                                        \
+    X(EBUILD, -15, "built differently: floating-point results may differ")
 
 enum {
 #define TEMPO_ERRNO_ENUM_(name, value, text) TEMPO_##name = (value),

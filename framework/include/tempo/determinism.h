@@ -8,17 +8,20 @@
  * gcc in its default gnu mode on any FMA target), or when 32-bit x86 keeps
  * float and double intermediates in 80-bit x87 registers. See
  * docs/determinism.md for what Tempo guarantees, what the game must do and
- * the flags (meson: dependency('tempo-deterministic'); pkg-config:
- * tempo-deterministic; CMake: tempo::deterministic).
+ * the flags, which a game gets by default (meson: dependency('tempo');
+ * pkg-config: tempo; CMake: tempo::tempo; opt out with
+ * -Dtempo:deterministic_consumers=false).
  *
  * tempo_fingerprint() probes those behaviours where it is compiled: it is
  * a static inline function, so it sees the flags of the translation unit
  * that calls it, i.e. the game's. tempo_loop_record() and
  * tempo_loop_replay() (tempo/replay.h) are inline too and call it in the
- * game's own code: every recording stores the recorder's fingerprint, and a
- * replay on a build with another one says so in one line before it starts
- * and in the desync report. Lockstep peers can exchange it in their
- * handshake and refuse (or warn about) a peer whose value differs.
+ * game's own code: every recording stores the recorder's fingerprint and
+ * build identity (TEMPO_BUILD_IDENTITY, below), and a replay on a build
+ * that may compute other bits is refused before it starts
+ * (tempo_build_compare), or, when the game asks, replayed with both builds
+ * named in one line and in the desync report. Lockstep peers exchange both
+ * in their handshake and refuse a peer the same way.
  *
  * The probe covers the behaviours that change results on today's
  * compilers; equal fingerprints do not prove equal results (libm
@@ -115,6 +118,142 @@ static inline uint32_t tempo_fingerprint(void)
 #endif
     return fp;
 }
+
+/* ---- The build identity ------------------------------------------------ */
+
+/* The most bytes of a build identity, its NUL included. Part of the
+ * recording format (version 3). */
+#define TEMPO_BUILD_IDENTITY_MAX 128
+
+#define TEMPO__BUILD_STR2(x) #x
+#define TEMPO__BUILD_STR(x) TEMPO__BUILD_STR2(x)
+
+/* The compiler and its version: two builds of one source by other
+ * compilers (or versions) may schedule and fuse float code differently
+ * wherever contraction is allowed. */
+#if defined(__clang__)
+#define TEMPO__BUILD_COMPILER                                                                                 \
+    "clang " TEMPO__BUILD_STR(__clang_major__) "." TEMPO__BUILD_STR(__clang_minor__) "." TEMPO__BUILD_STR( \
+        __clang_patchlevel__)
+#elif defined(__GNUC__)
+#define TEMPO__BUILD_COMPILER                                                                          \
+    "gcc " TEMPO__BUILD_STR(__GNUC__) "." TEMPO__BUILD_STR(__GNUC_MINOR__) "." TEMPO__BUILD_STR( \
+        __GNUC_PATCHLEVEL__)
+#elif defined(_MSC_VER)
+#define TEMPO__BUILD_COMPILER "msvc " TEMPO__BUILD_STR(_MSC_FULL_VER)
+#else
+#define TEMPO__BUILD_COMPILER "unknown compiler"
+#endif
+
+/* The target and what decides its float arithmetic: the instruction set,
+ * whether the compiler may use FMA instructions (__FMA__ on x86; always
+ * there on aarch64; __FP_FAST_FMA: fma() is one instruction), and on 32-bit
+ * x86 whether maths is SSE2 (rounded to its type) or x87 (80-bit). */
+#if defined(__x86_64__) || defined(_M_X64)
+#define TEMPO__BUILD_ARCH "x86_64"
+#elif defined(__i386__) || defined(_M_IX86)
+#define TEMPO__BUILD_ARCH "i386"
+#elif defined(__aarch64__) || defined(_M_ARM64)
+#define TEMPO__BUILD_ARCH "aarch64"
+#elif defined(__arm__) || defined(_M_ARM)
+#define TEMPO__BUILD_ARCH "arm"
+#elif defined(__riscv)
+#define TEMPO__BUILD_ARCH "riscv" TEMPO__BUILD_STR(__riscv_xlen)
+#elif defined(__wasm__)
+#define TEMPO__BUILD_ARCH "wasm"
+#elif defined(__powerpc64__)
+#define TEMPO__BUILD_ARCH "ppc64"
+#else
+#define TEMPO__BUILD_ARCH "unknown arch"
+#endif
+#if defined(__FMA__)
+#define TEMPO__BUILD_FMA " +fma"
+#else
+#define TEMPO__BUILD_FMA ""
+#endif
+#if defined(__FP_FAST_FMA) || defined(__FP_FAST_FMAF)
+#define TEMPO__BUILD_FAST_FMA " +fast-fma"
+#else
+#define TEMPO__BUILD_FAST_FMA ""
+#endif
+#if defined(__i386__) || defined(__x86_64__)
+#if defined(__SSE2_MATH__)
+#define TEMPO__BUILD_FPMATH " fpmath=sse2"
+#elif defined(__SSE_MATH__)
+#define TEMPO__BUILD_FPMATH " fpmath=sse"
+#else
+#define TEMPO__BUILD_FPMATH " fpmath=387"
+#endif
+#elif defined(_M_IX86_FP)
+#define TEMPO__BUILD_FPMATH " arch:IA32_FP=" TEMPO__BUILD_STR(_M_IX86_FP)
+#else
+#define TEMPO__BUILD_FPMATH ""
+#endif
+/* Flags that change float code and that the preprocessor can see. No
+ * compiler defines a macro for -ffp-contract: whether contraction is off
+ * is what the fingerprint's probe measures (stored beside the identity). */
+#if defined(__FAST_MATH__)
+#define TEMPO__BUILD_FAST_MATH " -ffast-math"
+#else
+#define TEMPO__BUILD_FAST_MATH ""
+#endif
+#if defined(__OPTIMIZE__)
+#define TEMPO__BUILD_OPT " optimized"
+#else
+#define TEMPO__BUILD_OPT " -O0"
+#endif
+
+/* The build identity of the translation unit that expands it, as one
+ * string literal, e.g. "gcc 12.2.0, x86_64 +fma fpmath=sse2, optimized":
+ * the compiler and its version, the target and its float instructions,
+ * and the flags the preprocessor sees (FLT_EVAL_METHOD is in the
+ * fingerprint). A macro, like
+ * tempo_fingerprint() an inline function, so that it describes the game's
+ * code rather than Tempo's library. Shorter than TEMPO_BUILD_IDENTITY_MAX. */
+#define TEMPO_BUILD_IDENTITY                                                                                       \
+    TEMPO__BUILD_COMPILER ", " TEMPO__BUILD_ARCH TEMPO__BUILD_FMA TEMPO__BUILD_FAST_FMA TEMPO__BUILD_FPMATH "," \
+        TEMPO__BUILD_OPT TEMPO__BUILD_FAST_MATH
+
+/* What a recording or a lockstep peer says about the build that computes
+ * its state. */
+typedef struct tempo_build {
+    uint32_t fingerprint; /* tempo_fingerprint() of the game's code; 0: unknown */
+    const char *identity; /* TEMPO_BUILD_IDENTITY of the game's code; NULL or "": unknown */
+    const char *label;    /* how texts name this side ("recorded", "this build", "theirs");
+                             NULL => "one build" / "the other" */
+} tempo_build;
+
+/* This translation unit's build: its fingerprint and identity, labelled
+ * `label`. Inline so that it is the game's. Thread: any. */
+static inline tempo_build tempo_build_this(const char *label)
+{
+    tempo_build b;
+    b.fingerprint = tempo_fingerprint();
+    b.identity = TEMPO_BUILD_IDENTITY;
+    b.label = label;
+    return b;
+}
+
+/* Whether state computed by build `a` can be computed again by build `b`
+ * (a recording and its replay, two lockstep peers):
+ *  - either fingerprint unknown (0): not checkable, 0 (a recording of
+ *    format version 1);
+ *  - fingerprints differ: TEMPO_EBUILD;
+ *  - both TEMPO_FINGERPRINT_PORTABLE: 0, whatever compiler or CPU (the
+ *    point of the flags);
+ *  - equal but not portable (fused, x87, fast-math): the identities must
+ *    both be known and equal, else TEMPO_EBUILD (two fused builds by other
+ *    compilers or for other CPUs fuse other expressions).
+ * On TEMPO_EBUILD, `why` gets one line naming both sides (label,
+ * fingerprint described, identity), the reason and what to change, e.g.
+ * "built differently (recorded: fingerprint 01000003: ..., gcc 12.2.0,
+ * x86_64 +fma ...; this build: fingerprint 01000000: portable ..., clang
+ * 14.0.6, aarch64 ...): the floating-point fingerprints differ: build the
+ * game with Tempo's deterministic flags (...)"; on 0 it gets "" (or a
+ * note when not checkable). `why` may be NULL with size 0. Returns 0,
+ * TEMPO_EBUILD, or TEMPO_EINVAL (a or b NULL). Does no float arithmetic.
+ * Thread: any. */
+TEMPO_API int tempo_build_compare(const tempo_build *a, const tempo_build *b, char *why, size_t size);
 
 /* Writes a short English description of fingerprint `fp` into buf (at
  * most size bytes, always NUL-terminated when size > 0), e.g.

@@ -62,14 +62,17 @@
  * Determinism across builds: the replay hands the game the same inputs;
  * whether its float code computes the same bits depends on its compiler
  * flags (docs/determinism.md). tempo_loop_record() stores the game's
- * tempo_fingerprint() (tempo/determinism.h) in the file; tempo_loop_replay()
- * logs one WARN line before the first tick when the replaying build's
- * differs, and the desync report (a WARN line and result.report) names both
- * when a hash differs.
+ * tempo_fingerprint() and TEMPO_BUILD_IDENTITY (tempo/determinism.h) in the
+ * file; tempo_loop_replay() refuses, before the first tick, a recording
+ * whose build may compute other bits (tempo_build_compare: TEMPO_EBUILD,
+ * both builds named in tempo_get_error()) unless desc.other_build asks to
+ * replay anyway, and the desync report (a WARN line and result.report)
+ * names the build difference when a hash differs.
  *
  * The file format is documented in docs/replay.md and
  * framework/replay_file.h (version 2 added the build fingerprint and the
- * game's meta to the header, docs/determinism.md; version 1 still reads): a
+ * game's meta to the header, version 3 the build identity,
+ * docs/determinism.md; versions 1 and 2 still read): a
  * versioned, little-endian, CRC-32-checked header and blocks of per-tick
  * records, written and flushed every flush_every ticks so a crash keeps
  * every tick up to the last flush. A truncated or corrupt file fails to
@@ -166,12 +169,19 @@ typedef struct tempo_record_desc {
  * built with other flags) or a fabricated one (tests). */
 TEMPO_API int tempo_loop_record_fp(tempo_loop *loop, const tempo_record_desc *desc, uint32_t fingerprint);
 
-/* tempo_loop_record_fp(loop, desc, tempo_fingerprint()): inline, so the
- * probe runs with the flags of the game's translation unit that calls it
- * (tempo/determinism.h). Same returns. */
+/* tempo_loop_record_fp with the whole build: its fingerprint and its
+ * identity (TEMPO_BUILD_IDENTITY of the game's code, at most
+ * TEMPO_BUILD_IDENTITY_MAX - 1 bytes stored; NULL or "": unknown), both
+ * stored in the header. build NULL => both unknown. Same returns. */
+TEMPO_API int tempo_loop_record_build(tempo_loop *loop, const tempo_record_desc *desc, const tempo_build *build);
+
+/* tempo_loop_record_build(loop, desc, tempo_build_this()): inline, so the
+ * probe runs and the identity is expanded with the flags of the game's
+ * translation unit that calls it (tempo/determinism.h). Same returns. */
 static inline int tempo_loop_record(tempo_loop *loop, const tempo_record_desc *desc)
 {
-    return tempo_loop_record_fp(loop, desc, tempo_fingerprint());
+    tempo_build b = tempo_build_this(NULL);
+    return tempo_loop_record_build(loop, desc, &b);
 }
 
 /* Ends the recording: writes the final hash (if desc.hash) and the END
@@ -207,6 +217,9 @@ typedef struct tempo_replay_desc {
                                   possible; true => the real clock, ticks at their recorded rate */
     bool partial;              /* false => a file that is truncated or corrupt anywhere fails to
                                   open; true => it replays the ticks before the damage */
+    bool other_build;          /* false => tempo_loop_replay refuses a recording whose build may
+                                  compute other bits (TEMPO_EBUILD); true => replay it anyway
+                                  (one WARN line names both builds) */
 } tempo_replay_desc;
 
 typedef struct tempo_replay_info {
@@ -221,8 +234,11 @@ typedef struct tempo_replay_info {
     char backend[16];          /* tempo_backend_name() of the recorder */
     bool complete;             /* the file ends with its END record */
     char damage[200];          /* "" when complete; else where and why it stops */
-    uint32_t version;          /* the file format's version (1: no fingerprint, no meta) */
+    uint32_t version;          /* the file format's version (1: no fingerprint, no meta;
+                                  2: no build identity) */
     uint32_t fingerprint;      /* the recording build's tempo_fingerprint(); 0: unknown */
+    char identity[TEMPO_BUILD_IDENTITY_MAX]; /* the recording build's TEMPO_BUILD_IDENTITY;
+                                  "": unknown (versions 1 and 2) */
     const void *meta;          /* the desc.meta bytes of the recording (NULL: none); valid
                                   until tempo_replay_destroy; no alignment beyond 1 */
     uint32_t meta_size;
@@ -240,11 +256,15 @@ typedef struct tempo_replay_result {
     uint32_t fingerprint_recorded; /* info.fingerprint (0: unknown) */
     uint32_t fingerprint_replay;   /* the replaying build's (tempo_loop_replay_fp; 0: unknown) */
     bool fingerprint_differs;  /* both known and different: the floats may not agree */
+    bool build_differs;        /* tempo_build_compare refused the pair (replayed anyway through
+                                  desc.other_build), or both identities known and different */
     /* "" until a hash differs; then the desync report, one line: the file,
-     * the tick, both hashes, the last equal tick, and the fingerprints
-     * (different: both described and the likely cause; equal: the causes
-     * a fingerprint cannot see). Also logged once at TEMPO_LOG_WARN. */
-    char report[512];
+     * the tick, both hashes, the last equal tick, and the builds (a
+     * difference tempo_build_compare refuses: both named and the flags to
+     * change; portable but other compilers: libm first; the same build:
+     * the causes a fingerprint cannot see). Also logged once at
+     * TEMPO_LOG_WARN. */
+    char report[1024];
 } tempo_replay_result;
 
 /* Reads and validates the whole file. desc is read during the call only.
@@ -280,21 +300,35 @@ TEMPO_API tempo_loop_clock tempo_replay_clock(tempo_replay *rp);
  * tick. Sets the loop's update rate and policy to the recorded ones; with
  * the fake clock and no render cap, caps renders at the update rate so the
  * fake time moves. `fingerprint` is the replaying build's
- * tempo_fingerprint() (0 => unknown): when both it and the recording's are
- * known and differ, one line at TEMPO_LOG_WARN says so now, before the
- * first tick ("replay: run.trec was recorded by a build with other
- * floating-point behaviour (recorded: ...; this build: ...): its state may
- * diverge; build the game with tempo-deterministic's flags (see
- * docs/determinism.md)"), and the desync report names both. Returns 0,
- * TEMPO_EINVAL (NULL), TEMPO_EBUSY (the loop is recording or replaying, or
- * rp is attached elsewhere). */
+ * tempo_fingerprint() (0 => unknown, and nothing is checked), its identity
+ * unknown: tempo_loop_replay_build(loop, rp, &(tempo_build){fingerprint}),
+ * so a fingerprint that differs from the recording's, or a non-portable
+ * one, is refused (TEMPO_EBUILD) unless desc.other_build is set; the desync
+ * report names both builds. Returns 0, TEMPO_EINVAL (NULL), TEMPO_EBUSY
+ * (the loop is recording or replaying, or rp is attached elsewhere) or
+ * TEMPO_EBUILD. */
 TEMPO_API int tempo_loop_replay_fp(tempo_loop *loop, tempo_replay *rp, uint32_t fingerprint);
 
-/* tempo_loop_replay_fp(loop, rp, tempo_fingerprint()), inline like
- * tempo_loop_record(). Same returns. */
+/* tempo_loop_replay_fp with the replaying build's fingerprint and identity
+ * (build NULL => both unknown), checked against the recording's with
+ * tempo_build_compare (tempo/determinism.h) before anything else: when they
+ * may compute other bits (fingerprints differ; or either is not portable
+ * and the identities are not both known and equal), it returns
+ * TEMPO_EBUILD and leaves the loop as it was, with one line in
+ * tempo_get_error() naming both builds and what to change ("tempo_loop_replay:
+ * run.trec: built differently (recorded: ...; this build: ...): ...; or set
+ * tempo_replay_desc.other_build to replay it anyway"), unless the replay's
+ * desc.other_build is set: then it replays, after one WARN line saying the
+ * same. Otherwise the returns of tempo_loop_replay_fp. */
+TEMPO_API int tempo_loop_replay_build(tempo_loop *loop, tempo_replay *rp, const tempo_build *build);
+
+/* tempo_loop_replay_build(loop, rp, tempo_build_this()), inline like
+ * tempo_loop_record(): a recording of another build is refused (TEMPO_EBUILD)
+ * before the first tick. Same returns. */
 static inline int tempo_loop_replay(tempo_loop *loop, tempo_replay *rp)
 {
-    return tempo_loop_replay_fp(loop, rp, tempo_fingerprint());
+    tempo_build b = tempo_build_this(NULL);
+    return tempo_loop_replay_build(loop, rp, &b);
 }
 
 /* True while a replay is attached to the loop: from tempo_loop_replay()

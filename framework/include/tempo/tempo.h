@@ -23,5 +23,6 @@
 #if TEMPO_HAVE_NET
 #include "net.h"
 #endif
+#include "oldnames.h" /* 0.1 names as errors that name their replacement; TEMPO_NO_OLDNAMES: off */
 
 #endif /* TEMPO_TEMPO_H */
