@@ -1,4 +1,4 @@
-/* The win32 backend inside libtempo-0.dll (issue 13): window classes and
+/* The win32 backend inside libtempo-0.2.dll (issue 13): window classes and
  * DirectInput belong to the DLL's own module, not to the program
  * (GetModuleHandleW(NULL)). Linked against the shared library on purpose;
  * public API only. */
@@ -17,7 +17,7 @@
 
 static void notify_class_belongs_to_the_dll(void)
 {
-    HMODULE dll = GetModuleHandleW(L"libtempo-0.dll");
+    HMODULE dll = GetModuleHandleW(TEMPO_DLL_NAME); /* libtempo-<soversion>.dll, from meson */
     CHECK(dll != NULL && dll != GetModuleHandleW(NULL)); /* really the DLL */
     SDL_Window *win = SDL_CreateWindow("tempo-win32-dll", 0, 0, 160, 120, SDL_WINDOW_HIDDEN);
     CHECK(win != NULL);
