@@ -1,5 +1,7 @@
 /* See bench_common.h. */
+#ifndef _POSIX_C_SOURCE /* a build's flags may define it already */
 #define _POSIX_C_SOURCE 200809L /* popen, pclose under -std=c11 */
+#endif
 #include "bench_common.h"
 
 #include <stdlib.h>

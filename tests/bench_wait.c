@@ -47,7 +47,9 @@
  * bench_common's popen wrapper), so the file also builds for Windows; the
  * floor row is Linux-only. */
 #if !defined(_WIN32)
+#ifndef _POSIX_C_SOURCE /* a build's flags may define it already */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+#endif
 #endif
 #include <stdatomic.h>
 #include <stdio.h>

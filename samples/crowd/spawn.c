@@ -1,5 +1,7 @@
 /* See spawn.h: POSIX (posix_spawn) and Windows (CreateProcessW). */
+#ifndef _POSIX_C_SOURCE /* a build's flags may define it already */
 #define _POSIX_C_SOURCE 200809L /* posix_spawn, kill, waitpid under -std=c11 */
+#endif
 #include "spawn.h"
 
 #include <stdio.h>

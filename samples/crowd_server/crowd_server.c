@@ -18,7 +18,9 @@
  * and tested; the Winsock spellings are there but untested. Time and pacing
  * use Tempo's clock; between events the server blocks in poll() until the
  * next one is due (or a command arrives). */
+#ifndef _POSIX_C_SOURCE /* a build's flags may define it already */
 #define _POSIX_C_SOURCE 200809L /* poll, getsockname under -std=c11 */
+#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

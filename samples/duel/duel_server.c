@@ -19,7 +19,9 @@
  * Sockets: BSD sockets and poll() directly (SDL2_net can neither listen on
  * 127.0.0.1 only nor report an ephemeral port), like crowd_server. POSIX is
  * what is built and tested; the Winsock spellings are there but untested. */
+#ifndef _POSIX_C_SOURCE /* a build's flags may define it already */
 #define _POSIX_C_SOURCE 200809L /* poll, getsockname under -std=c11 */
+#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
