@@ -328,6 +328,59 @@ static void rebase(tempo_loop *L, uint64_t now)
     L->last_update_ns = now >= L->step_ns ? now - L->step_ns : 0;
 }
 
+/* The presents were found to block on vblanks, one returned at `t`: the
+ * update ticks move later by less than a period, once, so that they fall
+ * an eighth of a period after a vblank, between a present's return and the
+ * next render, rather than inside that render or the blocked present
+ * (issue 36 item 10). SDL3 simulating vsync starts its 60 Hz grid (1/60 s
+ * steps in whole nanoseconds) at the first present, one frame of work
+ * after the schedule started: every 10 Hz update then fell due
+ * that long before a grid point, in the next frame's render or present,
+ * and landed 7-8 ms late. The eighth (2.1 ms at 60 Hz) leaves room for a
+ * present whose own work ran past the vblank (SDL3's grid does not wait
+ * for a late present, and its work under Xvfb is ~2.3 ms) and for the
+ * loop's own work after a present (an update due right at the return ran
+ * ~0.1 ms late there, one woken by its timer ~0.05 ms), and the next render
+ * may still start up to 7/8 of a period before its vblank. Only for games
+ * whose updates all fall on one phase of the vblanks (below), and only for
+ * the fixed policies whose renders follow the pacer (LOCKSTEP renders after
+ * its ticks; VARIABLE has none), not in the game's pause. The next update
+ * interval is longer by the move (the interpolation stretches over it, no
+ * jump); the game time given up is the move, under a period. A display that
+ * drifts against the ticks (59.94 Hz) moves them into the render and the
+ * present again: the present then waits for them (tempo__pacer_may_wait). */
+void tempo__loop_phase_ticks(tempo_loop *L, uint64_t t)
+{
+    if (L->policy == TEMPO_LOOP_VARIABLE || L->policy == TEMPO_LOOP_LOCKSTEP || L->game_paused || !L->started)
+        return;
+    /* The display mode's period, not the fit's: the fit is a few returns
+     * old here (the probe's verdict), and can be a fraction of a
+     * millisecond off. */
+    uint64_t P = L->pacer.nominal_period_ns;
+    /* Every update on one phase of the vblanks: an update every n frames,
+     * n >= 2 (10 Hz on 60 or 59.94 Hz: 6 frames, the phase moving 0.1 ms an
+     * update on the latter). An update every frame or more falls in a
+     * render or present whatever the phase (the present waits for it), and
+     * a move would only cost it the wake-up it may share with a present's
+     * return; at other rates (45 Hz on 60: 4/3 of a frame) the updates fall
+     * on several phases, and a move only changes which one the next render
+     * meets (one did: 3.5 ms late where none had been). */
+    uint64_t n = (L->step_ns + P / 2) / P;
+    uint64_t off = L->step_ns > n * P ? L->step_ns - n * P : n * P - L->step_ns;
+    if (n < 2 || off > P / 16)
+        return;
+    uint64_t due = tempo__sched_at(L->epoch_ns, L->update_hz, L->tick);
+    uint64_t want = t + P / 8;
+    uint64_t move = want >= due ? (want - due) % P : P - (due - want) % P;
+    /* Already there, give or take a sixteenth (a second verdict, or a
+     * display that drifted a little since): a move of almost a whole
+     * period would only give up game time. */
+    if (move < P / 16 || move > P - P / 16)
+        return;
+    L->epoch_ns += move;
+    tempo__loop_realign_render_slot(L);
+}
+
 /* Re-anchors the schedule on the last update so the next one is due one
  * (new) step after it: a change of rate or policy without a burst or gap. */
 static void rephase(tempo_loop *L)
@@ -590,6 +643,7 @@ static tempo__sched sched_of(const tempo_loop *L)
         .withheld_probe_ns = L->withheld_probe_ns,
         .probe_n = L->probe.n,
         .probe_period_ns = L->probe.period_ns,
+        .present_by_ns = L->present_waits ? L->present_by_ns : 0,
         .epoch_ns = L->epoch_ns,
         .tick = L->tick,
         .slot = L->slot,
@@ -604,6 +658,11 @@ static tempo__sched sched_of(const tempo_loop *L)
         .in_display_frame = L->in_display_frame,
         .last_display_ns = L->last_display_ns,
     };
+}
+
+void tempo__loop_sched(const tempo_loop *L, tempo__sched *out)
+{
+    *out = sched_of(L);
 }
 
 static uint64_t next_tick_ns(const tempo_loop *L)
@@ -968,6 +1027,10 @@ int tempo_loop_frame(tempo_loop *L)
             variable_ran = run_variable_update(L, t);
         else
             run_fixed_updates(L, t);
+        /* A frame drawn earlier may have waited for these updates (its
+         * present would have blocked past them): present it now, unless
+         * the next one is due before its vblank as well. */
+        tempo__loop_present_waiting(L, false);
         maybe_render(L, variable_ran);
     } else if (withheld_pause_only(L) && !atomic_load(&L->quit)) {
         /* Paused because presents are withheld: a probe render and present
@@ -982,6 +1045,11 @@ int tempo_loop_frame(tempo_loop *L)
                 tempo__loop_present(L, t);
         }
     }
+
+    /* Paused or quitting: a present that waited for an update waits no more
+     * (quitting, it is dropped). */
+    if (L->pause_mask != 0 || atomic_load(&L->quit))
+        tempo__loop_present_waiting(L, true);
 
     /* A pause asked for by update() or render() starts after this frame:
      * remember it, so the frame that resumes (maybe the very next one,

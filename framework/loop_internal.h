@@ -205,6 +205,13 @@ struct tempo_loop {
     bool reprobing;                /* TIMER: re-measuring by shifting the render phase */
     uint64_t probe_b_call, probe_b_return; /* its last "b" present */
     uint64_t slot_shift_ns;        /* render slots this much earlier than the schedule */
+    /* VSYNC: a frame rendered, its present waiting for an update due before
+     * its vblank (loop_present.c, tempo__pacer_may_wait) */
+    bool present_waits;
+    uint64_t wait_start_ns;        /* its work's start, for the pacer's cost */
+    uint64_t wait_render_end_ns;   /* when its render ended */
+    uint64_t wait_vblank_ns;       /* the vblank its present blocks until */
+    uint64_t present_by_ns;        /* its present's latest call */
 
     /* pause notifications and the game's own pause */
     tempo_loop_input_fn input_event;
@@ -257,6 +264,13 @@ static inline uint64_t loop_now(const tempo_loop *L)
 void tempo__loop_realign_render_slot(tempo_loop *L);
 /* loop.c: renders follow a slot schedule of their own (not LOCKSTEP's ticks). */
 bool tempo__loop_render_scheduled(const tempo_loop *L);
+/* loop.c: the presents were found to block on vblanks (one returned at
+ * `t`): the update ticks move later by under a period, to an eighth of a
+ * period after a vblank. */
+void tempo__loop_phase_ticks(tempo_loop *L, uint64_t t);
+/* loop.c: the schedule's state, for loop_schedule.h's decisions. */
+struct tempo__sched;
+void tempo__loop_sched(const tempo_loop *L, struct tempo__sched *out);
 
 /* loop_present.c: display pacing. */
 /* The refresh rate of the window's display (the desktop's without a
@@ -270,8 +284,14 @@ void tempo__loop_set_pacing(tempo_loop *L, tempo_loop_pacing pacing);
 void tempo__loop_reprobe_soon(tempo_loop *L);
 /* The pacing to start from. */
 tempo_loop_pacing tempo__loop_initial_pacing(const tempo_loop *L);
-/* Presents the frame rendered at `t` and learns from the present's return. */
+/* Presents the frame rendered at `t` and learns from the present's return;
+ * with vsync the present may wait for an update due before its vblank
+ * (L->present_waits). */
 void tempo__loop_present(tempo_loop *L, uint64_t t);
+/* The frame's updates ran: makes a waiting present now, unless the next
+ * update still falls due before its vblank and may run first; `now_too`:
+ * now whatever is due (the loop pauses or quits). */
+void tempo__loop_present_waiting(tempo_loop *L, bool now_too);
 
 /* loop_sources.c: the registry of watches and sources. */
 /* The entry watching `h`, or -1. */

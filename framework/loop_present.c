@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "loop_internal.h"
+#include "loop_schedule.h"
 #include "tempo_internal.h"
 
 /* A present that blocks longer than this many nominal refresh periods (and
@@ -235,9 +236,46 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
     L->slot_shift_ns = P / 4;
 }
 
+/* When the work of the frame rendered at `t` started, for the pacer's
+ * cost: the wake the pacer asked for when the render was on its schedule,
+ * so late wake-ups count as cost and the pacer learns to wake earlier;
+ * else the frame's wake. */
+static uint64_t work_start(const tempo_loop *L, uint64_t t)
+{
+    uint64_t planned = L->pace_wake_ns;
+    uint64_t half = tempo__pacer_period_ns(&L->pacer) / 2;
+    return planned != 0 && t >= planned && t - planned < half ? planned : L->wake_ns;
+}
+
+/* The next update's due time, if one can run before a waiting present:
+ * a fixed policy whose renders follow their own slots (LOCKSTEP renders
+ * after its ticks, VARIABLE's update is the render's), not in the game's
+ * pause or at the catch-up limit; else UINT64_MAX. */
+static uint64_t next_update_for_wait(const tempo_loop *L)
+{
+    if (L->policy == TEMPO_LOOP_VARIABLE || L->policy == TEMPO_LOOP_LOCKSTEP || L->game_paused ||
+        L->display_driven || L->pause_mask != 0 || atomic_load(&L->quit))
+        return UINT64_MAX;
+    tempo__sched s;
+    tempo__loop_sched(L, &s);
+    if (tempo__sched_updates_blocked(&s))
+        return UINT64_MAX;
+    return tempo__sched_next_tick_ns(&s);
+}
+
+static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited);
+
 /* Presents the frame rendered at `t`. The time blocked in the present is
  * waiting, not game time; with vsync the pacer learns the vblanks from it
- * and sets the next wake. */
+ * and sets the next wake.
+ * With vsync the present blocks the loop until the vblank, and an update
+ * due meanwhile would run only when it returns (issue 36 item 10: SDL3
+ * simulating vsync under Xvfb on an exact 60 Hz grid, paced as vsync, the
+ * 10 Hz bounce's updates 7-8 ms late at p50; ~0.05 ms with classic SDL2,
+ * whose whole-millisecond grid the timer paces).
+ * So the present waits for such an update when what is left fits before
+ * the vblank (tempo__pacer_may_wait): the loop sleeps until the update,
+ * runs it, and presents then (tempo__loop_present_waiting). */
 void tempo__loop_present(tempo_loop *L, uint64_t t)
 {
     /* SDL may queue the frame's draws until the present (render batching):
@@ -245,6 +283,44 @@ void tempo__loop_present(tempo_loop *L, uint64_t t)
      * pacer predicts, and not as blocking in the present. */
     if (L->renderer != NULL)
         SDL_RenderFlush(L->renderer);
+    uint64_t r = loop_now(L);
+    uint64_t start = L->pacing == TEMPO_LOOP_PACING_TIMER ? 0 : work_start(L, t);
+    if (L->pacing == TEMPO_LOOP_PACING_VSYNC) {
+        uint64_t v = tempo__pacer_next_vblank(&L->pacer, r);
+        if (tempo__pacer_may_wait(&L->pacer, v, r, next_update_for_wait(L))) {
+            L->present_waits = true;
+            L->wait_start_ns = start;
+            L->wait_render_end_ns = r;
+            L->wait_vblank_ns = v;
+            L->present_by_ns = tempo__pacer_wait_deadline(&L->pacer, v);
+            return;
+        }
+    }
+    present_now(L, start, r, false);
+}
+
+void tempo__loop_present_waiting(tempo_loop *L, bool now_too)
+{
+    if (!L->present_waits)
+        return;
+    uint64_t now = loop_now(L);
+    uint64_t due = next_update_for_wait(L);
+    /* Wait on for the next update only if it is still to come (one due
+     * now did not run: the loop cannot run it) and fits before the vblank. */
+    if (!now_too && L->pacing == TEMPO_LOOP_PACING_VSYNC && due > now && now < L->present_by_ns &&
+        tempo__pacer_may_wait(&L->pacer, L->wait_vblank_ns, now, due))
+        return;
+    L->present_waits = false;
+    L->present_by_ns = 0;
+    if (!atomic_load(&L->quit))
+        present_now(L, L->wait_start_ns, L->wait_render_end_ns, true);
+}
+
+/* Presents the frame rendered now: its work started at `start` (0 under
+ * the timer), its render ended at `render_end`; `waited`: the present
+ * waited for an update (L->wake_ns: when the loop woke for it). */
+static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited)
+{
     uint64_t a = loop_now(L);
     if (L->present != NULL)
         L->present(L, L->user);
@@ -290,15 +366,13 @@ void tempo__loop_present(tempo_loop *L, uint64_t t)
         timer_present(L, a, b);
         return;
     }
-    /* The render's cost counts from the wake the pacer asked for when the
-     * render was on its schedule, so late wake-ups count as cost and the
-     * pacer learns to wake earlier. */
     uint64_t planned = L->pace_wake_ns;
-    uint64_t half = tempo__pacer_period_ns(&L->pacer) / 2;
-    uint64_t start = planned != 0 && t >= planned && t - planned < half ? planned : L->wake_ns;
     uint64_t missed = L->pacer.st.missed;
     L->pacer.probing = L->pacing == TEMPO_LOOP_PACING_PROBING;
-    int fit = tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
+    int fit = waited && L->pacing == TEMPO_LOOP_PACING_VSYNC
+                  ? tempo__pacer_presented_after_wait(&L->pacer, start <= render_end ? start : render_end,
+                                                      render_end, L->wake_ns, a, b)
+                  : tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
     if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
         /* The first present of a measurement only anchors the next one. */
         int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
@@ -308,6 +382,7 @@ void tempo__loop_present(tempo_loop *L, uint64_t t)
             /* Keep the fit the probes started: the vblanks are known. */
             L->pacing = TEMPO_LOOP_PACING_VSYNC;
             L->vsync = true;
+            tempo__loop_phase_ticks(L, b); /* the ticks between a return and the next render */
             /* From the probe's render phase to the pacer's in steps: the
              * next render a period after this one, not up to 1.5 later.
              * Not for SDL's software renderer, whose blocking present is

@@ -38,6 +38,8 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
 {
     if (s->pacing == TEMPO_LOOP_PACING_WITHHELD)
         return s->withheld_probe_ns; /* renders only as the probe */
+    if (s->present_by_ns != 0)
+        return UINT64_MAX; /* the frame drawn waits for its present: no other before it */
     /* The host calls a frame per displayed frame (tempo_loop_display_frame):
      * the display is the vsync, so a render happens in such a frame and
      * only there. A slot schedule of our own would beat against the
@@ -146,6 +148,14 @@ bool tempo__sched_updates_blocked(const tempo__sched *s)
 
 uint64_t tempo__sched_next_deadline(const tempo__sched *s, uint64_t now)
 {
+    if (s->present_by_ns != 0) {
+        /* A rendered frame's present waits for the next update (it would
+         * block past it): wake for the update, or for the present if the
+         * update cannot run (the game's pause, the catch-up limit). */
+        if (s->game_paused || s->policy == TEMPO_LOOP_VARIABLE || tempo__sched_updates_blocked(s))
+            return s->present_by_ns;
+        return min_u64(tempo__sched_next_tick_ns(s), s->present_by_ns);
+    }
     uint64_t slot = tempo__sched_render_slot_ns(s, now);
     if (s->game_paused)
         return slot; /* no ticks while the game is paused */

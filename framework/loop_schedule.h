@@ -36,6 +36,8 @@ typedef struct tempo__sched {
     uint64_t withheld_probe_ns; /* WITHHELD: the next probe render */
     int probe_n;                /* PROBING: presents measured in this round */
     uint64_t probe_period_ns;   /* PROBING: the period the probe assumes */
+    uint64_t present_by_ns;     /* VSYNC: a rendered frame's present waits for an update,
+                                   at the latest until then (0: none waits) */
 
     /* the schedule */
     uint64_t epoch_ns;       /* update tick 0 and render slot 0 */
@@ -68,7 +70,8 @@ uint64_t tempo__sched_next_tick_ns(const tempo__sched *s);
 bool tempo__sched_render_scheduled(const tempo__sched *s);
 
 /* The earliest instant the next render may happen, seen at `now`. A
- * paced slot comes slot_shift_ns earlier than the schedule's. */
+ * paced slot comes slot_shift_ns earlier than the schedule's. None
+ * (UINT64_MAX) while a rendered frame's present waits (present_by_ns). */
 uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now);
 
 /* Display-driven (tempo_loop_display_frame()): the deadline by which the
@@ -90,7 +93,8 @@ uint64_t tempo__sched_updates_per_render(const tempo__sched *s);
 /* True when updates must wait for a render (the catch-up limit is used). */
 bool tempo__sched_updates_blocked(const tempo__sched *s);
 
-/* The next instant something is due, for the wait (may be <= now). */
+/* The next instant something is due, for the wait (may be <= now). While
+ * a present waits: the next update, or the present's latest call. */
 uint64_t tempo__sched_next_deadline(const tempo__sched *s, uint64_t now);
 
 /* The render slot index to continue from after the epoch moved: the first

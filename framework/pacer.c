@@ -35,6 +35,7 @@ void tempo__pacer_init(tempo__pacer *p, uint64_t nominal_period_ns, uint64_t mar
     p->margin_ns = margin_ns ? margin_ns : DEFAULT_MARGIN_NS;
     p->period_ns = (double)p->nominal_period_ns;
     p->guess_ns = p->period_ns;
+    p->wait_need_ns = (double)p->margin_ns;
 }
 
 void tempo__pacer_reset(tempo__pacer *p)
@@ -203,7 +204,7 @@ static void add_sample(tempo__pacer *p, int64_t k, uint64_t t)
     refit(p);
 }
 
-static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns);
+static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns, bool waited);
 
 /* The lead the wake keeps before the vblank: at once when it grows, by at
  * most TEMPO__PACER_LEAD_RELAX_NS when it shrinks. */
@@ -233,14 +234,32 @@ void tempo__pacer_hold_lead(tempo__pacer *p, double lead_ns)
 
 int tempo__pacer_presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns)
 {
-    int r = presented(p, start_ns, call_ns, return_ns);
+    int r = presented(p, start_ns, call_ns, return_ns, false);
     update_lead(p);
     return r;
 }
 
-static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns)
+int tempo__pacer_presented_after_wait(tempo__pacer *p, uint64_t start_ns, uint64_t render_end_ns,
+                                      uint64_t resume_ns, uint64_t call_ns, uint64_t return_ns)
+{
+    /* The loop's work before the call: the largest seen, relaxing by a
+     * sixteenth a present (an update that was costly once is not every
+     * update's cost, but one costly every few seconds at 10 Hz is kept). */
+    double work = call_ns > resume_ns ? (double)(call_ns - resume_ns) : 0.0;
+    p->wait_work_ns = work >= p->wait_work_ns ? work : p->wait_work_ns - (p->wait_work_ns - work) / 16;
+    /* The render's cost is what it was when the frame was drawn; the
+     * time the present waited is no part of it. */
+    int r = presented(p, start_ns, render_end_ns, return_ns, true);
+    update_lead(p);
+    return r;
+}
+
+static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns, bool waited)
 {
     p->st.presents++;
+    /* What a present that waited needs before its vblank, forgotten over
+     * minutes (~18 at 60 Hz) down to the base margin. */
+    p->wait_need_ns -= (p->wait_need_ns - (double)p->margin_ns) / 65536;
     uint64_t pred_before = p->predicted_cost_ns;
     if (call_ns >= start_ns)
         add_cost(p, call_ns - start_ns);
@@ -333,7 +352,22 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
         return TEMPO__PACER_OK;
     }
     uint64_t cost = call_ns >= start_ns ? call_ns - start_ns : 0;
-    if (p->locked && n > 1) {
+    /* A render that ended past the vblank it was drawn for lost it before
+     * its present waited: that miss is the render's (below). */
+    if (waited && p->locked && n > 1 && call_ns >= tempo__pacer_next_vblank(p, p->last_t + (uint64_t)(P / 2)))
+        waited = false;
+    if (p->locked && n > 1 && waited) {
+        p->st.missed += (uint64_t)(n - 1);
+        /* The present waited for an update and was called too close to its
+         * vblank for its own work: it needs more, at once a safe amount
+         * (doubled, at least P/8, at most P/2; the render's margin logic
+         * below, for the same reason). Its updates in that stretch wait
+         * for the present again. A present that does not lose the vblank
+         * when called late (SDL3 pacing presents itself returns at once
+         * and keeps its grid) never gets here, and keeps waiting. */
+        double up = 2 * p->wait_need_ns > P / 8 ? 2 * p->wait_need_ns : P / 8;
+        p->wait_need_ns = up < P / 2 ? up : P / 2;
+    } else if (p->locked && n > 1) {
         p->st.missed += (uint64_t)(n - 1);
         /* The render kept to its prediction (give or take the base margin)
          * and still missed: the present needs more time before the flip
@@ -392,6 +426,35 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
     uint64_t v = tempo__pacer_next_vblank(p, now_ns + p->margin_ns);
     uint64_t lead = p->lead_ns > (double)need ? (uint64_t)p->lead_ns : need;
     return v - now_ns > lead ? v - lead : now_ns;
+}
+
+/* ---- A present that waits for an update ---------------------------------- */
+
+uint64_t tempo__pacer_wait_deadline(const tempo__pacer *p, uint64_t vblank_ns)
+{
+    /* What a present that waited was seen to need, or what the renders'
+     * misses taught the present needs (its own work before the flip, the
+     * extra margin), whichever is more: a present known to have work of
+     * its own is not first tried with less (a frame lost each try). */
+    double need_ns = p->margin_ns + p->extra_margin_ns;
+    if (p->wait_need_ns > need_ns)
+        need_ns = p->wait_need_ns;
+    uint64_t need = (uint64_t)need_ns;
+    return vblank_ns > need ? vblank_ns - need : 0;
+}
+
+bool tempo__pacer_may_wait(const tempo__pacer *p, uint64_t vblank_ns, uint64_t now_ns, uint64_t due_ns)
+{
+    /* Only on a fit of some standing: just locked (6 returns, the probe's
+     * among them) it was seen 3 ms off the vblanks with returns up to 3 ms
+     * late, and a present that waited to its predicted deadline then
+     * lost the real vblank; nor while the lead relaxes from the probe's. */
+    if (!p->locked || p->nfit < TEMPO__PACER_JUDGE_SAMPLES || p->handover)
+        return false;
+    if (due_ns >= vblank_ns)
+        return false; /* the present returns before it is due */
+    uint64_t from = due_ns > now_ns ? due_ns : now_ns;
+    return from + (uint64_t)p->wait_work_ns <= tempo__pacer_wait_deadline(p, vblank_ns);
 }
 
 /* ---- Are the returns the display's vblanks? ------------------------------- */

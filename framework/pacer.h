@@ -98,6 +98,15 @@ typedef struct tempo__pacer {
                                plus the drop) when a costly frame leaves the prediction */
     bool handover;          /* the lead was set by tempo__pacer_hold_lead and relaxes faster */
 
+    /* presents that waited for an update due before their vblank
+     * (tempo__pacer_may_wait) */
+    double wait_need_ns;    /* how long before its vblank such a present must be called (at
+                               least the base and extra margins): the base margin, grown when
+                               one missed (the present's own work), forgotten over minutes */
+    double wait_work_ns;    /* what the loop does between waking for the update and calling
+                               the present (events, sources, the update): the largest seen,
+                               forgotten over a few dozen presents */
+
     tempo__pacer_stats st;
 } tempo__pacer;
 
@@ -138,6 +147,45 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns);
 
 /* The refresh period: fitted, or the nominal one before the fit locks. */
 uint64_t tempo__pacer_period_ns(const tempo__pacer *p);
+
+/* ---- A present that waits for an update ------------------------------------
+ * A present that blocks until the vblank blocks the loop's thread with it:
+ * an update due between the call and the vblank runs when the present
+ * returns, late by up to the whole lead (cost + margins; 9-13 ms under
+ * Xvfb with SDL3 simulating vsync on an exact 60 Hz grid, paced as vsync,
+ * where classic SDL2's whole-millisecond grid is paced by the timer: update
+ * lateness p50 7-8 ms against ~0.05 ms). The render
+ * need not be the present's neighbour: the frame is drawn at the pacer's
+ * wake, and when an update falls due before the vblank the present can
+ * wait for it (the loop sleeps until the update, runs it, then presents),
+ * as long as what remains fits before the vblank: the loop's work between
+ * waking and the present call (wait_work_ns, learnt) and the present's own
+ * work before the flip (the base margin and the extra margin the renders'
+ * misses taught, or more when a present that waited missed its vblank:
+ * wait_need_ns). Updates due in that last stretch before the vblank still
+ * wait for the present: a present called later would miss the vblank on a
+ * display's vsync (a frame lost every time the update falls there).
+ * [loop thread] */
+
+/* Whether the present of a frame rendered before `now`, which would block
+ * until `vblank_ns`, may wait for an update due at `due_ns` (which may be
+ * past: the loop runs it at once, then presents). False until the fit
+ * holds TEMPO__PACER_JUDGE_SAMPLES returns and while the lead relaxes from
+ * a hand-over (a young fit can be milliseconds off the vblanks). */
+bool tempo__pacer_may_wait(const tempo__pacer *p, uint64_t vblank_ns, uint64_t now_ns, uint64_t due_ns);
+
+/* The latest call of a present that waits, for `vblank_ns`: that vblank
+ * less the larger of wait_need_ns and the base plus extra margins. */
+uint64_t tempo__pacer_wait_deadline(const tempo__pacer *p, uint64_t vblank_ns);
+
+/* tempo__pacer_presented for a present that waited: the frame's work
+ * started at `start_ns` and its render ended at `render_end_ns` (its
+ * cost, as for a present called at once); the loop woke for what the
+ * present waited for at `resume_ns`, called the present at `call_ns` and
+ * it returned at `return_ns`. A vblank missed by such a present grows
+ * wait_need_ns, not the render's margin (the render kept its lead). */
+int tempo__pacer_presented_after_wait(tempo__pacer *p, uint64_t start_ns, uint64_t render_end_ns,
+                                      uint64_t resume_ns, uint64_t call_ns, uint64_t return_ns);
 
 /* ---- Are the returns the display's vblanks? -------------------------------
  * A present that blocks may wait for something else than the display. SDL

@@ -686,6 +686,65 @@ static void late_return_still_aims_at_the_next_vblank(void)
     tempo_fake_clock_destroy(d.fc);
 }
 
+/* A present that waits for an update due before its vblank (issue 36 item
+ * 10): when it may (the update and the loop's work fit before the vblank,
+ * less the margin the present needs), and what a vblank missed by such a
+ * present teaches (its own need, not the render's margin). */
+static void present_waits_for_an_update(void)
+{
+    const uint64_t P = 16666667;
+    tempo__pacer p;
+    tempo__pacer_init(&p, P, 0);
+    uint64_t v0 = 1000 * MS;
+    CHECK(!tempo__pacer_may_wait(&p, v0, v0 - 8 * MS, v0 - 4 * MS)); /* not locked: no vblank known */
+    /* Presents called 2 ms before their vblank (a 2 ms render from the
+     * wake), returning on it: 60 Hz, locked. */
+    uint64_t v = v0;
+    for (int i = 0; i < 20; i++, v += P)
+        tempo__pacer_presented(&p, v - 4 * MS, v - 2 * MS, v);
+    CHECK(p.locked);
+    CHECK_EQ_U64(p.extra_margin_ns, 0);
+    uint64_t next = tempo__pacer_next_vblank(&p, v - P + 1);
+    CHECK_LE_U64(next > v ? next - v : v - next, 1 * US);
+    v = next;
+    /* The need starts at the base margin (0.5 ms). */
+    CHECK_EQ_U64(tempo__pacer_wait_deadline(&p, v), v - 500 * US);
+    CHECK(tempo__pacer_may_wait(&p, v, v - 6 * MS, v - 3 * MS));
+    CHECK(tempo__pacer_may_wait(&p, v, v - 6 * MS, v - 8 * MS));  /* due already: run it, then present */
+    CHECK(tempo__pacer_may_wait(&p, v, v - 6 * MS, v - 500 * US)); /* just fits */
+    CHECK(!tempo__pacer_may_wait(&p, v, v - 6 * MS, v - 400 * US)); /* the last stretch */
+    CHECK(!tempo__pacer_may_wait(&p, v, v - 6 * MS, v));            /* the present returns first */
+    CHECK(!tempo__pacer_may_wait(&p, v, v - 300 * US, v - 3 * MS)); /* too late to wait for anything */
+
+    /* A present that waited and made its vblank: the loop's work (woke at
+     * resume, called 300 us later) is learnt, nothing else moves. */
+    tempo__pacer_presented_after_wait(&p, v - 2500 * US, v - 500 * US, v - 1 * MS, v - 700 * US, v);
+    CHECK_EQ_U64((uint64_t)p.wait_work_ns, 300 * US);
+    CHECK_EQ_U64(p.st.missed, 0);
+    CHECK(!tempo__pacer_may_wait(&p, v + P, v + P - 6 * MS, v + P - 700 * US)); /* work + margin */
+    CHECK(tempo__pacer_may_wait(&p, v + P, v + P - 6 * MS, v + P - 800 * US));
+    /* One that waited and lost its vblank (returned a period later): the
+     * present needs more than the margin: P/8 at once, the render's
+     * margin untouched. */
+    v += P;
+    tempo__pacer_presented_after_wait(&p, v - 2500 * US, v - 500 * US, v - 1 * MS, v - 700 * US, v + P);
+    CHECK_EQ_U64(p.st.missed, 1);
+    CHECK_EQ_U64(p.extra_margin_ns, 0);
+    CHECK_EQ_U64((uint64_t)p.wait_need_ns, P / 8);
+    v += 2 * P;
+    CHECK(!tempo__pacer_may_wait(&p, v, v - 6 * MS, v - 2 * MS));
+    CHECK(tempo__pacer_may_wait(&p, v, v - 6 * MS, v - 3 * MS));
+    /* Forgotten over minutes: still above 1.5 ms after a minute of vblanks
+     * made, back near the margin after an hour. */
+    for (int i = 0; i < 3600; i++, v += P)
+        tempo__pacer_presented(&p, v - 4 * MS, v - 2 * MS, v);
+    CHECK_GE_U64((uint64_t)p.wait_need_ns, 1500 * US);
+    for (int i = 0; i < 60 * 3600; i++, v += P)
+        tempo__pacer_presented(&p, v - 4 * MS, v - 2 * MS, v);
+    tt_note("need after a miss %.3f ms, after an hour %.3f ms", (double)(P / 8) / 1e6, p.wait_need_ns / 1e6);
+    CHECK_LE_U64((uint64_t)p.wait_need_ns, 600 * US);
+}
+
 static const tt_case cases[] = {
     TT_CASE(display_hz_falls_back_to_60),
     TT_CASE(before_lock_it_renders_at_once),
@@ -708,6 +767,7 @@ static const tt_case cases[] = {
     TT_CASE(present_work_margin_is_kept),
     TT_CASE(present_work_with_spikes_is_learnt_in_few_misses),
     TT_CASE(late_return_still_aims_at_the_next_vblank),
+    TT_CASE(present_waits_for_an_update),
 };
 
 int main(int argc, char **argv)
