@@ -29,9 +29,28 @@ missing_pkgs() {
 # apt_get ARGS...: apt-get as root, non-interactive, output on stderr. It waits up to 10 minutes
 # for the dpkg lock (unattended-upgrades on a new install, apt in a second terminal: without
 # this apt fails at once with "Could not get lock"), and retries a failed download 3 times.
+# Tempo's own installers take turns (flock: ./dev test prepares the Windows and web stages in the
+# background, beside the Linux ones), so `apt-get update`, which waits for no lock, never meets
+# another of ours; one that meets someone else's apt is tried again (apt_update).
 apt_get() {
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
+    as_root flock -w 1800 "${TMPDIR:-/tmp}/tempo-apt.lock" \
+        env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
         -o Acquire::Retries=3 "$@" >&2
+}
+
+# apt_update: apt-get update. apt's lists lock has no timeout: when another apt holds it
+# (unattended-upgrades on a new install) the update is tried again every 10 s, up to 10 minutes;
+# any other failure is returned at once.
+apt_update() {
+    local i out
+    for i in $(seq 60); do
+        out=$(apt_get update -qq 2>&1) && { [ -z "$out" ] || printf '%s\n' "$out" >&2; return 0; }
+        printf '%s\n' "$out" >&2
+        case $out in *"Could not get lock"* | *"Unable to lock"*) ;; *) return 1 ;; esac
+        echo "${0##*/}: another apt holds its lists; apt-get update again in 10 s ($i of 60)" >&2
+        sleep "${TEMPO_APT_RETRY_S:-10}"
+    done
+    return 1
 }
 
 # ensure_pkgs PKG...: installs whatever is missing (apt-get update first, once per process).
@@ -48,7 +67,7 @@ ensure_pkgs() {
     fi
     echo "${0##*/}: installing Debian packages (first run only): $missing" >&2
     if [ "$_tempo_apt_updated" = 0 ]; then
-        apt_get update -qq || return 1
+        apt_update || return 1
         _tempo_apt_updated=1
     fi
     # shellcheck disable=SC2086

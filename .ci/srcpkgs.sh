@@ -27,8 +27,8 @@ srcpkgs_versions() {
     }
     _srcpkgs_sync "$apt_dir/sources.list.d/tempo-src.sources" "$want_822" || changed=1
     _srcpkgs_sync "$apt_dir/sources.list.d/tempo-src.list" "$want_one" || changed=1
-    [ $changed = 0 ] || apt_get update -qq || return 1
-    _srcpkgs_dscs 2>/dev/null || { apt_get update -qq && _srcpkgs_dscs; }
+    [ $changed = 0 ] || apt_update || return 1
+    _srcpkgs_dscs 2>/dev/null || { apt_update && _srcpkgs_dscs; }
 }
 
 # _srcpkgs_sync FILE CONTENT: writes (or removes, when empty) one generated list; status 1 when

@@ -98,6 +98,41 @@ check "every apt-get call waits for the dpkg lock and retries downloads" \
     "$([ -s "$TEMPO_SHIM_LOG" ] && ! grep -v 'DPkg::Lock::Timeout=[1-9].*Acquire::Retries=[1-9]' "$TEMPO_SHIM_LOG" | grep -q .; echo $?)" \
     "calls: $calls"
 
+# Tempo's installers take turns: ./dev test prepares the Windows and web stages in the background,
+# and `apt-get update` waits for no lock (issue 36). Two at once, each apt-get call 0.2 s long: the
+# calls never overlap.
+mkdir -p "$tmp/slow"
+cat >"$tmp/slow/apt-get" <<'EOF2'
+#!/bin/sh
+echo "start $$" >>"$TEMPO_SHIM_LOG"; sleep 0.2; echo "end $$" >>"$TEMPO_SHIM_LOG"
+EOF2
+chmod +x "$tmp/slow/apt-get"
+: >"$TEMPO_SHIM_LOG"
+both=(env PATH="$tmp/slow:$shim:$PATH" TMPDIR="$tmp" bash -c '. "$1/.ci/pkgs.sh"; ensure_pkgs "$2"' x "$repo")
+"${both[@]}" one 2>/dev/null & p1=$!
+"${both[@]}" two 2>/dev/null & p2=$!
+wait $p1; wait $p2
+check "two installers at once take turns (no apt-get call overlaps another)" \
+    "$(awk '/^start/ { if (open) bad = 1; open = 1 } /^end/ { open = 0 } END { exit bad || NR != 8 }' "$TEMPO_SHIM_LOG"; echo $?)" \
+    "calls: $(tr '\n' ';' <"$TEMPO_SHIM_LOG")"
+
+# apt-get update that meets another apt's lists lock is tried again; any other failure is not.
+cat >"$tmp/slow/apt-get" <<'EOF2'
+#!/bin/sh
+echo "$*" >>"$TEMPO_SHIM_LOG"
+case "$*" in *update*) n=$(grep -c update "$TEMPO_SHIM_LOG")
+    [ "$n" -gt "$TEMPO_FAILS" ] && exit 0
+    echo "E: $TEMPO_WHY"; exit 100 ;; esac
+EOF2
+upd() { : >"$TEMPO_SHIM_LOG"; env PATH="$tmp/slow:$shim:$PATH" TMPDIR="$tmp" TEMPO_APT_RETRY_S=0 TEMPO_FAILS=$1 \
+    TEMPO_WHY="$2" bash -c '. "$1/.ci/pkgs.sh"; apt_update' x "$repo" 2>/dev/null; echo "$? $(grep -c update "$TEMPO_SHIM_LOG")"; }
+got=$(upd 2 "Could not get lock /var/lib/apt/lists/lock. It is held by process 7 (apt-get)")
+check "apt-get update held off by another apt's lock is tried again" "$([ "$got" = "0 3" ]; echo $?)" \
+    "status and update calls: want '0 3', got '$got'"
+got=$(upd 1 "Some index files failed to download.")
+check "apt-get update that fails otherwise fails at once" "$([ "$got" = "1 1" ]; echo $?)" \
+    "status and update calls: want '1 1', got '$got'"
+
 # --- alternatives: sdl2-compat satisfies "libsdl2-dev|libsdl2-compat-dev" -------------------------
 # A dpkg-query that knows one installed package (sdl2-compat's), as Debian 13 with it has.
 mkdir -p "$tmp/compat"
