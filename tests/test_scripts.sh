@@ -265,7 +265,9 @@ check "./dev has no embedded Python test tally" "$(! grep -q 'json.loads' "$repo
 # web_suite and cmd_test's summing lines, taken from ./dev as they are, with ./dev web and the
 # Chromium test stubbed (a node shim prints the test's summary): each of the suite's results lines
 # is counted in "N passed, N failed, N skipped", and cmd_test calls it after game_suite.
-eval "$(sed -n '/^web_suite() {/,/^}/p' "$repo/dev")"
+eval "$(sed -n '/^web_supported() {/,/^}/p; /^web_suite() {/,/^}/p; /^prep_start() {/,/^}/p; /^prep_finish() {/,/^}/p; /^prep_stop() {/,/^}/p' "$repo/dev")"
+declare -A prep_pids=()
+load_stop() { :; }
 eval "$(sed -n '/^tally() {/,/^}/p' "$repo/dev")"
 mkdir -p "$tmp/web/bin" "$tmp/web/top/build-web"
 printf '#!/bin/sh\necho "ok   bounce: loop starts"\necho "3 passed, 0 failed"\n' >"$tmp/web/bin/node"
@@ -283,6 +285,14 @@ check "web suite counted in ./dev's final tally" "$([ "$got" = "9 passed, 0 fail
 got=$(web_total 1)
 check "a failed ./dev web is one failure in the final tally" \
     "$([ "$got" = "5 passed, 1 failed, 1 skipped" ]; echo $?)" "expected: 5 passed, 1 failed, 1 skipped | got: $got"
+# A Windows stage whose libraries or builds fail is one failed stage; ./dev test goes on (before,
+# a failed mingw-w64 build ended the whole run through die). win_suites as it is in ./dev, with
+# its background job (win_prepare) failing and a machine that supports it.
+eval "$(sed -n '/^win_suites() {/,/^}/p' "$repo/dev")"
+got=$(results=(); win_unsupported() { :; }; win_prepare() { echo "mingw: error"; return 1; }
+      top=$tmp/web/top; win_suites 2>/dev/null; echo "status $?"; tally | tail -1)
+check "a failed Windows preparation is one failure, and ./dev test goes on" \
+    "$([ "$got" = "$(printf 'status 0\n0 passed, 1 failed, 0 skipped')" ]; echo $?)" "got: $(tr '\n' '|' <<<"$got")"
 order=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -oE '^ *(game_suite|web_suite)$' | tr -d ' ' | paste -sd' ')
 check "cmd_test runs web_suite after game_suite" "$([ "$order" = "game_suite web_suite" ]; echo $?)" \
     "cmd_test's calls in order: '$order' (want game_suite, then web_suite)"
