@@ -799,11 +799,15 @@ static void create_leaves_the_send_queue_to_the_network_thread(void)
 static void destroy_flush_is_bounded(void)
 {
     /* The peer never reads while the client destroys with 16 MB queued,
-     * more than the OS's socket buffers hold (Linux: at most 4 MB send +
-     * 6 MB receive by default): destroy gives up after flush_timeout_ns
-     * (300 ms) instead of waiting for the peer, and says so once at WARN.
-     * The time is only checked against a give-up: 20 s for 0.3 s. */
-    peer p = {.mode = PEER_STALL_THEN_READ, .go_read = tempo_event_create(true, false)};
+     * more than the OS's socket buffers hold: destroy gives up after
+     * flush_timeout_ns (300 ms) instead of waiting for the peer, and says
+     * so once at WARN. The time is only checked against a give-up: 20 s
+     * for 0.3 s. The peer's receive buffer is pinned at 64 KB. Under wine
+     * 10 (Debian 13) the OS still took all 16.8 MB within the bound in 1
+     * run of 12 (destroy 33-40 ms, the peer then read every frame): so
+     * the contract checked is "everything arrived, or one WARN says what
+     * did not", never a silent loss. */
+    peer p = {.mode = PEER_STALL_THEN_READ, .rcvbuf = 64 * 1024, .go_read = tempo_event_create(true, false)};
     if (!peer_start(&p))
         return;
     tempo_netq *q = tempo_netq_create(NULL);
@@ -831,11 +835,18 @@ static void destroy_flush_is_bounded(void)
     tt_note("destroy with %.1f MB queued and a peer that reads nothing took %.1f ms (bound 300 ms)",
             st.queued_bytes / 1e6, took / 1e6);
     CHECK_LT_U64(took, 20 * S);
-    CHECK_EQ_INT(atomic_load(&log_lines[SDL_LOG_PRIORITY_WARN]), 1); /* "... queued bytes not written" */
+    int warns = (int)atomic_load(&log_lines[SDL_LOG_PRIORITY_WARN]); /* "... queued bytes not written" */
     peer_stop(&p);
     /* What was written before the close arrived intact, as a prefix. */
     CHECK_EQ_INT(p.bad_frames, 0);
     CHECK_LE_U64(p.frames_ok, seq);
+    tt_note("the peer then read %u of %u frames; %d WARN", (unsigned)p.frames_ok, seq, warns);
+    if (warns == 0)
+        CHECK_EQ_U64(p.frames_ok, seq); /* all flushed within the bound: nothing to say */
+    else {
+        CHECK_EQ_INT(warns, 1); /* once, for the bytes that never left */
+        CHECK_LT_U64(p.frames_ok, seq);
+    }
     tempo_netq_destroy(q);
 }
 
