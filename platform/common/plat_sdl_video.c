@@ -2,6 +2,8 @@
  * drivers that must be settled before SDL_Init(SDL_INIT_VIDEO). Shared by
  * both backends; only the Linux sdl backend has anything to check (the
  * Wayland part is compiled with libwayland-client, TEMPO_HAVE_WAYLAND).
+ * And plat_window_visibility: what the window system says of a window (the
+ * x11 part is compiled with libX11, TEMPO_HAVE_X11).
  *
  * Two SDL 2.26.5 defects on Wayland (issue 23, docs/wayland.md):
  *  - On a compositor that advertises no wl_seat (weston's headless backend)
@@ -22,6 +24,14 @@
 
 #if defined(TEMPO_HAVE_WAYLAND)
 #include <wayland-client.h>
+#endif
+/* SDL_syswm.h includes <X11/Xlib.h> whenever SDL was built with its x11
+ * driver: only for a build that has the X11 headers (as sdl_wait.c). */
+#if defined(TEMPO_HAVE_X11) && defined(SDL_VIDEO_DRIVER_X11)
+#include <SDL_syswm.h>
+#include <X11/Xatom.h>
+#include <X11/Xlib.h>
+#define VISIBILITY_X11 1
 #endif
 
 #define HINT_ALLOW_LIBDECOR "SDL_VIDEO_WAYLAND_ALLOW_LIBDECOR"
@@ -119,4 +129,69 @@ int plat_video_prepare(void)
         return check_wayland_seat();
 #endif
     return 0;
+}
+
+/* ---- What the window system says of a window ------------------------------ */
+
+#if defined(VISIBILITY_X11)
+/* Whether the X server holds `w` as not shown: not viewable (unmapped:
+ * hidden, or iconified by a window manager that unmaps icons), or marked
+ * _NET_WM_STATE_HIDDEN by the window manager (minimized, or on another
+ * desktop). SDL turns both into window events when it next pumps; this is
+ * the server's word now. */
+static bool x11_hidden(Display *d, Window w)
+{
+    XWindowAttributes wa;
+    if (XGetWindowAttributes(d, w, &wa) != 0 && wa.map_state != IsViewable)
+        return true;
+    /* only_if_exists: without the atoms no window manager set the state. */
+    Atom state = XInternAtom(d, "_NET_WM_STATE", True);
+    Atom hidden = XInternAtom(d, "_NET_WM_STATE_HIDDEN", True);
+    if (state == None || hidden == None)
+        return false;
+    Atom type = None;
+    int format = 0;
+    unsigned long n = 0, after = 0;
+    unsigned char *data = NULL;
+    bool found = false;
+    if (XGetWindowProperty(d, w, state, 0, 64, False, XA_ATOM, &type, &format, &n, &after, &data) == Success &&
+        data != NULL) {
+        if (type == XA_ATOM && format == 32) {
+            const Atom *atoms = (const Atom *)data; /* format 32 comes back as longs */
+            for (unsigned long i = 0; i < n && !found; i++)
+                found = atoms[i] == hidden;
+        }
+        XFree(data);
+    }
+    return found;
+}
+
+static bool x11_window_hidden(SDL_Window *window)
+{
+    SDL_SysWMinfo info;
+    SDL_VERSION(&info.version);
+    if (SDL_GetWindowWMInfo(window, &info) != SDL_TRUE || info.subsystem != SDL_SYSWM_X11)
+        return false;
+    return x11_hidden(info.info.x11.display, info.info.x11.window);
+}
+#endif
+
+plat_visibility plat_window_visibility(SDL_Window *window)
+{
+    if (!SDL_WasInit(SDL_INIT_VIDEO))
+        return PLAT_VISIBILITY_SHOWN; /* no window system to ask, no window to hide */
+    const char *driver = SDL_GetCurrentVideoDriver();
+    bool wayland = driver != NULL && strcmp(driver, "wayland") == 0;
+    if (window == NULL)
+        return wayland && SDL_GetKeyboardFocus() == NULL ? PLAT_VISIBILITY_UNSAID : PLAT_VISIBILITY_SHOWN;
+    Uint32 flags = SDL_GetWindowFlags(window);
+    if (flags & (SDL_WINDOW_HIDDEN | SDL_WINDOW_MINIMIZED))
+        return PLAT_VISIBILITY_HIDDEN;
+    if (wayland)
+        return flags & SDL_WINDOW_INPUT_FOCUS ? PLAT_VISIBILITY_SHOWN : PLAT_VISIBILITY_UNSAID;
+#if defined(VISIBILITY_X11)
+    if (driver != NULL && strcmp(driver, "x11") == 0 && x11_window_hidden(window))
+        return PLAT_VISIBILITY_HIDDEN;
+#endif
+    return PLAT_VISIBILITY_SHOWN;
 }
