@@ -142,6 +142,7 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
     L->input_event = desc->input_event;
     L->on_pause = desc->on_pause;
     L->on_stop = desc->on_stop;
+    L->window_visibility = plat_window_visibility;
     L->display_hz_given = desc->display_hz != 0;
     L->display_hz = L->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
                                         : tempo__loop_display_hz(L->window);

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "pacer.h"
+#include "platform.h"
 #include "tempo/loop.h"
 
 /* ---- Schedules -----------------------------------------------------------
@@ -77,7 +78,9 @@ enum {
     PAUSE_HIDDEN = 1u << 1,
     PAUSE_FOCUS = 1u << 2,
     PAUSE_USER = 1u << 3,
-    PAUSE_WITHHELD = 1u << 4, /* presents withheld, and the game pauses when hidden */
+    PAUSE_WITHHELD = 1u << 4, /* presents withheld from a window the window system does
+                                 not say is shown (loop_present.c), and the game pauses
+                                 when hidden */
 };
 
 /* Told of the loop's pauses: idle_paused is the idle pause (desc.on_pause's
@@ -191,6 +194,12 @@ struct tempo_loop {
     uint64_t last_return_ns;       /* when the last present returned (0: none) */
     int long_presents;             /* consecutive presents blocked past the withheld bound */
     uint64_t withheld_probe_ns;    /* WITHHELD: the next probe render */
+    uint64_t withheld_every_ns;    /* WITHHELD: the probes' interval (backoff on a shown window) */
+    bool withheld_shown;           /* WITHHELD: the window system said shown at the last probe */
+    /* What the window system says of L->window: plat_window_visibility,
+     * set at create; a field so that tests can stand in for a window
+     * system (a Wayland compositor that says nothing). */
+    plat_visibility (*window_visibility)(struct SDL_Window *window);
     uint32_t display_hz;           /* the pace without vsync and cap */
     bool display_hz_given;         /* desc.display_hz: do not follow the window */
     tempo__pacer pacer;

@@ -18,7 +18,10 @@
 #define WITHHELD_PERIODS 4
 #define WITHHELD_MIN_NS (50 * TEMPO_NS_PER_MS)
 #define WITHHELD_RUN 2
-/* While presents are withheld, one probe render and present this often. */
+/* While presents are withheld, one probe render and present this often;
+ * on a window the window system says is shown the first probe comes a
+ * period after the withheld present, the interval doubling up to this
+ * while the presents stay withheld. */
 #define WITHHELD_PROBE_NS (500 * TEMPO_NS_PER_MS)
 /* Probe rounds that may end undecided before the loop picks a pacing. */
 #define PROBE_MAX_ROUNDS 2
@@ -265,6 +268,60 @@ static uint64_t next_update_for_wait(const tempo_loop *L)
 
 static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited);
 
+/* Presents are withheld, and the one that returned at `b` was (`entered`:
+ * it made the state). Whether the window is hidden is the window system's
+ * to say, not the presents' (issue 39): two 120 ms presents in a row are
+ * as often a slow blit on a loaded machine, and the hidden-pause they
+ * triggered stopped a shown window's updates for half a second.
+ *  - The window system says the window is shown: no pause; the updates
+ *    keep their full rate (no catch-up cap while withheld), and the probes
+ *    come soon: a period after the state began (or the window system's
+ *    answer became "shown"), the interval doubling up to WITHHELD_PROBE_NS
+ *    while the presents stay withheld, so a picture that was only slow
+ *    freezes no longer than it must.
+ *  - It says hidden, or nothing (Wayland: a compositor only stops the
+ *    frame callbacks of a surface it does not show, and SDL 2.26 sends no
+ *    event): the hidden-pause, unless desc.run_while_hidden; a probe every
+ *    WITHHELD_PROBE_NS, the only sign on Wayland that the window is shown
+ *    again.
+ * Asked at every withheld present, so a window hidden or shown meanwhile
+ * is answered at the next probe. */
+static void withheld_goes_on(tempo_loop *L, uint64_t b, bool entered)
+{
+    bool shown = L->window_visibility(L->window) == PLAT_VISIBILITY_SHOWN;
+    bool became_shown = shown && (entered || !L->withheld_shown);
+    L->withheld_shown = shown;
+    if (shown || L->run_hidden)
+        L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
+    else
+        L->pause_mask |= PAUSE_WITHHELD; /* counts as hidden: the hidden-pause */
+    if (!shown)
+        L->withheld_every_ns = WITHHELD_PROBE_NS;
+    else if (became_shown)
+        L->withheld_every_ns = L->pacer.nominal_period_ns;
+    else if (L->withheld_every_ns < WITHHELD_PROBE_NS / 2)
+        L->withheld_every_ns *= 2;
+    else
+        L->withheld_every_ns = WITHHELD_PROBE_NS;
+    L->withheld_probe_ns = b + L->withheld_every_ns;
+}
+
+/* A present returned within the withheld bound (at `b`): frames come back,
+ * and the pacing from before resumes, learnt afresh. A timer was chosen by
+ * a measurement (WITHHELD needs vsync asked for and the loop's own
+ * presents): it is measured again later, as after any verdict, and keeps
+ * the grid the presents sleep to. */
+static void withheld_ends(tempo_loop *L, uint64_t b)
+{
+    L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
+    L->dirty = true;
+    if (L->pacing_before_withheld == TEMPO_LOOP_PACING_TIMER)
+        timer_verdict(L, b, L->present_grid_ns);
+    else
+        tempo__loop_set_pacing(L, L->pacing_before_withheld);
+    L->last_return_ns = b;
+}
+
 /* Presents the frame rendered at `t`. The time blocked in the present is
  * waiting, not game time; with vsync the pacer learns the vblanks from it
  * and sets the next wake.
@@ -340,25 +397,21 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
         bound = WITHHELD_MIN_NS;
     if (b - a > bound) {
         L->st.win.withheld_presents++;
+        bool entered = false;
         if (L->pacing != TEMPO_LOOP_PACING_WITHHELD && ++L->long_presents >= WITHHELD_RUN) {
             L->pacing_before_withheld = L->pacing;
             L->pacing = TEMPO_LOOP_PACING_WITHHELD;
             L->vsync = false;
-            if (!L->run_hidden)
-                L->pause_mask |= PAUSE_WITHHELD; /* counts as hidden: the hidden-pause */
+            entered = true;
         }
         if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
-            L->withheld_probe_ns = b + WITHHELD_PROBE_NS;
+            withheld_goes_on(L, b, entered);
             return;
         }
     } else {
         L->long_presents = 0;
         if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
-            /* Frames come back: the pacing from before, learnt afresh. */
-            L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-            L->dirty = true;
-            tempo__loop_set_pacing(L, L->pacing_before_withheld);
-            L->last_return_ns = b;
+            withheld_ends(L, b);
             return;
         }
     }

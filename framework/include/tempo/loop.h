@@ -71,12 +71,13 @@
  * further (2 ms of every 16.7 ms frame); the frame's sleeps_per_s and
  * wakes[TEMPO_LOOP_WAKE_DUE] show a loop running behind.
  *
-  * Pause: while the window is minimized or hidden, or its presents are
-  * withheld by the compositor (TEMPO_LOOP_PACING_WITHHELD: how a minimized
-  * window shows on Wayland; the loop then still probes with one render and
-  * present every 500 ms), unless desc.run_while_hidden (and, if asked, while
-  * it has no input focus), or after tempo_loop_pause(loop, true), the loop runs
- * no updates and no renders and waits with no timeout; events, watches,
+ * Pause: while the window is minimized or hidden as the window system says
+ * (SDL's events and window flags; on X11 the X server's word too), or its
+ * presents are withheld (TEMPO_LOOP_PACING_WITHHELD) where nothing else
+ * tells (Wayland: the only sign of a minimized window there; the loop then
+ * still probes with one render and present every 500 ms), unless
+ * desc.run_while_hidden (and, if asked, while it has no input focus), or
+ * after tempo_loop_pause(loop, true), the loop runs no updates and no renders and waits with no timeout; events, watches,
  * sources and quit still work (a source with work left is served a step at
  * a time; once none has any, the wait has no timeout again). Controller
  * polling is suspended meanwhile, so an idle paused loop does not wake at
@@ -96,9 +97,11 @@
  * tempo_loop_get_pacing() names the pacing in force (timer, vsync,
  * probing, presents-withheld), and so do the statistics and the overlay.
  * Presents that stop coming back (a compositor withholding frames from a
- * minimized or occluded window) are a state, not a stall: the loop keeps
- * its update rate, or pauses with the hidden-pause (desc.run_while_hidden),
- * and returns to vsync when frames come back. docs/pacing.md has the
+ * minimized or occluded window, or a slow machine's blits) are a state,
+ * not a stall: the loop keeps its update rate and renders less, pauses
+ * with the hidden-pause (desc.run_while_hidden) only when the window
+ * system says the window is not shown or says nothing (Wayland), and
+ * returns to its pacing when frames come back. docs/pacing.md has the
  * details and the measurements.
  *
  * Render on demand (opt-in, for TEMPO_LOOP_INTERPOLATED; the other policies
@@ -231,13 +234,17 @@ typedef enum tempo_loop_pacing {
     TEMPO_LOOP_PACING_PROBING,   /* measuring whether presents block (a few presents) */
     /* Presents stopped coming back: two presents in a row blocked more than
      * 4 refresh periods (at least 50 ms): the compositor withholds frames
-     * (minimized or occluded on Wayland, screen off). The loop then renders
-     * and presents only as a probe, every 500 ms, and updates on its timer
-     * at the full update rate (no catch-up cap, nothing dropped) — or, with
-     * the hidden-pause (desc.run_while_hidden false, the default), pauses
-     * as for a minimized window, still probing every 500 ms. The first probe
-     * present that returns within 4 periods ends the state and the pacing
-     * before it resumes. */
+     * (minimized or occluded on Wayland, screen off), or the machine is
+     * slow. The loop then renders and presents only as a probe and updates
+     * on its timer at the full update rate (no catch-up cap, nothing
+     * dropped). On a window the window system says is shown the first probe
+     * comes a refresh period later, the interval doubling up to 500 ms while
+     * the presents stay withheld; where it says hidden, or says nothing
+     * (Wayland, whose compositors only stop a hidden surface's frames), a
+     * probe every 500 ms, and the hidden-pause (desc.run_while_hidden false,
+     * the default) pauses as for a minimized window. The first probe present
+     * that returns within 4 periods ends the state and the pacing before it
+     * resumes. */
     TEMPO_LOOP_PACING_WITHHELD,
     TEMPO_LOOP_PACING_COUNT
 } tempo_loop_pacing;
@@ -260,7 +267,9 @@ typedef void (*tempo_loop_present_fn)(tempo_loop *loop, void *user);
 typedef bool (*tempo_loop_input_fn)(tempo_loop *loop, const tempo_input_event *ev, void *user);
 
 /* The loop paused (true) or resumed (false), for any reason: minimized,
- * hidden, focus lost (when asked), or tempo_loop_pause(). Called on the
+ * hidden (including presents withheld where only they tell: see
+ * TEMPO_LOOP_PACING_WITHHELD), focus lost (when asked), or
+ * tempo_loop_pause(). Called on the
  * loop thread, from the frame that noticed the change, after its events. */
 typedef void (*tempo_loop_pause_fn)(tempo_loop *loop, bool paused, void *user);
 
@@ -289,14 +298,16 @@ typedef struct tempo_loop_desc {
     tempo_loop_policy policy;  /* 0 => TEMPO_LOOP_INTERPOLATED */
     bool render_on_demand;     /* false => render every allowed frame */
     bool pause_on_focus_loss;  /* false => keep running without focus */
-    /* false (default) => the hidden-pause: a minimized or hidden window, and
-     * presents the compositor withholds (TEMPO_LOOP_PACING_WITHHELD: the only
-     * sign of a minimized window on Wayland, where SDL 2.26 sends no
-     * MINIMIZED/HIDDEN event), pause the loop. true => keep updating at the
+    /* false (default) => the hidden-pause: a window minimized or hidden (as
+     * the window system says), and withheld presents where the window system
+     * says nothing else (TEMPO_LOOP_PACING_WITHHELD on Wayland, where SDL
+     * 2.26 sends no MINIMIZED/HIDDEN event; a window with keyboard focus is
+     * shown), pause the loop; withheld presents on a window shown pause
+     * nothing (a slow machine). true => keep updating at the
      * full update rate, for a game that must keep ticking then (a networked
      * game's lockstep, a server-driven simulation): minimized/hidden events
-     * do not pause, and withheld presents only stop the renders (one probe
-     * every 500 ms); renders otherwise go on (skip drawing in render() while
+     * do not pause, and withheld presents only stop the renders (a probe
+     * every 500 ms at most); renders otherwise go on (skip drawing in render() while
      * hidden if it costs). tempo_loop_pause() and pause_on_focus_loss still
      * pause it. */
     bool run_while_hidden;
@@ -304,8 +315,11 @@ typedef struct tempo_loop_desc {
     tempo_loop_render_fn render; /* NULL => renders are counted only */
     tempo_loop_event_fn event;   /* NULL => events are consumed by the loop */
     void *user;                  /* passed to every callback of this descriptor */
-    /* The window whose minimize/hide/focus events pause the loop.
-     * NULL => window events of any window count. Not owned. */
+    /* The window whose minimize/hide/focus events pause the loop, and whose
+     * state the loop asks the window system about when its presents are
+     * withheld. NULL => window events of any window count, and withheld
+     * presents are taken for a shown window's (on Wayland: while one of
+     * SDL's windows has keyboard focus). Not owned. */
     SDL_Window *window;
     tempo_clock clock;         /* zero => the real clock and tempo_wait() */
     /* Display pacing. With a renderer (not owned) the loop presents:
