@@ -37,7 +37,6 @@
 #include "handle_pool.h"
 #include "loop_internal.h"
 #include "loop_schedule.h"
-#include "replay_internal.h"
 #include "sources_internal.h"
 #include "tempo_internal.h"
 
@@ -200,11 +199,16 @@ void tempo_loop_destroy(tempo_loop *L)
     tempo__loop_detach_all(L);
     if (L->input != NULL)
         tempo_input_detach(L->input); /* it may outlive the loop: it lets go of it */
-    if (L->replay != NULL)
-        tempo__replay_loop_destroy(L); /* after the sources: their detach may still deliver */
+    if (L->hooks.loop_destroyed != NULL)
+        L->hooks.loop_destroyed(L->hooks.user, L); /* after the sources: their detach may still deliver */
     tempo_event_destroy(L->wake);
     tempo_timer_destroy(L->timer);
     free(L);
+}
+
+void tempo__loop_set_hooks(tempo_loop *L, const tempo__loop_hooks *hooks)
+{
+    L->hooks = hooks != NULL ? *hooks : (tempo__loop_hooks){0};
 }
 
 /* ---- Settings ------------------------------------------------------------------- */
@@ -476,16 +480,17 @@ static void call_update(tempo_loop *L, uint64_t dt_ns)
 {
     L->frame_ran = true;
     /* Recording or replaying: the tick's input, items and dt go in (or are
-     * written) around the update. */
-    if (L->replay != NULL)
-        dt_ns = tempo__replay_before_update(L, dt_ns);
+     * written) around the update. Each hook is read when it is due: the
+     * update may start or stop either. */
+    if (L->hooks.before_update != NULL)
+        dt_ns = L->hooks.before_update(L->hooks.user, L, dt_ns);
     if (L->update != NULL) {
         uint64_t a = loop_now(L);
         L->update(L, dt_ns, L->user);
         L->frame_game_ns += loop_now(L) - a;
     }
-    if (L->replay != NULL)
-        tempo__replay_after_update(L);
+    if (L->hooks.after_update != NULL)
+        L->hooks.after_update(L->hooks.user, L);
 }
 
 static void call_render(tempo_loop *L, float alpha)

@@ -7,7 +7,6 @@
 
 #include "handle_pool.h"
 #include "loop_internal.h"
-#include "replay_internal.h"
 #include "sources_internal.h"
 #include "tempo_internal.h"
 
@@ -171,8 +170,8 @@ int tempo_input_attach(tempo_input *in, tempo_loop *L)
         tempo_input_set_listener(in, input_listener, L);
     if (L->notified_paused)
         tempo_input_suspend_polling(in, true); /* as the loop did when it paused */
-    if (L->replay != NULL)
-        tempo__replay_input_attached(L);
+    if (L->hooks.input_changed != NULL)
+        L->hooks.input_changed(L->hooks.user, L, in, true);
     /* Its native handle joins the sources at the next frame (tempo__loop_sync_native_input). */
     return 0;
 }
@@ -192,8 +191,8 @@ int tempo_input_detach(tempo_input *in)
         tempo_input_set_listener(in, NULL, NULL);
     if (L->notified_paused)
         tempo_input_suspend_polling(in, false);
-    if (L->replay != NULL)
-        tempo__replay_input_detached(L, in);
+    if (L->hooks.input_changed != NULL)
+        L->hooks.input_changed(L->hooks.user, L, in, false);
     L->input = NULL;
     *tempo__input_loop(in) = NULL;
     return 0;

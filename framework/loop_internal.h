@@ -126,6 +126,29 @@ typedef struct tempo__watch {
 /* What one frame's wait saw (loop.c). */
 struct tempo__frame_wait;
 
+/* How the loop tells the layer above it (record/replay, replay.c) what it
+ * cannot see from there: the update about to run and the one that ran, a
+ * change of the input attached, the loop's end. The upper layer installs
+ * them (tempo__loop_set_hooks); the loop calls them and never that layer by
+ * name. NULL members: nothing to tell. [loop thread] */
+typedef struct tempo__loop_hooks {
+    void *user; /* the installer's state, passed to each hook */
+    /* Right before update(): returns the dt_ns the update gets. */
+    uint64_t (*before_update)(void *user, tempo_loop *L, uint64_t dt_ns);
+    /* Right after update(). */
+    void (*after_update)(void *user, tempo_loop *L);
+    /* `in` became the loop's input (attached: L->input is `in`), or is
+     * about to stop being it (L->input is still `in`). */
+    void (*input_changed)(void *user, tempo_loop *L, tempo_input *in, bool attached);
+    /* tempo_loop_destroy, after the sources and the input left: the last
+     * call; the installer frees `user`. */
+    void (*loop_destroyed)(void *user, tempo_loop *L);
+    bool replaying; /* what the sources are told (tempo_source_call.replaying) */
+} tempo__loop_hooks;
+
+/* Installs `hooks` (copied; NULL: none) in place of the ones before. */
+void tempo__loop_set_hooks(tempo_loop *L, const tempo__loop_hooks *hooks);
+
 struct tempo_loop {
     /* settings (defaults applied) */
     tempo_loop_policy policy;
@@ -248,9 +271,9 @@ struct tempo_loop {
 
     tempo__loop_stats st;
 
-    /* Record/replay state and the delivery channels (replay.c); NULL until
-     * the game uses either. */
-    struct tempo__replay_state *replay;
+    /* The layer above's hooks (record/replay); all NULL until the game
+     * uses either. */
+    tempo__loop_hooks hooks;
 };
 
 /* ---- Shared by the loop's files (loop.c, loop_present.c) ---- */

@@ -244,7 +244,7 @@ int tempo__loop_dispatch_source(tempo_loop *L, int i)
         .deadline_ns = tempo__loop_source_deadline(L, now),
         .must_progress = src->progress_frame != L->frame_seq,
         .frame = L->frame_seq,
-        .replaying = tempo__replay_active(L),
+        .replaying = L->hooks.replaying,
     };
     if (call.must_progress)
         src->progress_frame = L->frame_seq;

@@ -83,11 +83,23 @@ typedef struct tempo__replay_state {
     tempo_replay *rp;  /* replaying, or NULL */
 } tempo__replay_state;
 
+/* The replay's state of a loop: the user of the hooks it installed in the
+ * loop (tempo__loop_set_hooks), or NULL before the game used record,
+ * replay or a channel. */
+static tempo__replay_state *peek_state(const tempo_loop *L)
+{
+    return L->hooks.user;
+}
+
+static void install_hooks(tempo_loop *L, tempo__replay_state *s);
+
+/* The state, created (and the hooks installed) on first use. NULL: no memory. */
 static tempo__replay_state *state_of(tempo_loop *L)
 {
-    if (L->replay == NULL)
-        L->replay = calloc(1, sizeof *L->replay);
-    return L->replay;
+    tempo__replay_state *s = peek_state(L);
+    if (s == NULL && (s = calloc(1, sizeof *s)) != NULL)
+        install_hooks(L, s);
+    return s;
 }
 
 static uint64_t loop_clock(const tempo_loop *L)
@@ -95,9 +107,10 @@ static uint64_t loop_clock(const tempo_loop *L)
     return L->clock.now(L->clock.user); /* the real clock or desc.clock */
 }
 
-bool tempo__replay_active(const tempo_loop *L)
+static bool replaying(const tempo_loop *L)
 {
-    return L != NULL && L->replay != NULL && L->replay->rp != NULL;
+    const tempo__replay_state *s = L != NULL ? peek_state(L) : NULL;
+    return s != NULL && s->rp != NULL;
 }
 
 /* ---- Channels ------------------------------------------------------------------- */
@@ -190,7 +203,7 @@ uint32_t tempo__replay_source_added(tempo_loop *L, const char *name, tempo_sourc
 
 void tempo__replay_source_removed(tempo_loop *L, uint32_t id)
 {
-    if (L != NULL && L->replay != NULL && id != 0)
+    if (L != NULL && peek_state(L) != NULL && id != 0)
         set_channel(L, id, NULL, NULL);
 }
 
@@ -236,7 +249,7 @@ int tempo_loop_deliver(tempo_loop *L, uint32_t id, const tempo_replay_item *item
     int e = check_item("tempo_loop_deliver", item);
     if (e < 0)
         return e;
-    tempo__replay_state *s = L->replay;
+    tempo__replay_state *s = peek_state(L);
     channel *c = find_channel(s, id);
     if (c == NULL || c->fn == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_deliver: no channel %u (tempo_loop_channel sets one)",
@@ -261,7 +274,7 @@ int tempo_loop_source_deliver(tempo_loop *L, tempo_handle *handle, const tempo_r
     if (tempo__loop_source_lookup(L, handle, &deliver, &self, &id) < 0)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_source_deliver: handle %p is not a source of this loop "
                                               "with a deliver function", (void *)handle);
-    tempo__replay_state *s = L->replay;
+    tempo__replay_state *s = peek_state(L);
     if (s != NULL && s->rp != NULL)
         return 0; /* the recorded copy arrives at its tick */
     int rc = record_item(s, id, item);
@@ -372,12 +385,13 @@ int tempo_loop_record_build(tempo_loop *L, const tempo_record_desc *desc, const 
         tempo__input_set_tap(L->input, record_tap, r);
     }
     s->rec = r;
+    install_hooks(L, s);
     return 0;
 }
 
 int tempo_loop_record_stop(tempo_loop *L)
 {
-    tempo__replay_state *s = L != NULL ? L->replay : NULL;
+    tempo__replay_state *s = L != NULL ? peek_state(L) : NULL;
     if (s == NULL || s->rec == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_record_stop: %s",
                                 L == NULL ? "loop is NULL" : "the loop is not recording");
@@ -393,6 +407,7 @@ int tempo_loop_record_stop(tempo_loop *L)
     tempo__rpf_writer_free(&r->w);
     free(r);
     s->rec = NULL;
+    install_hooks(L, s);
     return rc;
 }
 
@@ -400,7 +415,7 @@ int tempo_loop_get_record_stats(const tempo_loop *L, tempo_record_stats *out)
 {
     if (L == NULL || out == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_get_record_stats: %s is NULL", L == NULL ? "loop" : "out");
-    const tempo__replay_state *s = L->replay;
+    const tempo__replay_state *s = peek_state(L);
     if (s != NULL && s->rec != NULL)
         *out = s->rec->st;
     else
@@ -546,8 +561,10 @@ void tempo_replay_destroy(tempo_replay *rp)
 {
     if (rp == NULL)
         return;
-    if (rp->loop != NULL && rp->loop->replay != NULL) {
-        rp->loop->replay->rp = NULL;
+    tempo__replay_state *s = rp->loop != NULL ? peek_state(rp->loop) : NULL;
+    if (s != NULL) {
+        s->rp = NULL;
+        install_hooks(rp->loop, s);
         if (rp->loop->input != NULL)
             tempo__input_set_hold(rp->loop->input, false);
     }
@@ -586,7 +603,7 @@ tempo_loop_clock tempo_replay_clock(tempo_replay *rp)
 
 bool tempo_loop_is_replaying(const tempo_loop *L)
 {
-    return tempo__replay_active(L);
+    return replaying(L);
 }
 
 /* The two builds of a replay, as tempo_build_compare takes them. */
@@ -638,6 +655,7 @@ int tempo_loop_replay_build(tempo_loop *L, tempo_replay *rp, const tempo_build *
         tempo_loop_set_max_render_hz(L, rp->info.update_hz);
     rp->loop = L;
     s->rp = rp;
+    install_hooks(L, s);
     if (L->input != NULL) {
         /* From here the ring gets the recorded input only. */
         tempo__input_clear(L->input);
@@ -740,7 +758,7 @@ static void check_hash(tempo_replay *rp, tempo_loop *L, uint64_t expected)
 /* Hands one record of the coming tick to the game. */
 static void apply(tempo_replay *rp, tempo_loop *L, const tempo__rpf_record *r)
 {
-    tempo__replay_state *s = L->replay;
+    tempo__replay_state *s = peek_state(L);
     tempo_replay_item it;
     memset(&it, 0, sizeof it);
     uint32_t ch = 0;
@@ -854,11 +872,11 @@ static void replay_after(tempo_replay *rp, tempo_loop *L)
     }
 }
 
-/* ---- Loop hooks ------------------------------------------------------------------------ */
+/* ---- The loop's hooks (tempo__loop_hooks) ------------------------------------------------- */
 
-uint64_t tempo__replay_before_update(tempo_loop *L, uint64_t dt_ns)
+static uint64_t hook_before_update(void *user, tempo_loop *L, uint64_t dt_ns)
 {
-    tempo__replay_state *s = L->replay;
+    tempo__replay_state *s = user;
     if (s->rp != NULL)
         return replay_before(s->rp, L);
     if (s->rec != NULL)
@@ -866,36 +884,37 @@ uint64_t tempo__replay_before_update(tempo_loop *L, uint64_t dt_ns)
     return dt_ns;
 }
 
-void tempo__replay_after_update(tempo_loop *L)
+static void hook_after_update(void *user, tempo_loop *L)
 {
-    tempo__replay_state *s = L->replay;
+    tempo__replay_state *s = user;
     if (s->rp != NULL)
         replay_after(s->rp, L);
     else if (s->rec != NULL)
         rec_after(s->rec, L);
 }
 
-void tempo__replay_input_attached(tempo_loop *L)
+/* The recorder's tap and the replay's hold move with the loop's input. */
+static void hook_input_changed(void *user, tempo_loop *L, tempo_input *in, bool attached)
 {
-    tempo__replay_state *s = L->replay;
+    tempo__replay_state *s = user;
+    (void)L;
+    if (!attached) {
+        tempo__input_set_tap(in, NULL, NULL);
+        tempo__input_set_hold(in, false);
+        return;
+    }
     if (s->rec != NULL)
-        tempo__input_set_tap(L->input, record_tap, s->rec);
+        tempo__input_set_tap(in, record_tap, s->rec);
     if (s->rp != NULL) {
-        tempo__input_clear(L->input); /* from here the ring gets the recorded input only */
-        tempo__input_set_hold(L->input, true);
+        tempo__input_clear(in); /* from here the ring gets the recorded input only */
+        tempo__input_set_hold(in, true);
     }
 }
 
-void tempo__replay_input_detached(tempo_loop *L, tempo_input *in)
+/* Stops a recording, detaches a replay, frees the channels. */
+static void hook_loop_destroyed(void *user, tempo_loop *L)
 {
-    (void)L;
-    tempo__input_set_tap(in, NULL, NULL);
-    tempo__input_set_hold(in, false);
-}
-
-void tempo__replay_loop_destroy(tempo_loop *L)
-{
-    tempo__replay_state *s = L->replay;
+    tempo__replay_state *s = user;
     if (s->rec != NULL)
         tempo_loop_record_stop(L);
     if (s->rp != NULL) {
@@ -905,5 +924,20 @@ void tempo__replay_loop_destroy(tempo_loop *L)
     }
     free(s->ch);
     free(s);
-    L->replay = NULL;
+    tempo__loop_set_hooks(L, NULL);
+}
+
+/* The hooks for what the state does now: the update hooks only while
+ * recording or replaying (the loop then calls nothing around its updates). */
+static void install_hooks(tempo_loop *L, tempo__replay_state *s)
+{
+    bool on = s->rec != NULL || s->rp != NULL;
+    tempo__loop_set_hooks(L, &(tempo__loop_hooks){
+                                 .user = s,
+                                 .before_update = on ? hook_before_update : NULL,
+                                 .after_update = on ? hook_after_update : NULL,
+                                 .input_changed = hook_input_changed,
+                                 .loop_destroyed = hook_loop_destroyed,
+                                 .replaying = s->rp != NULL,
+                             });
 }

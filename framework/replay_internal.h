@@ -35,9 +35,6 @@ void tempo__input_clear(tempo_input *in);
  * others). */
 #define TEMPO__REPLAY_SOURCE_CHANNELS UINT32_C(0x80000000)
 
-/* True while the loop replays a recording. */
-bool tempo__replay_active(const tempo_loop *loop);
-
 /* A source with desc.deliver was added: registers its channel and returns
  * the id (0: no memory; the source then runs unrecorded). The id is the
  * same in every run that adds sources of the same names in the same order:
@@ -54,22 +51,5 @@ void tempo__replay_source_removed(tempo_loop *loop, uint32_t id);
  * channel. Returns 0 or TEMPO_EINVAL (no such source, or no deliver). */
 int tempo__loop_source_lookup(tempo_loop *loop, tempo_handle *handle, tempo_source_deliver_fn *deliver, void **self,
                               uint32_t *channel);
-
-/* ---- loop.c (only when loop->replay is set) ---- */
-
-/* Right before update(): returns the dt_ns the update gets. */
-uint64_t tempo__replay_before_update(tempo_loop *loop, uint64_t dt_ns);
-
-/* Right after update(). */
-void tempo__replay_after_update(tempo_loop *loop);
-
-/* The loop's input changed (tempo_input_attach / _detach, loop.c): the
- * recorder's tap and the replay's hold move with it. */
-void tempo__replay_input_attached(tempo_loop *loop);
-void tempo__replay_input_detached(tempo_loop *loop, tempo_input *in);
-
-/* From tempo_loop_destroy(): stops a recording, detaches a replay, frees
- * the channels. */
-void tempo__replay_loop_destroy(tempo_loop *loop);
 
 #endif /* TEMPO_REPLAY_INTERNAL_H */
