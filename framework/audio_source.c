@@ -94,7 +94,7 @@ int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn 
     if (a == NULL)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_audio_attach: out of memory");
     *a = (audio_source){au, fn, user, loop};
-    tempo_source_desc d = {.name = "audio",
+    tempo_source_desc d = {.name = TEMPO__AUDIO_SOURCE,
                            .handle = tempo_audio_handle(au),
                            .dispatch = audio_dispatch,
                            .detach = audio_detached,

@@ -120,7 +120,7 @@ int tempo_loader_attach(tempo_loader *ld, tempo_loop *loop)
         return tempo__set_error(TEMPO_ENOMEM, "tempo_loader_attach: out of memory");
     s->ld = ld;
     s->loop = loop;
-    tempo_source_desc d = {.name = "loader",
+    tempo_source_desc d = {.name = TEMPO__LOADER_SOURCE,
                            .handle = tempo_loader_handle(ld),
                            .dispatch = loader_dispatch,
                            .detach = loader_detached,

@@ -105,8 +105,19 @@ typedef struct tempo__source {
     uint64_t oldest_age_ns;
     tempo_loop_source_counts win, last, total; /* window, last complete window, total */
     tempo__source_pause_fn pause_hook; /* NULL: none (tempo__loop_source_pause_hook) */
-    uint32_t channel;    /* its record/replay channel (desc.deliver; replay.c); 0: none */
+    uint32_t channel;    /* its record/replay channel (desc.deliver); 0: none */
 } tempo__source;
+
+/* The record/replay channel classes the registry gave out (loop_sources.c;
+ * the ids: sources_internal.h): how many sources each class has had, and
+ * the names of the classes given by name. Classes in all, declared and
+ * named: 64 (a class is 16 bits of the id; this keeps the table small). */
+#define TEMPO__CHANNEL_CLASSES 64
+typedef struct tempo__channels {
+    uint32_t next[TEMPO__CHANNEL_CLASSES]; /* sources added so far, per class */
+    char name[TEMPO__CHANNEL_CLASSES][24]; /* the named classes' names, in the order given */
+    int nnamed;
+} tempo__channels;
 
 /* One entry of the loop's one registry of handles, in the order added: a
  * watch (tempo_loop_watch: a callback when signalled) or a source
@@ -268,6 +279,7 @@ struct tempo_loop {
     uint64_t dispatching;    /* entry id of the source inside dispatch, or 0 */
     bool frame_ran;          /* this iteration ran an update or a render */
     bool src_paused;         /* the pause state the sources last saw */
+    tempo__channels channels; /* the sources' record/replay channel ids */
 
     tempo__loop_stats st;
 

@@ -90,6 +90,43 @@ int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
     return 0;
 }
 
+/* ---- Record/replay channels (sources_internal.h) ------------------------------------- */
+
+/* The class of a source named `name`: the one a framework source declares
+ * under it, else the name's own (a new one at its first appearance). 0:
+ * every class is taken. */
+static uint32_t channel_class(tempo__channels *c, const char *name)
+{
+    static const char *const declared[] = TEMPO__DECLARED_CHANNEL_CLASSES;
+    const uint32_t first_named = sizeof declared / sizeof declared[0] + 1;
+    for (uint32_t k = 1; k < first_named; k++)
+        if (strcmp(name, declared[k - 1]) == 0)
+            return k;
+    for (int k = 0; k < c->nnamed; k++)
+        if (strcmp(name, c->name[k]) == 0)
+            return first_named + (uint32_t)k;
+    if (first_named + (uint32_t)c->nnamed == TEMPO__CHANNEL_CLASSES) {
+        tempo__log(TEMPO_LOG_WARN, "loop: more than %u source names; \"%s\" is not recorded",
+                   (unsigned)(TEMPO__CHANNEL_CLASSES - first_named), name);
+        return 0;
+    }
+    snprintf(c->name[c->nnamed], sizeof c->name[c->nnamed], "%s", name);
+    return first_named + (uint32_t)c->nnamed++;
+}
+
+/* A new source's channel id (0: none, it runs unrecorded). Attach order
+ * within a class: the same game attaches the same way when it records and
+ * when it replays, so the ids match across runs. */
+static uint32_t new_channel(tempo__channels *c, const char *name)
+{
+    uint32_t cls = channel_class(c, name);
+    if (cls == 0)
+        return 0;
+    return TEMPO__REPLAY_SOURCE_CHANNELS | cls << 16 | (c->next[cls]++ & 0xFFFF);
+}
+
+/* ---- Sources --------------------------------------------------------------------------- */
+
 int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
 {
     if (L == NULL || desc == NULL || desc->handle == NULL || desc->dispatch == NULL)
@@ -117,8 +154,21 @@ int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
     src->progress_frame = UINT64_MAX;
     /* What it delivers is recorded and replayed through its channel. */
     if (desc->deliver != NULL)
-        src->channel = tempo__replay_source_added(L, src->name, desc->deliver, desc->self);
+        src->channel = new_channel(&L->channels, src->name);
     return 0;
+}
+
+int tempo__loop_channel_source(tempo_loop *L, uint32_t channel, tempo_source_deliver_fn *deliver, void **self)
+{
+    for (int i = 0; channel != 0 && i < L->nwatch; i++) {
+        const tempo__source *src = &L->watches[i].src;
+        if (L->watches[i].source >= 0 && src->channel == channel) {
+            *deliver = src->desc.deliver;
+            *self = src->desc.self;
+            return 0;
+        }
+    }
+    return TEMPO_EINVAL;
 }
 
 int tempo__loop_source_lookup(tempo_loop *L, tempo_handle *handle, tempo_source_deliver_fn *deliver, void **self,
@@ -139,7 +189,6 @@ static void drop_source(tempo_loop *L, int i)
     tempo__source gone = L->watches[i].src;
     drop_watch(L, i);
     L->nsource--;
-    tempo__replay_source_removed(L, gone.channel);
     if (gone.desc.detach != NULL)
         gone.desc.detach(gone.desc.self);
 }

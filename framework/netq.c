@@ -871,7 +871,7 @@ int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, vo
                                 q == NULL ? "queue" : loop == NULL ? "loop" : "handler");
     if (q->loop != NULL)
         return tempo__set_error(TEMPO_EBUSY, "tempo_netq_attach: the queue is already attached to a loop");
-    tempo_source_desc d = {.name = "netq",
+    tempo_source_desc d = {.name = TEMPO__NETQ_SOURCE,
                            .handle = q->ready,
                            .dispatch = netq_dispatch,
                            .detach = netq_detached,

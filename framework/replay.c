@@ -26,19 +26,13 @@
 
 #define DEFAULT_HASH_EVERY 60u
 
-/* A game's channel (fn) or a source's (deliver). */
+/* A game's channel (tempo_loop_channel). The sources' channels are the
+ * registry's (loop_sources.c: tempo__loop_channel_source). */
 typedef struct channel {
     uint32_t id;
     tempo_replay_item_fn fn;
     void *user;
-    tempo_source_deliver_fn deliver;
-    void *self;
 } channel;
-
-/* Source classes (tempo__replay_source_added): 1-3 are the built-in names,
- * the rest are given in order of first appearance. */
-#define SOURCE_CLASSES 64
-#define FIRST_FREE_CLASS 4
 
 typedef struct recorder {
     FILE *f;
@@ -74,11 +68,8 @@ struct tempo_replay {
 };
 
 typedef struct tempo__replay_state {
-    channel *ch;
+    channel *ch; /* the game's */
     int nch, capch;
-    uint32_t next_source[SOURCE_CLASSES]; /* sources added so far, per class */
-    char class_name[SOURCE_CLASSES][24];  /* from FIRST_FREE_CLASS: the class's name */
-    int nclass;                           /* classes named so far (FIRST_FREE_CLASS..) */
     recorder *rec;     /* recording, or NULL */
     tempo_replay *rp;  /* replaying, or NULL */
 } tempo__replay_state;
@@ -159,54 +150,6 @@ int tempo_loop_channel(tempo_loop *L, uint32_t id, tempo_replay_item_fn fn, void
     return set_channel(L, id, fn, user);
 }
 
-static uint32_t source_class(tempo__replay_state *s, const char *name)
-{
-    static const char *const builtin[FIRST_FREE_CLASS] = {NULL, "netq", "audio", "loader"};
-    for (uint32_t c = 1; c < FIRST_FREE_CLASS; c++)
-        if (strcmp(name, builtin[c]) == 0)
-            return c;
-    for (int c = FIRST_FREE_CLASS; c < s->nclass + FIRST_FREE_CLASS; c++)
-        if (strcmp(name, s->class_name[c]) == 0)
-            return (uint32_t)c;
-    if (s->nclass + FIRST_FREE_CLASS == SOURCE_CLASSES)
-        return 0;
-    int c = FIRST_FREE_CLASS + s->nclass++;
-    snprintf(s->class_name[c], sizeof s->class_name[c], "%s", name);
-    return (uint32_t)c;
-}
-
-uint32_t tempo__replay_source_added(tempo_loop *L, const char *name, tempo_source_deliver_fn deliver, void *self)
-{
-    tempo__replay_state *s = state_of(L);
-    if (s == NULL)
-        return 0;
-    uint32_t cls = source_class(s, name);
-    if (cls == 0) {
-        tempo__log(TEMPO_LOG_WARN, "loop: more than %d source names; \"%s\" is not recorded",
-                   SOURCE_CLASSES - FIRST_FREE_CLASS, name);
-        return 0;
-    }
-    /* Attach order per class: the same game attaches the same way when it
-     * records and when it replays, so the ids match across runs. */
-    uint32_t id = TEMPO__REPLAY_SOURCE_CHANNELS | cls << 16 | (s->next_source[cls]++ & 0xFFFF);
-    if (s->nch == s->capch) {
-        int cap = s->capch ? 2 * s->capch : 8;
-        channel *n = realloc(s->ch, sizeof *n * (size_t)cap);
-        if (n == NULL)
-            return 0;
-        s->ch = n;
-        s->capch = cap;
-    }
-    s->ch[s->nch++] = (channel){.id = id, .deliver = deliver, .self = self};
-    return id;
-}
-
-void tempo__replay_source_removed(tempo_loop *L, uint32_t id)
-{
-    if (L != NULL && peek_state(L) != NULL && id != 0)
-        set_channel(L, id, NULL, NULL);
-}
-
 static int write_item(recorder *r, uint32_t id, const tempo_replay_item *it)
 {
     switch (it->kind) {
@@ -251,7 +194,7 @@ int tempo_loop_deliver(tempo_loop *L, uint32_t id, const tempo_replay_item *item
         return e;
     tempo__replay_state *s = peek_state(L);
     channel *c = find_channel(s, id);
-    if (c == NULL || c->fn == NULL)
+    if (c == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_deliver: no channel %u (tempo_loop_channel sets one)",
                                 (unsigned)id);
     if (s->rp != NULL)
@@ -808,12 +751,16 @@ static void apply(tempo_replay *rp, tempo_loop *L, const tempo__rpf_record *r)
     default:
         return;
     }
+    /* Its source or channel may not be there in this run: nothing then. */
+    if (ch >= TEMPO__REPLAY_SOURCE_CHANNELS) {
+        tempo_source_deliver_fn deliver;
+        void *self;
+        if (tempo__loop_channel_source(L, ch, &deliver, &self) == 0)
+            deliver(self, &it, NULL);
+        return;
+    }
     channel *c = find_channel(s, ch);
-    if (c == NULL)
-        return; /* its source or channel is not there in this run */
-    if (c->deliver != NULL)
-        c->deliver(c->self, &it, NULL);
-    else
+    if (c != NULL)
         c->fn(L, ch, &it, c->user);
 }
 

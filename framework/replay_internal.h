@@ -1,5 +1,7 @@
-/* Record/replay hooks between replay.c, the loop (loop.c) and the input
- * ring (input.c). Everything here runs on the loop thread. */
+/* What replay.c calls below it: the input ring's tap and hold (input.c)
+ * and the registry's channels (loop_sources.c). The loop calls replay.c
+ * only through the hooks it installed (tempo__loop_hooks, loop_internal.h).
+ * Everything here runs on the loop thread. */
 #ifndef TEMPO_REPLAY_INTERNAL_H
 #define TEMPO_REPLAY_INTERNAL_H
 
@@ -28,28 +30,20 @@ void tempo__input_each(const tempo_input *in, tempo__input_tap_fn fn, void *user
  * forgets the newest time, so replayed events keep their recorded times. */
 void tempo__input_clear(tempo_input *in);
 
-/* ---- Sources (loop.c) ---- */
+/* ---- The sources' channels (the registry, loop_sources.c) ---- */
 
 /* Channel ids from here up belong to sources (tempo_loop_add_source with
- * desc.deliver); games use the ones below (tempo_loop_channel refuses the
- * others). */
+ * desc.deliver; the registry gives them out: sources_internal.h); games use
+ * the ones below (tempo_loop_channel refuses the others). */
 #define TEMPO__REPLAY_SOURCE_CHANNELS UINT32_C(0x80000000)
 
-/* A source with desc.deliver was added: registers its channel and returns
- * the id (0: no memory; the source then runs unrecorded). The id is the
- * same in every run that adds sources of the same names in the same order:
- * 0x80000000 | class << 16 | index among the sources of its class, where
- * "netq" is class 1, "audio" 2 and "loader" 3 (the ids of recordings made
- * before the contract, which still replay), other names 4, 5, ... in the
- * order they first appear in this loop. */
-uint32_t tempo__replay_source_added(tempo_loop *loop, const char *name, tempo_source_deliver_fn deliver, void *self);
-
-/* The source left the loop: its channel goes. id 0: nothing. */
-void tempo__replay_source_removed(tempo_loop *loop, uint32_t id);
-
-/* Finds the source added with `handle` (loop.c): its deliver, self and
- * channel. Returns 0 or TEMPO_EINVAL (no such source, or no deliver). */
+/* Finds the source added with `handle`: its deliver, self and channel.
+ * Returns 0 or TEMPO_EINVAL (no such source, or no deliver). */
 int tempo__loop_source_lookup(tempo_loop *loop, tempo_handle *handle, tempo_source_deliver_fn *deliver, void **self,
                               uint32_t *channel);
+
+/* Finds the source whose channel is `channel`: its deliver and self.
+ * Returns 0 or TEMPO_EINVAL (no source of the loop has it now). */
+int tempo__loop_channel_source(tempo_loop *loop, uint32_t channel, tempo_source_deliver_fn *deliver, void **self);
 
 #endif /* TEMPO_REPLAY_INTERNAL_H */

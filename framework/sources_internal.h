@@ -38,6 +38,21 @@ void tempo__loader_set_tap(tempo_loader *loader, tempo__loader_tap_fn tap, void 
  * TEMPO_ETIMEDOUT or TEMPO_EBUSY (from a done callback). [loop thread] */
 int tempo__loader_deliver_id(tempo_loader *loader, uint64_t id, uint64_t timeout_ns);
 
+/* ---- Record/replay channels ------------------------------------------------
+ * A source with desc.deliver gets a channel id for its items in a recording
+ * (the registry, loop_sources.c): 0x80000000 | class << 16 | its index among
+ * the sources of its class, in attach order. The framework's sources declare
+ * their class here, by the name they add with: the classes recordings made
+ * before the source contract carry, so those still replay (docs/replay.md).
+ * Every other name gets a class of its own, from the first after these on,
+ * in the order it first appears in a loop. The input declares none: its
+ * events are recorded from the ring, not delivered. */
+#define TEMPO__NETQ_SOURCE "netq"     /* tempo_netq_attach, tempo_net_attach (netq.c) */
+#define TEMPO__AUDIO_SOURCE "audio"   /* tempo_audio_attach (audio_source.c) */
+#define TEMPO__LOADER_SOURCE "loader" /* tempo_loader_attach (loader_source.c) */
+/* Class k (1, 2, ...) is the k-th name. */
+#define TEMPO__DECLARED_CHANNEL_CLASSES {TEMPO__NETQ_SOURCE, TEMPO__AUDIO_SOURCE, TEMPO__LOADER_SOURCE}
+
 /* For an object's destroy: leaves the loop if attached. Returns 0, or
  * TEMPO_EBUSY with the detail logged (called from the object's own
  * dispatch: the loop still uses the object; the destroy must not go on).
