@@ -868,7 +868,8 @@ static bool withheld_pause_only(const tempo_loop *L)
     return L->pause_mask == PAUSE_WITHHELD && L->pacing == TEMPO_LOOP_PACING_WITHHELD;
 }
 
-uint64_t tempo__loop_source_deadline(const tempo_loop *L, uint64_t now)
+/* The deadline a source's dispatch gets: the next due update or render. */
+static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
 {
     /* While paused there is no schedule: a paused frame is one step (a
      * source woken long after the last one gets a step from now). */
@@ -993,7 +994,8 @@ int tempo_loop_frame(tempo_loop *L)
         if (w->source >= 0) {
             if (w->src.parked || !(fw.fired[j] || w->src.more))
                 continue;
-            int r = tempo__loop_dispatch_source(L, i);
+            uint64_t now = loop_now(L);
+            int r = tempo__loop_dispatch_source(L, i, now, source_deadline(L, now));
             if (r < 0 && src_err == 0)
                 src_err = r;
             continue;

@@ -349,10 +349,10 @@ void tempo__loop_new_source_frame(tempo_loop *L, uint64_t now);
 /* Some source is parked with work left / has work it may do now. */
 bool tempo__loop_any_parked(const tempo_loop *L);
 bool tempo__loop_any_ready(const tempo_loop *L);
-/* Dispatches entry `i` (a source) once; 0 or the source's error (it was removed). */
-int tempo__loop_dispatch_source(tempo_loop *L, int i);
-/* loop.c: the deadline a source's dispatch gets (the next due update or render). */
-uint64_t tempo__loop_source_deadline(const tempo_loop *L, uint64_t now);
+/* Dispatches entry `i` (a source) once, starting at `now` (the loop's
+ * clock), with the frame's `deadline` (the next due update or render);
+ * 0 or the source's error (it was removed). */
+int tempo__loop_dispatch_source(tempo_loop *L, int i, uint64_t now, uint64_t deadline);
 
 /* loop_events.c: SDL's events and the attached input. */
 /* Dispatches SDL's queued events, at most a frame's worth (`pump`: through

@@ -281,16 +281,16 @@ static void add_source_counts(tempo_loop_source_counts *c, uint64_t busy, uint32
 }
 
 
-/* Dispatches the source of entry i once. Returns 0 or the dispatch's error
- * (the source is then removed). */
-int tempo__loop_dispatch_source(tempo_loop *L, int i)
+/* Dispatches the source of entry i once, at `now` with `deadline` (the
+ * frame's: the next due update or render). Returns 0 or the dispatch's
+ * error (the source is then removed). */
+int tempo__loop_dispatch_source(tempo_loop *L, int i, uint64_t now, uint64_t deadline)
 {
     tempo__source *src = &L->watches[i].src;
     uint64_t id = L->watches[i].id;
-    uint64_t now = loop_now(L);
     tempo_source_call call = {
         .now_ns = now,
-        .deadline_ns = tempo__loop_source_deadline(L, now),
+        .deadline_ns = deadline,
         .must_progress = src->progress_frame != L->frame_seq,
         .frame = L->frame_seq,
         .replaying = L->hooks.replaying,
