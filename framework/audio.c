@@ -129,7 +129,7 @@ struct tempo_audio {
     bool no_hold;       /* the loop quit: no (new) hold */
     atomic_bool stat_paused, stat_quiet;
 
-    tempo_loop *loop;   /* [loop thread] the loop it is a source of (audio_source.c), or NULL */
+    tempo__attachment at; /* [loop thread] the loop it is a source of (audio_source.c) */
 };
 
 enum {
@@ -621,7 +621,7 @@ void tempo_audio_destroy(tempo_audio *au)
 {
     if (au == NULL)
         return;
-    if (tempo__leave_loop(au->loop, au->ready, "tempo_audio_destroy") < 0)
+    if (tempo__attachment_leave(&au->at, au, "tempo_audio_destroy") < 0)
         return;
     release_hold(au);
     Mix_HaltChannel(-1); /* done callbacks raise the last notices */
@@ -653,9 +653,9 @@ tempo_handle *tempo_audio_handle(tempo_audio *au)
     return au ? au->ready : NULL;
 }
 
-tempo_loop **tempo__audio_loop(tempo_audio *au)
+tempo__attachment *tempo__audio_attachment(tempo_audio *au)
 {
-    return &au->loop;
+    return &au->at;
 }
 
 /* ---- Playback --------------------------------------------------------------- */

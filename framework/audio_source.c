@@ -79,8 +79,14 @@ static void audio_detached(void *self)
 {
     audio_source *a = self;
     tempo__audio_follow_loop(a->au, false, false, false); /* no loop pauses it now */
-    *tempo__audio_loop(a->au) = NULL;
+    *tempo__audio_attachment(a->au) = (tempo__attachment){0};
     free(self);
+}
+
+/* Its destroy leaves the loop (tempo__attachment). */
+static int audio_leave(tempo_loop *loop, void *object, const char *what)
+{
+    return tempo__leave_loop(loop, tempo_audio_handle(object), what);
 }
 
 int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user)
@@ -88,7 +94,7 @@ int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn 
     if (au == NULL || loop == NULL || fn == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_audio_attach: the %s is NULL",
                                 au == NULL ? "audio" : loop == NULL ? "loop" : "notice callback");
-    if (*tempo__audio_loop(au) != NULL)
+    if (tempo__audio_attachment(au)->loop != NULL)
         return tempo__set_error(TEMPO_EBUSY, "tempo_audio_attach: the audio is already attached to a loop");
     audio_source *a = malloc(sizeof *a);
     if (a == NULL)
@@ -105,15 +111,15 @@ int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn 
         free(a); /* a failed add never calls detach */
         return r;
     }
-    *tempo__audio_loop(au) = loop;
+    *tempo__audio_attachment(au) = (tempo__attachment){loop, audio_leave};
     tempo__loop_source_pause_hook(loop, d.handle, audio_pause_hook);
     return 0;
 }
 
 int tempo_audio_detach(tempo_audio *au)
 {
-    if (au == NULL || *tempo__audio_loop(au) == NULL)
+    if (au == NULL || tempo__audio_attachment(au)->loop == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_audio_detach: %s",
                                 au == NULL ? "the audio is NULL" : "the audio is not attached");
-    return tempo_loop_remove_source(*tempo__audio_loop(au), tempo_audio_handle(au));
+    return tempo_loop_remove_source(tempo__audio_attachment(au)->loop, tempo_audio_handle(au));
 }

@@ -67,7 +67,7 @@ struct tempo_input {
     tempo__input_tap_fn tap; /* the recorder's view of pushed events (replay.c), or NULL */
     void *tap_user;
     bool hold; /* a replay owns the ring: pushes from elsewhere are ignored */
-    tempo_loop *loop; /* the loop it feeds (tempo_input_attach, loop.c), or NULL */
+    tempo__attachment at; /* the loop it feeds (tempo_input_attach, loop_events.c) */
 };
 
 /* Process-wide, like the backend's poll interval. [loop thread] */
@@ -254,17 +254,16 @@ tempo_input *tempo_input_create(const tempo_input_desc *desc)
     return in;
 }
 
-tempo_loop **tempo__input_loop(tempo_input *in)
+tempo__attachment *tempo__input_attachment(tempo_input *in)
 {
-    return &in->loop;
+    return &in->at;
 }
 
 void tempo_input_destroy(tempo_input *in)
 {
     if (in == NULL)
         return;
-    if (in->loop != NULL)
-        tempo_input_detach(in); /* it leaves its loop: no destroy order */
+    (void)tempo__attachment_leave(&in->at, in, "tempo_input_destroy"); /* no destroy order */
     plat_input_close(in->native);
     for (uint32_t i = 0; i < in->npads; i++)
         SDL_GameControllerClose(in->pads[i].gc);

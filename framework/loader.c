@@ -133,7 +133,7 @@ void tempo_loader_destroy(tempo_loader *l)
         tempo__set_error(TEMPO_EBUSY, "tempo_loader_destroy called from a done callback: ignored");
         return;
     }
-    if (tempo__leave_loop(l->loop, l->done_ev, "tempo_loader_destroy") < 0)
+    if (tempo__attachment_leave(&l->at, l, "tempo_loader_destroy") < 0)
         return;
     stop_threads(l);
     /* No loader thread is left: the lists are ours. Deliver what finished
@@ -154,7 +154,7 @@ void tempo_loader_destroy(tempo_loader *l)
     free_loader(l);
 }
 
-tempo_loop **tempo__loader_loop(tempo_loader *l)
+tempo__attachment *tempo__loader_attachment(tempo_loader *l)
 {
-    return &l->loop;
+    return &l->at;
 }

@@ -131,7 +131,7 @@ struct tempo_loader {
     uint64_t upload_ns;   /* time the last upload call took */
     tempo__loader_tap_fn tap; /* the recorder's view of deliveries (loader_source.c), or NULL */
     void *tap_user;
-    tempo_loop *loop;     /* the loop it is a source of (loader_source.c), or NULL */
+    tempo__attachment at; /* the loop it is a source of (loader_source.c) */
 };
 
 /* ---- loader_queue.c: requests and lists ----------------------------------- */

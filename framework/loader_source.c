@@ -105,15 +105,21 @@ static void loader_detached(void *self)
 {
     loader_source *s = self;
     tempo__loader_set_tap(s->ld, NULL, NULL);
-    *tempo__loader_loop(s->ld) = NULL;
+    *tempo__loader_attachment(s->ld) = (tempo__attachment){0};
     free(s);
+}
+
+/* Its destroy leaves the loop (tempo__attachment). */
+static int loader_leave(tempo_loop *loop, void *object, const char *what)
+{
+    return tempo__leave_loop(loop, tempo_loader_handle(object), what);
 }
 
 int tempo_loader_attach(tempo_loader *ld, tempo_loop *loop)
 {
     if (ld == NULL || loop == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loader_attach: %s is NULL", ld == NULL ? "loader" : "loop");
-    if (*tempo__loader_loop(ld) != NULL)
+    if (tempo__loader_attachment(ld)->loop != NULL)
         return tempo__set_error(TEMPO_EBUSY, "tempo_loader_attach: the loader is already attached to a loop");
     loader_source *s = calloc(1, sizeof *s);
     if (s == NULL)
@@ -131,15 +137,15 @@ int tempo_loader_attach(tempo_loader *ld, tempo_loop *loop)
         free(s); /* a failed add never calls detach */
         return r;
     }
-    *tempo__loader_loop(ld) = loop;
+    *tempo__loader_attachment(ld) = (tempo__attachment){loop, loader_leave};
     tempo__loader_set_tap(ld, loader_tap, s);
     return 0;
 }
 
 int tempo_loader_detach(tempo_loader *ld)
 {
-    if (ld == NULL || *tempo__loader_loop(ld) == NULL)
+    if (ld == NULL || tempo__loader_attachment(ld)->loop == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loader_detach: %s",
                                 ld == NULL ? "loader is NULL" : "the loader is not attached to a loop");
-    return tempo_loop_remove_source(*tempo__loader_loop(ld), tempo_loader_handle(ld));
+    return tempo_loop_remove_source(tempo__loader_attachment(ld)->loop, tempo_loader_handle(ld));
 }

@@ -153,18 +153,27 @@ static int native_input_dispatch(void *self, tempo_source_call *call)
 
 /* ---- The input (desc.input, tempo_input_attach) ------------------------------------ */
 
+/* Its destroy leaves the loop (tempo__attachment): never refused. */
+static int input_leave(tempo_loop *L, void *object, const char *what)
+{
+    (void)L;
+    (void)what;
+    tempo_input_detach(object);
+    return 0;
+}
+
 int tempo_input_attach(tempo_input *in, tempo_loop *L)
 {
     if (in == NULL || L == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_input_attach: %s is NULL", in == NULL ? "input" : "loop");
-    tempo_loop **at = tempo__input_loop(in);
-    if (*at == L && L->input == in)
+    tempo__attachment *at = tempo__input_attachment(in);
+    if (at->loop == L && L->input == in)
         return 0;
-    if (*at != NULL || L->input != NULL)
+    if (at->loop != NULL || L->input != NULL)
         return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY, "tempo_input_attach: %s",
-                                   *at != NULL ? "the input is attached to another loop"
-                                               : "the loop has another input attached");
-    *at = L;
+                                   at->loop != NULL ? "the input is attached to another loop"
+                                                    : "the loop has another input attached");
+    *at = (tempo__attachment){L, input_leave};
     L->input = in;
     if (L->input_event != NULL)
         tempo_input_set_listener(in, input_listener, L);
@@ -178,7 +187,7 @@ int tempo_input_attach(tempo_input *in, tempo_loop *L)
 
 int tempo_input_detach(tempo_input *in)
 {
-    tempo_loop *L = in != NULL ? *tempo__input_loop(in) : NULL;
+    tempo_loop *L = in != NULL ? tempo__input_attachment(in)->loop : NULL;
     if (L == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_input_detach: %s", in == NULL ? "input is NULL"
                                                                                 : "the input is not attached to a loop");
@@ -194,7 +203,7 @@ int tempo_input_detach(tempo_input *in)
     if (L->hooks.input_changed != NULL)
         L->hooks.input_changed(L->hooks.user, L, in, false);
     L->input = NULL;
-    *tempo__input_loop(in) = NULL;
+    *tempo__input_attachment(in) = (tempo__attachment){0};
     return 0;
 }
 

@@ -74,7 +74,7 @@ struct tempo_netq {
     bool frame_flush;
     uint64_t frames;
     /* Attached to a loop (tempo_netq_attach). */
-    tempo_loop *loop;
+    tempo__attachment at;
     tempo_netq_handler att_fn;
     void *att_user;
     uint64_t att_frame; /* the loop's frame number at the last dispatch */
@@ -227,7 +227,7 @@ void tempo_netq_destroy(tempo_netq *q)
                                       "(destroy it after the drain returns)");
         return;
     }
-    if (tempo__leave_loop(q->loop, q->ready, "tempo_netq_destroy") < 0)
+    if (tempo__attachment_leave(&q->at, q, "tempo_netq_destroy") < 0)
         return; /* the loop must not wait on a freed handle */
     /* Queued messages live in the ring: freeing it frees them. */
     free(q->buf);
@@ -784,7 +784,7 @@ int tempo_netq_drain_until(tempo_netq *q, tempo_netq_handler fn, void *user, uin
     if (q == NULL || fn == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_netq_drain_until: %s",
                                 q == NULL ? "the queue is NULL" : "the handler is NULL");
-    if (q->loop != NULL) /* the loop drains it: two consumers' frames would mix */
+    if (q->at.loop != NULL) /* the loop drains it: two consumers' frames would mix */
         return tempo__set_error(TEMPO_EBUSY, "tempo_netq_drain_until: the queue is attached to a loop, which "
                                              "drains it");
     drain_args a = {.new_frame = true, .to_deadline = UNLIMITED, .must_progress = true};
@@ -830,7 +830,7 @@ static void att_deliver(const tempo_netq_msg *msg, void *user)
     tempo_netq *q = user;
     tempo_replay_item it = {
         .kind = TEMPO_REPLAY_MESSAGE, .type = msg->type, .data = msg->data, .size = msg->size};
-    tempo_loop_source_deliver(q->loop, q->ready, &it, msg);
+    tempo_loop_source_deliver(q->at.loop, q->ready, &it, msg);
 }
 
 /* [loop thread] The loop's dispatch: one frame per loop frame. The deadline
@@ -859,9 +859,16 @@ static int netq_dispatch(void *self, tempo_source_call *call)
 static void netq_detached(void *self)
 {
     tempo_netq *q = self;
-    q->loop = NULL;
+    q->at = (tempo__attachment){0};
     q->att_fn = NULL;
     q->att_user = NULL;
+}
+
+/* [loop thread] Its destroy leaves the loop (tempo__attachment). */
+static int netq_leave(tempo_loop *loop, void *object, const char *what)
+{
+    tempo_netq *q = object;
+    return tempo__leave_loop(loop, q->ready, what);
 }
 
 int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, void *user)
@@ -869,7 +876,7 @@ int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, vo
     if (q == NULL || loop == NULL || fn == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_netq_attach: the %s is NULL",
                                 q == NULL ? "queue" : loop == NULL ? "loop" : "handler");
-    if (q->loop != NULL)
+    if (q->at.loop != NULL)
         return tempo__set_error(TEMPO_EBUSY, "tempo_netq_attach: the queue is already attached to a loop");
     tempo_source_desc d = {.name = TEMPO__NETQ_SOURCE,
                            .handle = q->ready,
@@ -880,7 +887,7 @@ int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, vo
     int r = tempo_loop_add_source(loop, &d);
     if (r < 0)
         return r;
-    q->loop = loop;
+    q->at = (tempo__attachment){loop, netq_leave};
     q->att_fn = fn;
     q->att_user = user;
     q->att_seen = false;
@@ -889,10 +896,10 @@ int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, vo
 
 int tempo_netq_detach(tempo_netq *q)
 {
-    if (q == NULL || q->loop == NULL)
+    if (q == NULL || q->at.loop == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_netq_detach: %s",
                                 q == NULL ? "the queue is NULL" : "the queue is not attached");
-    return tempo_loop_remove_source(q->loop, q->ready);
+    return tempo_loop_remove_source(q->at.loop, q->ready);
 }
 
 int tempo_netq_get_stats(tempo_netq *q, tempo_netq_stats *out)

@@ -1,20 +1,38 @@
-/* Where an attached object keeps its loop (tempo/sources.h), shared by each
- * object's file and its adapter (loader_source.c, audio_source.c; a
- * tempo_netq keeps its own in netq.c, and a tempo_net is its queue). The adapter's attach sets it, and its detach callback
- * clears it, which runs for every way of leaving the loop: the object's
- * detach, tempo_loop_remove_source, a dispatch error, tempo_loop_destroy.
- * So the detach needs no loop argument, and the object's destroy leaves the
- * loop first: no order rule, and never a freed handle in a wait set.
+/* What the framework's sources share with their adapters (tempo/sources.h).
  * [loop thread] */
 #ifndef TEMPO_SOURCES_INTERNAL_H
 #define TEMPO_SOURCES_INTERNAL_H
 
 #include "tempo/sources.h"
 
-/* The loop the loader / audio is a source of, or NULL: the field itself. */
-tempo_loop **tempo__loader_loop(tempo_loader *loader);
-tempo_loop **tempo__audio_loop(tempo_audio *au);
-tempo_loop **tempo__input_loop(tempo_input *in);
+/* ---- Where an attached object keeps its loop, and how it leaves it ---------
+ * Each object (tempo_loader, tempo_audio, tempo_input, tempo_netq; a
+ * tempo_net is its queue) holds one, which its adapter (loader_source.c,
+ * audio_source.c, loop_events.c; netq.c's own attach) sets at the attach and
+ * clears in its detach callback, which runs for every way of leaving the
+ * loop: the object's detach, tempo_loop_remove_source, a dispatch error,
+ * tempo_loop_destroy. So the detach needs no loop argument, and the object's
+ * destroy leaves the loop first, through `leave`, never by calling the loop
+ * itself: no order rule, and never a freed handle in a wait set. */
+typedef struct tempo__attachment {
+    tempo_loop *loop; /* the loop it is attached to, or NULL */
+    /* The adapter's: leaves `loop` for the object's destroy (`what` names
+     * the destroy in the log). Returns 0, or TEMPO_EBUSY with the detail set
+     * (called from the object's own dispatch: the loop still uses the
+     * object; the destroy must not go on). */
+    int (*leave)(tempo_loop *loop, void *object, const char *what);
+} tempo__attachment;
+
+/* For an object's destroy: leaves the loop if attached. 0 or TEMPO_EBUSY. */
+static inline int tempo__attachment_leave(const tempo__attachment *at, void *object, const char *what)
+{
+    return at->loop != NULL ? at->leave(at->loop, object, what) : 0;
+}
+
+/* The loader's / audio's / input's, the field itself. */
+tempo__attachment *tempo__loader_attachment(tempo_loader *loader);
+tempo__attachment *tempo__audio_attachment(tempo_audio *au);
+tempo__attachment *tempo__input_attachment(tempo_input *in);
 
 /* The loader source's dispatch step (loader_source.c): tempo_loader_process_until()
  * that may also upload part of a large image (a strip of rows sized by the
@@ -53,10 +71,10 @@ int tempo__loader_deliver_id(tempo_loader *loader, uint64_t id, uint64_t timeout
 /* Class k (1, 2, ...) is the k-th name. */
 #define TEMPO__DECLARED_CHANNEL_CLASSES {TEMPO__NETQ_SOURCE, TEMPO__AUDIO_SOURCE, TEMPO__LOADER_SOURCE}
 
-/* For an object's destroy: leaves the loop if attached. Returns 0, or
- * TEMPO_EBUSY with the detail logged (called from the object's own
- * dispatch: the loop still uses the object; the destroy must not go on).
- * `what` names the destroy in that log line. */
+/* For an adapter's leave (tempo__attachment): removes the source added
+ * with `handle`. Returns 0, or TEMPO_EBUSY with the detail logged (called
+ * from the object's own dispatch). `what` names the destroy in that log
+ * line. */
 int tempo__leave_loop(tempo_loop *loop, tempo_handle *handle, const char *what);
 
 /* tempo_loop_remove_source without the detail: for the loop's own callers,
