@@ -21,12 +21,15 @@
  * the last update).
  *
  * The loop's files, one idea each:
- *   loop.c          create, settings, the wait and the frame (this file);
+ *   loop_create.c   tempo_loop_create/_destroy: the loop and what its
+ *                   descriptor attaches (above the others);
+ *   loop.c          the loop object, settings, the wait and the frame (this file);
  *   loop_schedule.c what is due and when: pure functions over a snapshot
  *                   of the schedule (sched_of), tested on chosen times;
  *   loop_present.c  display pacing: what the presents do, and the pacing;
  *   loop_sources.c  the registry of watches and sources, and dispatch;
- *   loop_events.c   SDL's events and the attached input;
+ *   loop_events.c   SDL's events, and the loop's side of its input (the
+ *                   input's adapter is input_source.c);
  *   loop_stats.c, loop_overlay.c  the statistics and their overlay.
  * The wait is one path: a clock and a wait chosen at create (the
  * platform's, or desc.clock's adapter wait_clock). */
@@ -91,7 +94,7 @@ static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t dead
 
 /* ---- Creation ----------------------------------------------------------------- */
 
-tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
+tempo_loop *tempo__loop_new(const tempo_loop_desc *desc)
 {
     static const tempo_loop_desc defaults;
     if (desc == NULL)
@@ -166,14 +169,6 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
         free(L);
         return NULL; /* detail set by the handle's creation */
     }
-    if (desc->input != NULL && tempo_input_attach(desc->input, L) < 0) {
-        tempo_event_destroy(L->wake);
-        tempo_timer_destroy(L->timer);
-        free(L);
-        tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY,
-                            "tempo_loop_create: desc.input is attached to another loop");
-        return NULL;
-    }
     if (L->window != NULL && !L->run_hidden) {
         Uint32 flags = SDL_GetWindowFlags(L->window);
         if (flags & SDL_WINDOW_MINIMIZED)
@@ -185,22 +180,8 @@ tempo_loop *tempo_loop_create(const tempo_loop_desc *desc)
 }
 
 
-void tempo_loop_destroy(tempo_loop *L)
+void tempo__loop_free(tempo_loop *L)
 {
-    if (L == NULL)
-        return;
-    if (L->in_frame) {
-        /* The frame reads the loop after the callback returns: freeing it
-         * here was a use-after-free. Refuse loudly instead. */
-        (void)tempo__set_error(TEMPO_EBUSY, "tempo_loop_destroy: called from inside tempo_loop_frame() "
-                                            "(a loop callback); quit, and destroy after the loop returns");
-        return;
-    }
-    tempo__loop_detach_all(L);
-    if (L->input != NULL)
-        tempo_input_detach(L->input); /* it may outlive the loop: it lets go of it */
-    if (L->hooks.loop_destroyed != NULL)
-        L->hooks.loop_destroyed(L->hooks.user, L); /* after the sources: their detach may still deliver */
     tempo_event_destroy(L->wake);
     tempo_timer_destroy(L->timer);
     free(L);
@@ -808,10 +789,8 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
 
 /* ---- Pause ----------------------------------------------------------------------------- */
 
-/* Acts on a change of the idle pause since the last look: a paused loop
- * suspends desc.input's controller polling (SDL2 can only poll them, and
- * the poll interval would wake the paused loop hundreds of times a
- * second), forgets the vblank phase on resume, and tells the game. */
+/* The sources' pause hooks (tempo__loop_source_pause_hook): either pause
+ * changed, or the loop quit. */
 static void tell_sources_pause(tempo_loop *L)
 {
     for (int i = 0; i < L->nwatch; i++) {
@@ -841,6 +820,9 @@ int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__so
     return 0;
 }
 
+/* Acts on a change of the idle pause since the last look: tells desc.input
+ * (its adapter suspends the controller polling: input_source.c) and the
+ * sources, forgets the vblank phase on resume, and tells the game. */
 static void note_pause(tempo_loop *L)
 {
     bool paused = L->pause_mask != 0;
@@ -848,7 +830,7 @@ static void note_pause(tempo_loop *L)
         return;
     L->notified_paused = paused;
     if (L->input != NULL)
-        tempo_input_suspend_polling(L->input, paused);
+        L->input_paused(L->input, paused);
     tell_sources_pause(L);
     if (!paused)
         tempo__loop_pace_reset(L);

@@ -1,8 +1,9 @@
 /* The loop's events: SDL's queue after each wait (window state that
  * pauses, resumes or re-measures the presents; everything to the game's
- * event callback and desc.input), and the input attached to the loop
- * (tempo_input_attach: the listener, and the native devices' handle as a
- * source of the loop). [loop thread] */
+ * event callback and desc.input), and the loop's side of the input
+ * attached to it (tempo_input_attach in input_source.c: the listener, the
+ * pause and the hooks told, and the native devices' handle as a source of
+ * the loop). [loop thread] */
 #include <SDL.h>
 
 #include "handle_pool.h"
@@ -151,46 +152,27 @@ static int native_input_dispatch(void *self, tempo_source_call *call)
     return 0;
 }
 
-/* ---- The input (desc.input, tempo_input_attach) ------------------------------------ */
+/* ---- The loop's input (desc.input, tempo_input_attach: input_source.c) ------------- */
 
-/* Its destroy leaves the loop (tempo__attachment): never refused. */
-static int input_leave(tempo_loop *L, void *object, const char *what)
+void tempo__loop_take_input(tempo_loop *L, tempo_input *in, tempo__input_pause_fn paused,
+                            void (*detached)(tempo_input *in))
 {
-    (void)L;
-    (void)what;
-    tempo_input_detach(object);
-    return 0;
-}
-
-int tempo_input_attach(tempo_input *in, tempo_loop *L)
-{
-    if (in == NULL || L == NULL)
-        return tempo__set_error(TEMPO_EINVAL, "tempo_input_attach: %s is NULL", in == NULL ? "input" : "loop");
-    tempo__attachment *at = tempo__input_attachment(in);
-    if (at->loop == L && L->input == in)
-        return 0;
-    if (at->loop != NULL || L->input != NULL)
-        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EBUSY, "tempo_input_attach: %s",
-                                   at->loop != NULL ? "the input is attached to another loop"
-                                                    : "the loop has another input attached");
-    *at = (tempo__attachment){L, input_leave};
     L->input = in;
+    L->input_paused = paused;
+    L->input_detached = detached;
     if (L->input_event != NULL)
         tempo_input_set_listener(in, input_listener, L);
     if (L->notified_paused)
-        tempo_input_suspend_polling(in, true); /* as the loop did when it paused */
+        paused(in, true); /* as the loop told it when it paused */
     if (L->hooks.input_changed != NULL)
         L->hooks.input_changed(L->hooks.user, L, in, true);
     /* Its native handle joins the sources at the next frame (tempo__loop_sync_native_input). */
-    return 0;
 }
 
-int tempo_input_detach(tempo_input *in)
+void tempo__loop_drop_input(tempo_loop *L)
 {
-    tempo_loop *L = in != NULL ? tempo__input_attachment(in)->loop : NULL;
-    if (L == NULL)
-        return tempo__set_error(TEMPO_EINVAL, "tempo_input_detach: %s", in == NULL ? "input is NULL"
-                                                                                : "the input is not attached to a loop");
+    tempo_input *in = L->input;
+    void (*detached)(tempo_input *) = L->input_detached;
     /* Its native handle is the input's: it leaves the wait set now, or,
      * from inside its own dispatch (the listener), at the start of the next
      * frame (tempo__loop_sync_native_input), before the loop waits again. */
@@ -199,12 +181,13 @@ int tempo_input_detach(tempo_input *in)
     if (L->input_event != NULL)
         tempo_input_set_listener(in, NULL, NULL);
     if (L->notified_paused)
-        tempo_input_suspend_polling(in, false);
+        L->input_paused(in, false);
     if (L->hooks.input_changed != NULL)
         L->hooks.input_changed(L->hooks.user, L, in, false);
     L->input = NULL;
-    *tempo__input_attachment(in) = (tempo__attachment){0};
-    return 0;
+    L->input_paused = NULL;
+    L->input_detached = NULL;
+    detached(in);
 }
 
 /* [loop thread] Keeps desc.input's native handle (tempo_input_attach_window)

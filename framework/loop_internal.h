@@ -137,6 +137,11 @@ typedef struct tempo__watch {
 /* What one frame's wait saw (loop.c). */
 struct tempo__frame_wait;
 
+/* Told of the loop's idle pause: at once when the loop is paused as the
+ * input joins it, on every change after, and of its end when the input
+ * leaves a paused loop. [loop thread] */
+typedef void (*tempo__input_pause_fn)(tempo_input *in, bool idle_paused);
+
 /* How the loop tells the layer above it (record/replay, replay.c) what it
  * cannot see from there: the update about to run and the one that ran, a
  * change of the input attached, the loop's end. The upper layer installs
@@ -181,6 +186,10 @@ struct tempo_loop {
     tempo_loop_clock clock; /* .now always set */
     int (*wait)(struct tempo_loop *L, struct tempo__frame_wait *fw, uint64_t now, uint64_t deadline);
     tempo_input *input; /* not owned; NULL: events go to the callback only */
+    /* Its attacher's (input_source.c, tempo__loop_take_input): told of each
+     * change of the idle pause, and of the input leaving the loop. */
+    tempo__input_pause_fn input_paused;
+    void (*input_detached)(tempo_input *in);
     tempo_handle *input_watch; /* input's native handle while the loop has it as a source */
     uint64_t wake_ns;          /* when this frame's wait returned (stamps native input) */
     uint64_t prev_end_ns;      /* when the previous frame ended (0: none yet) */
@@ -290,6 +299,12 @@ struct tempo_loop {
 
 /* ---- Shared by the loop's files (loop.c, loop_present.c) ---- */
 
+/* loop.c: the loop of `desc` (NULL: the defaults) with nothing attached
+ * yet, or NULL with the detail set (loop_create.c attaches desc.input). */
+tempo_loop *tempo__loop_new(const tempo_loop_desc *desc);
+/* loop.c: frees a loop that has nothing attached (any more). */
+void tempo__loop_free(tempo_loop *L);
+
 /* The period of `hz` in ns, rounded. */
 static inline uint64_t step_of(uint32_t hz)
 {
@@ -355,6 +370,16 @@ bool tempo__loop_any_ready(const tempo_loop *L);
 int tempo__loop_dispatch_source(tempo_loop *L, int i, uint64_t now, uint64_t deadline);
 
 /* loop_events.c: SDL's events and the attached input. */
+/* Makes `in` the loop's input (it has none; the caller checked): SDL's
+ * input events reach it, desc.input_event becomes its listener, `paused`
+ * hears of the idle pause from now on, `detached` of its leaving (any
+ * way: tempo__loop_drop_input), and the hooks of the change. */
+void tempo__loop_take_input(tempo_loop *L, tempo_input *in, tempo__input_pause_fn paused,
+                            void (*detached)(tempo_input *in));
+/* The loop lets go of its input (it has one): its native handle leaves the
+ * wait set, its listener goes, a paused loop's pause ends for it, the
+ * hooks are told, then its `detached`. */
+void tempo__loop_drop_input(tempo_loop *L);
 /* Dispatches SDL's queued events, at most a frame's worth (`pump`: through
  * SDL_PollEvent, else the wait pumped already), input stamped `wake_ns`. */
 void tempo__loop_dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns);

@@ -8,7 +8,7 @@
 /* ---- Where an attached object keeps its loop, and how it leaves it ---------
  * Each object (tempo_loader, tempo_audio, tempo_input, tempo_netq; a
  * tempo_net is its queue) holds one, which its adapter (loader_source.c,
- * audio_source.c, loop_events.c; netq.c's own attach) sets at the attach and
+ * audio_source.c, input_source.c; netq.c's own attach) sets at the attach and
  * clears in its detach callback, which runs for every way of leaving the
  * loop: the object's detach, tempo_loop_remove_source, a dispatch error,
  * tempo_loop_destroy. So the detach needs no loop argument, and the object's
