@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
-            reps = 3; /* ./dev bench --quick: the smoke run CI does */
+            reps = 3; /* ./dev bench --quick: the smoke run */
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = atoi(argv[++i]);
             if (reps < 1)
