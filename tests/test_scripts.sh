@@ -265,7 +265,7 @@ check "./dev has no embedded Python test tally" "$(! grep -q 'json.loads' "$repo
 # web_suite and cmd_test's summing lines, taken from ./dev as they are, with ./dev web and the
 # Chromium test stubbed (a node shim prints the test's summary): each of the suite's results lines
 # is counted in "N passed, N failed, N skipped", and cmd_test calls it after game_suite.
-eval "$(sed -n '/^web_supported() {/,/^}/p; /^web_suite() {/,/^}/p; /^prep_start() {/,/^}/p; /^prep_finish() {/,/^}/p; /^prep_stop() {/,/^}/p' "$repo/dev")"
+eval "$(sed -n '/^web_supported() {/,/^}/p; /^web_suite() {/,/^}/p; /^prep_start() {/,/^}/p; /^prep_finish() {/,/^}/p; /^prep_stop() {/,/^}/p; /^trap_background() {/,/^}/p' "$repo/dev")"
 declare -A prep_pids=()
 load_stop() { :; }
 eval "$(sed -n '/^tally() {/,/^}/p' "$repo/dev")"
