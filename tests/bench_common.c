@@ -116,3 +116,17 @@ void bench_fmt_ratio(char *buf, size_t size, double a, double b)
     else
         snprintf(buf, size, "%.2gx", a / b);
 }
+
+double bench_load_average(void)
+{
+    double load = -1;
+#if defined(__linux__)
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%lf", &load) != 1)
+            load = -1;
+        fclose(f);
+    }
+#endif
+    return load;
+}

@@ -51,4 +51,8 @@ FILE *bench_data_open(const char *name);
  * baseline measured). */
 void bench_fmt_ratio(char *buf, size_t size, double a, double b);
 
+/* The 1-minute load average (/proc/loadavg), or a negative number where
+ * unknown: timing on a shared machine means little without it. */
+double bench_load_average(void);
+
 #endif /* TEMPO_BENCH_COMMON_H */
