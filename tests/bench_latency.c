@@ -34,7 +34,13 @@
  *                         SDL_WaitEventTimeout: sleep until the next frame
  *                         (a 60 Hz grid from its start, whole ms) or an
  *                         event, keep the events, and at the frame update,
- *                         render and present without vsync.
+ *                         render and present without vsync;
+ *   reference             not a peer and not in the goal: the textbook loop,
+ *                         asleep until a fixed lead (--lead-ms, 8) before
+ *                         each vblank first, as a pacer that renders as late
+ *                         as the render's cost allows would (fake vsync
+ *                         only): what rendering late buys on this machine,
+ *                         and what that lead costs in missed vblanks.
  * Rounds are interleaved: every loop runs once per round (the order rotates
  * between rounds), with the round's seed and vblank phase, so the machine's
  * load falls on every loop alike; verdicts are differences against the
@@ -45,7 +51,8 @@
  * Printed: per loop, latency p50 / p99 / max over every round's inputs and
  * the difference of the p50 from the textbook loop's in frames, frames/s,
  * missed vblanks and frames never shown; where the time goes (p50 of each
- * stretch: input -> read by an update -> render -> present -> on screen);
+ * stretch: input -> read by an update -> render -> present called -> the
+ * present's work done -> on screen, and the lead: render to screen);
  * the goal (DESIGN.md section 5: Tempo's p50 the lowest of all, at least
  * 1/3 of a frame below the textbook loop's, at equal frame rate and no
  * missed frames) as met or not. XTest injection (under Xvfb) is left out:
@@ -54,9 +61,9 @@
  * Options: --quick (1 round of 1.5 s per loop: checks that every loop runs
  * and every input reaches the screen, with no timing verdict), --rounds N
  * (5), --seconds S per loop and round (4), --render-ms MS (2), --real,
- * --seed N. Exit 0, 1 when a check fails (a frame showing something other
- * than what was drawn, an input never shown, a loop that did not run),
- * BENCH_EXIT_SKIP without video. Thread: main thread, plus the injector. */
+ * --lead-ms MS (the reference row's, 8), --seed N. Exit 0, 1 when a check
+ * fails (a frame showing something other than what was drawn, an input
+ * never shown, a loop that did not run), BENCH_EXIT_SKIP without video. Thread: main thread, plus the injector. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,16 +84,18 @@
 static int rounds = 5;
 static double run_s = 4;
 static uint64_t render_cost_ns = 2 * MS;
+static uint64_t late_lead_ns = 8 * MS; /* --lead-ms: the reference row's */
 static bool quick, real;
 static uint64_t seed = 39;
 
 /* ---- The loops ------------------------------------------------------------------ */
 
-enum { TEMPO_VSYNC, TEMPO_TIMER, TEXTBOOK, DEWITTERS, DEWITTERS_25, WAIT_TIMEOUT, NLOOPS };
+enum { TEMPO_VSYNC, TEMPO_TIMER, TEXTBOOK, DEWITTERS, DEWITTERS_25, WAIT_TIMEOUT, LATE, NLOOPS };
 
 static const struct loop_info {
     const char *name;
-    bool blocking; /* the present blocks until the vblank */
+    bool blocking;  /* the present blocks until the vblank */
+    bool reference; /* not a peer: a yardstick for the analysis (not in the goal) */
 } loops[NLOOPS] = {
     [TEMPO_VSYNC] = {"tempo, vsync pacing", true},
     [TEMPO_TIMER] = {"tempo, timer pacing", false},
@@ -94,6 +103,7 @@ static const struct loop_info {
     [DEWITTERS] = {"deWiTTERS, 60 ticks/s", true},
     [DEWITTERS_25] = {"deWiTTERS, 25 ticks/s (the article's)", true},
     [WAIT_TIMEOUT] = {"wait-with-timeout (GLFW-style)", false},
+    [LATE] = {"reference: textbook loop woken a fixed lead before each vblank", true, true},
 };
 
 typedef struct game {
@@ -189,7 +199,7 @@ static void present(game *g)
                         : bench_vblank_after(g->origin_ns, FRAME_NS, done);
         shown = g->origin_ns + k * FRAME_NS;
     }
-    lat_track_present(&g->tr, id, k, g->render_ns, call, shown);
+    lat_track_present(&g->tr, id, k, g->render_ns, call, done, shown);
 }
 
 /* ---- Tempo ---------------------------------------------------------------------- */
@@ -316,6 +326,25 @@ static void run_wait_timeout(game *g, uint64_t end_ns)
     }
 }
 
+/* The reference row (fake vsync only): the textbook loop, but first asleep
+ * until a fixed lead (--lead-ms) before the next vblank, as a pacer that
+ * renders as late as the render's cost allows would: what a late render
+ * buys on this machine, and what it costs in missed vblanks at that lead. */
+static void run_late(game *g, uint64_t end_ns)
+{
+    tempo_handle *tick = tempo_timer_create(false);
+    for (uint64_t now = tempo_now_ns(); now < end_ns && tick != NULL; now = tempo_now_ns()) {
+        uint64_t k = bench_vblank_after(g->origin_ns, FRAME_NS, now + late_lead_ns);
+        tempo_timer_set(tick, g->origin_ns + k * FRAME_NS - late_lead_ns, 0);
+        tempo_wait(&tick, 1, TEMPO_INFINITE, 0);
+        poll_events(g);
+        peer_update(g);
+        draw(g);
+        present(g);
+    }
+    tempo_timer_destroy(tick);
+}
+
 /* ---- The injector --------------------------------------------------------------- */
 
 typedef struct injector {
@@ -365,6 +394,7 @@ typedef struct result {
     uint64_t *stage[LAT_STAGES]; /* every shown input's stretches, over the rounds */
     size_t n[LAT_STAGES], cap;
     double round_p50_ms[64];     /* each round's latency p50 */
+    double round_slot_ms[64];    /* ...and its update-to-render p50 (the update's phase) */
     uint64_t presents, missed, unseen, mismatched, regressed, injected, shown, lost, updates;
     double seconds;              /* measured (after the warm-up) */
     bool ran;
@@ -397,15 +427,17 @@ static int run_one(int which, SDL_Window *win, SDL_Renderer *ren, uint64_t round
         run_textbook(&g, end);
     else if (which == DEWITTERS || which == DEWITTERS_25)
         run_dewitters(&g, end, which == DEWITTERS ? 60 : 25);
-    else
+    else if (which == WAIT_TIMEOUT)
         run_wait_timeout(&g, end);
+    else
+        run_late(&g, end);
     uint64_t stopped = tempo_now_ns();
     tempo_event_set(j.stop);
     SDL_WaitThread(th, NULL);
 
     /* Inputs injected a few frames before the end may not have been shown. */
-    uint64_t lat[8192];
-    size_t nl = 0;
+    uint64_t lat[8192], slot[8192];
+    size_t nl = 0, ns = 0;
     for (uint32_t id = 1; id <= j.injected; id++) {
         const lat_input *e = &g.tr.in[id];
         if (e->shown != 0)
@@ -418,12 +450,17 @@ static int run_one(int which, SDL_Window *win, SDL_Renderer *ren, uint64_t round
                 res->stage[s][res->n[s]++] = v;
                 if (s == LAT_TOTAL && nl < sizeof lat / sizeof lat[0])
                     lat[nl++] = v;
+                if (s == LAT_SLOT && ns < sizeof slot / sizeof slot[0])
+                    slot[ns++] = v;
             }
         }
     }
     qsort(lat, nl, sizeof lat[0], bench_cmp_u64);
-    if (round < 64)
+    qsort(slot, ns, sizeof slot[0], bench_cmp_u64);
+    if (round < 64) {
         res->round_p50_ms[round] = (double)bench_pct_u64(lat, nl, 50) / 1e6;
+        res->round_slot_ms[round] = (double)bench_pct_u64(slot, ns, 50) / 1e6;
+    }
     res->injected += j.injected;
     res->presents += g.tr.presents;
     res->missed += g.tr.missed;
@@ -469,11 +506,12 @@ static void print_results(result *res, int n, double load_before)
     double base = pct_ms(&res[TEXTBOOK], LAT_TOTAL, 50);
     printf("\nbench_latency (%s backend, %s video, %s): 60 updates/s and 60 frames/s, render %.1f ms, "
            "%d round%s of %.1f s per loop (interleaved), inputs from %.1f s on; load average %.1f before, %.1f "
-           "after: compare the rows of one run, not absolute times\n\n",
+           "after: compare the rows of one run, not absolute times; the reference row wakes %.1f ms before each "
+           "vblank\n\n",
            tempo_backend_name(), SDL_GetCurrentVideoDriver(),
            real ? "SDL's vsync, on screen at the present's return" : "a 60 Hz fake vsync at a random phase per round",
            (double)render_cost_ns / 1e6, n, n == 1 ? "" : "s", run_s, WARMUP_NS / 1e9, load_before,
-           bench_load_average());
+           bench_load_average(), (double)late_lead_ns / 1e6);
     printf("| loop | inputs shown | latency p50 ms | p99 | max | p50 against the textbook loop | frames/s | "
            "missed vblanks | frames never shown |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < NLOOPS; i++) {
@@ -493,13 +531,28 @@ static void print_results(result *res, int n, double load_before)
                (unsigned long long)r->unseen);
     }
     printf("\nwhere the time goes (p50 of each stretch in ms; p50s do not add up): input -> read by an update -> "
-           "its render begins -> present called -> on screen\n\n| loop | wait for an update | update to render | "
-           "render | present to screen | total |\n|---|---:|---:|---:|---:|---:|\n");
+           "its render begins -> present called -> present's work done -> on screen; and the render's start "
+           "before the screen (the lead)\n\n| loop | wait for an update | update to render | render | present's "
+           "work | wait for the vblank | total | lead: render to screen |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < NLOOPS; i++)
         if (res[i].ran)
-            printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n", loops[i].name, pct_ms(&res[i], LAT_WAIT, 50),
-                   pct_ms(&res[i], LAT_SLOT, 50), pct_ms(&res[i], LAT_RENDER, 50), pct_ms(&res[i], LAT_PRESENT, 50),
-                   pct_ms(&res[i], LAT_TOTAL, 50));
+            printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", loops[i].name,
+                   pct_ms(&res[i], LAT_WAIT, 50), pct_ms(&res[i], LAT_SLOT, 50), pct_ms(&res[i], LAT_RENDER, 50),
+                   pct_ms(&res[i], LAT_PRESENT, 50), pct_ms(&res[i], LAT_VBLANK, 50), pct_ms(&res[i], LAT_TOTAL, 50),
+                   pct_ms(&res[i], LAT_LEAD, 50));
+    printf("\nper round (the vblank's phase and the inputs change between rounds): latency p50 ms; update to "
+           "render p50 ms\n\n| loop | latency p50 per round | update to render p50 per round |\n|---|---|---|\n");
+    for (int i = 0; i < NLOOPS; i++) {
+        if (!res[i].ran)
+            continue;
+        char a[512] = "", b[512] = "";
+        for (int k = 0; k < n && k < 64; k++) {
+            size_t na = strlen(a), nb = strlen(b);
+            snprintf(a + na, sizeof a - na, "%s%.1f", k ? ", " : "", res[i].round_p50_ms[k]);
+            snprintf(b + nb, sizeof b - nb, "%s%.1f", k ? ", " : "", res[i].round_slot_ms[k]);
+        }
+        printf("| %s | %s | %s |\n", loops[i].name, a, b);
+    }
     for (int i = TEMPO_VSYNC; i <= TEMPO_TIMER; i++)
         if (res[i].ran)
             printf("\n%s: pacing at the end of the last round %s, predicted render %.2f ms, missed vblanks (the "
@@ -515,7 +568,8 @@ static void print_results(result *res, int n, double load_before)
     double best_other = 1e18;
     int best = -1;
     for (int i = 0; i < NLOOPS; i++)
-        if (i != TEMPO_VSYNC && i != TEMPO_TIMER && res[i].ran && pct_ms(&res[i], LAT_TOTAL, 50) < best_other) {
+        if (i != TEMPO_VSYNC && i != TEMPO_TIMER && !loops[i].reference && res[i].ran &&
+            pct_ms(&res[i], LAT_TOTAL, 50) < best_other) {
             best_other = pct_ms(&res[i], LAT_TOTAL, 50);
             best = i;
         }
@@ -574,14 +628,18 @@ int main(int argc, char **argv)
             run_s = atof(argv[++i]);
         } else if (strcmp(argv[i], "--render-ms") == 0 && i + 1 < argc && atof(argv[i + 1]) >= 0) {
             render_cost_ns = (uint64_t)(atof(argv[++i]) * 1e6);
+        } else if (strcmp(argv[i], "--lead-ms") == 0 && i + 1 < argc && atof(argv[i + 1]) > 0 &&
+                   atof(argv[i + 1]) < 16) {
+            late_lead_ns = (uint64_t)(atof(argv[++i]) * 1e6);
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             seed = strtoull(argv[++i], NULL, 0);
         } else {
             fprintf(stderr, "usage: bench_latency [--quick] [--rounds N] [--seconds S] [--render-ms MS] [--real] "
-                            "[--seed N]\n");
+                            "[--lead-ms MS] [--seed N]\n");
             return 2;
         }
     }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress lines as they happen, also into a file */
     if (quick) {
         rounds = 1;
         run_s = 1.5;
@@ -621,8 +679,8 @@ int main(int argc, char **argv)
         uint64_t round_seed = rnd(&rng), phase = rnd(&rng) % FRAME_NS;
         for (int k = 0; k < NLOOPS && !fail; k++) {
             int i = (r + k) % NLOOPS;
-            if (real && !loops[i].blocking)
-                continue; /* SDL's vsync: every present blocks */
+            if (real && (!loops[i].blocking || i == LATE))
+                continue; /* SDL's vsync: every present blocks; no vblank times to wake before */
             fail |= run_one(i, win, ren, round_seed, phase, r, &res[i]);
         }
         if (rounds > 1)

@@ -35,6 +35,8 @@ typedef struct lat_input {
     uint64_t read;      /* an update took it */
     uint64_t rendered;  /* the render of the first frame that showed it began */
     uint64_t presented; /* that frame's present was called */
+    uint64_t ready;     /* its present's own work was done (SDL_RenderPresent returned, or the
+                           blocking one's work: see bench_latency.c) */
     uint64_t shown;     /* that frame reached the screen: its vblank (or the present's return) */
 } lat_input;
 
@@ -52,13 +54,14 @@ typedef struct lat_track {
 
 /* A present done: its frame shows every input up to `id` (read back from
  * its pixels), its render began at render_ns, its present was called at
- * present_ns, and it reaches the screen on vblank k (>= 1) at shown_ns.
+ * present_ns and its work was done at ready_ns, and it reaches the screen
+ * on vblank k (>= 1) at shown_ns.
  * Inputs up to `id` not shown before are shown by this frame. A frame on
  * the same vblank as the previous present replaced it (never shown); a
  * frame more than one vblank after the previous leaves the vblanks between
  * without a new frame (missed). */
 static inline void lat_track_present(lat_track *t, uint32_t id, uint64_t k, uint64_t render_ns, uint64_t present_ns,
-                                     uint64_t shown_ns)
+                                     uint64_t ready_ns, uint64_t shown_ns)
 {
     if (k >= t->from_k) {
         t->presents++;
@@ -77,17 +80,21 @@ static inline void lat_track_present(lat_track *t, uint32_t id, uint64_t k, uint
         lat_input *e = &t->in[t->shown + 1];
         e->rendered = render_ns;
         e->presented = present_ns;
+        e->ready = ready_ns;
         e->shown = shown_ns;
     }
 }
 
-/* The stretches of an input's way to the screen, in order; LAT_TOTAL is
- * injected -> shown. */
+/* The stretches of an input's way to the screen, in order; then LAT_LEAD,
+ * render began -> shown (how far before its vblank the frame was begun),
+ * and LAT_TOTAL, injected -> shown. */
 typedef enum lat_stage {
     LAT_WAIT,    /* injected -> read by an update */
     LAT_SLOT,    /* read -> the render that first drew it began */
     LAT_RENDER,  /* render began -> present called (render cost and the loop's flush) */
-    LAT_PRESENT, /* present called -> on screen (the present's work, the wait for the vblank) */
+    LAT_PRESENT, /* present called -> its work done (read-back, SDL_RenderPresent) */
+    LAT_VBLANK,  /* work done -> on screen (the wait for the vblank) */
+    LAT_LEAD,
     LAT_TOTAL,
     LAT_STAGES
 } lat_stage;
@@ -97,8 +104,8 @@ typedef enum lat_stage {
  * read first, as when the event was lost). */
 static inline bool lat_stage_ns(const lat_input *e, lat_stage stage, uint64_t *out)
 {
-    static const int from[LAT_STAGES] = {0, 1, 2, 3, 0}, to[LAT_STAGES] = {1, 2, 3, 4, 4};
-    const uint64_t t[5] = {e->injected, e->read, e->rendered, e->presented, e->shown};
+    static const int from[LAT_STAGES] = {0, 1, 2, 3, 4, 2, 0}, to[LAT_STAGES] = {1, 2, 3, 4, 5, 5, 5};
+    const uint64_t t[6] = {e->injected, e->read, e->rendered, e->presented, e->ready, e->shown};
     uint64_t a = t[from[stage]], b = t[to[stage]];
     if (a == 0 || b == 0 || b < a)
         return false;

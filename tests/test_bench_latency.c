@@ -45,18 +45,19 @@ static void first_frame_showing_each_input(void)
     in[2].read = 250;
     in[5].read = 3500; /* 3 and 4: a later input was read first (never on their own) */
     lat_track t = {.in = in, .cap = 8, .from_k = 1};
-    lat_track_present(&t, 0, 1, 900, 950, 2000);
+    lat_track_present(&t, 0, 1, 900, 950, 960, 2000);
     CHECK_EQ_U64(t.shown, 0);
-    lat_track_present(&t, 2, 2, 1900, 1950, 3000);
+    lat_track_present(&t, 2, 2, 1900, 1950, 1970, 3000);
     CHECK_EQ_U64(t.shown, 2);
-    lat_track_present(&t, 2, 2, 1960, 1990, 3000); /* the same vblank: the previous frame never shown */
-    lat_track_present(&t, 5, 5, 4900, 4950, 6000); /* vblanks 3 and 4 without a new frame */
+    lat_track_present(&t, 2, 2, 1960, 1990, 1995, 3000); /* the same vblank: the previous frame never shown */
+    lat_track_present(&t, 5, 5, 4900, 4950, 4980, 6000); /* vblanks 3 and 4 without a new frame */
     CHECK_EQ_U64(t.shown, 5);
     CHECK_EQ_U64(t.presents, 4);
     CHECK_EQ_U64(t.unseen, 1);
     CHECK_EQ_U64(t.missed, 2);
     CHECK_EQ_U64(t.regressed, 0);
-    /* Input 1: injected 100, read 150, first frame rendered 1900, presented 1950, shown 3000. */
+    /* Input 1: injected 100, read 150, first frame rendered 1900, presented 1950, ready 1970,
+     * shown 3000. */
     uint64_t v = 0;
     CHECK(lat_stage_ns(&in[1], LAT_TOTAL, &v));
     CHECK_EQ_U64(v, 2900);
@@ -67,7 +68,11 @@ static void first_frame_showing_each_input(void)
     CHECK(lat_stage_ns(&in[1], LAT_RENDER, &v));
     CHECK_EQ_U64(v, 50);
     CHECK(lat_stage_ns(&in[1], LAT_PRESENT, &v));
-    CHECK_EQ_U64(v, 1050);
+    CHECK_EQ_U64(v, 20);
+    CHECK(lat_stage_ns(&in[1], LAT_VBLANK, &v));
+    CHECK_EQ_U64(v, 1030);
+    CHECK(lat_stage_ns(&in[1], LAT_LEAD, &v));
+    CHECK_EQ_U64(v, 1100);
     /* Input 3: shown by the frame that showed 5, never read on its own. */
     CHECK(lat_stage_ns(&in[3], LAT_TOTAL, &v));
     CHECK_EQ_U64(v, 6000 - 300);
@@ -75,7 +80,7 @@ static void first_frame_showing_each_input(void)
     CHECK(!lat_stage_ns(&in[3], LAT_SLOT, &v));
     CHECK_EQ_U64(in[3].shown, 6000);
     /* A frame showing an older input than the one before is counted. */
-    lat_track_present(&t, 4, 6, 5900, 5950, 7000);
+    lat_track_present(&t, 4, 6, 5900, 5950, 5960, 7000);
     CHECK_EQ_U64(t.regressed, 1);
     CHECK_EQ_U64(t.shown, 5);
 }
@@ -87,12 +92,12 @@ static void warm_up_and_capacity(void)
     lat_input in[4];
     memset(in, 0, sizeof in);
     lat_track t = {.in = in, .cap = 4, .from_k = 10};
-    lat_track_present(&t, 0, 3, 1, 2, 3);
-    lat_track_present(&t, 0, 7, 1, 2, 3); /* 3 vblanks missed, before from_k */
+    lat_track_present(&t, 0, 3, 1, 2, 2, 3);
+    lat_track_present(&t, 0, 7, 1, 2, 2, 3); /* 3 vblanks missed, before from_k */
     CHECK_EQ_U64(t.presents, 0);
     CHECK_EQ_U64(t.missed, 0);
-    lat_track_present(&t, 9, 10, 10, 20, 30);
-    lat_track_present(&t, 9, 12, 40, 50, 60);
+    lat_track_present(&t, 9, 10, 10, 20, 25, 30);
+    lat_track_present(&t, 9, 12, 40, 50, 55, 60);
     CHECK_EQ_U64(t.presents, 2);
     CHECK_EQ_U64(t.missed, 1);
     CHECK_EQ_U64(t.shown, 3);
