@@ -98,6 +98,7 @@
 #include <SDL_mixer.h>
 
 #include "bench_common.h"
+#include "bench_vsync.h"
 #include "loop_internal.h" /* the pacer's state, for --trace */
 #include "platform.h"      /* plat_thread_set_background: the noise rows' decoder */
 #include "tempo/tempo.h"
@@ -218,13 +219,6 @@ typedef struct game {
     int nrt, cap_rt;
 } game;
 
-static void spin_ns(uint64_t ns)
-{
-    uint64_t end = tempo_now_ns() + ns;
-    while (tempo_now_ns() < end) {
-    }
-}
-
 static void on_message(const tempo_netq_msg *m, void *user)
 {
     (void)m;
@@ -245,7 +239,7 @@ static void on_message(const tempo_netq_msg *m, void *user)
         g->drain_to[g->ndrain - 1] = now;
         g->drain_n[g->ndrain - 1]++;
     }
-    spin_ns(msg_cost_ns); /* creating the object the message describes */
+    bench_spin_ns(msg_cost_ns); /* creating the object the message describes */
     g->msg_last_ns = tempo_now_ns();
     g->r.handled++;
 }
@@ -421,9 +415,7 @@ static void fake_vsync_present(tempo_loop *loop, void *user)
     SDL_RenderPresent(g->ren);
     int64_t cpu1 = thread_cpu_ns();
     uint64_t now = tempo_now_ns();
-    uint64_t k = now > g->start_ns ? (now - g->start_ns) / FRAME_NS + 1 : 1;
-    tempo_timer_set(g->vblank, g->start_ns + k * FRAME_NS, 0);
-    tempo_wait(&g->vblank, 1, TEMPO_INFINITE, 0);
+    uint64_t k = bench_vsync_wait(g->vblank, g->start_ns, FRAME_NS, now);
     if (g->vr != NULL && g->nvr < g->cap_vr) {
         struct vrec *v = &g->vr[g->nvr++];
         *v = (struct vrec){.render = g->last_render_ns, .before = g->last_before_ns, .call = call, .drawn = drawn,
@@ -841,7 +833,7 @@ static int run_plain(bool vsync, bool jit, bool loaded, SDL_Renderer *ren, const
             k = due > k + 1 ? due : k + 1; /* behind: the next deadline still ahead */
         } else if (jit) {
             uint64_t now = tempo_now_ns();
-            uint64_t vb = g.start_ns + ((now - g.start_ns) / FRAME_NS + 1) * FRAME_NS;
+            uint64_t vb = g.start_ns + bench_vblank_after(g.start_ns, FRAME_NS, now) * FRAME_NS;
             if (vb - now > PLAIN_LEAD_NS) {
                 tempo_timer_set(tick, vb - PLAIN_LEAD_NS, 0);
                 tempo_wait(&tick, 1, TEMPO_INFINITE, 0);
