@@ -40,7 +40,11 @@
  *                         each vblank first, as a pacer that renders as late
  *                         as the render's cost allows would (fake vsync
  *                         only): what rendering late buys on this machine,
- *                         and what that lead costs in missed vblanks.
+ *                         and what that lead costs in missed vblanks;
+ *   reference             tempo, vsync pacing with TEMPO_LOOP_VARIABLE: one
+ *                         update right before each render, at the pacer's
+ *                         wake: the pacer's lead without the fixed ticks'
+ *                         phase (the input waits for the render slot only).
  * Rounds are interleaved: every loop runs once per round (the order rotates
  * between rounds), with the round's seed and vblank phase, so the machine's
  * load falls on every loop alike; verdicts are differences against the
@@ -90,7 +94,7 @@ static uint64_t seed = 39;
 
 /* ---- The loops ------------------------------------------------------------------ */
 
-enum { TEMPO_VSYNC, TEMPO_TIMER, TEXTBOOK, DEWITTERS, DEWITTERS_25, WAIT_TIMEOUT, LATE, NLOOPS };
+enum { TEMPO_VSYNC, TEMPO_TIMER, TEXTBOOK, DEWITTERS, DEWITTERS_25, WAIT_TIMEOUT, LATE, TEMPO_VARIABLE, NLOOPS };
 
 static const struct loop_info {
     const char *name;
@@ -104,6 +108,8 @@ static const struct loop_info {
     [DEWITTERS_25] = {"deWiTTERS, 25 ticks/s (the article's)", true},
     [WAIT_TIMEOUT] = {"wait-with-timeout (GLFW-style)", false},
     [LATE] = {"reference: textbook loop woken a fixed lead before each vblank", true, true},
+    [TEMPO_VARIABLE] = {"reference: tempo, vsync pacing, VARIABLE policy (the update right before each render)", true,
+                        true},
 };
 
 typedef struct game {
@@ -243,14 +249,15 @@ typedef struct tempo_info {
     uint64_t predicted_render_ns, missed_vblanks;
 } tempo_info;
 
-static int run_tempo(game *g, SDL_Window *win, bool vsync, uint64_t end_ns, tempo_info *info)
+static int run_tempo(game *g, SDL_Window *win, bool vsync, tempo_loop_policy policy, uint64_t end_ns,
+                     tempo_info *info)
 {
     g->in = tempo_input_create(NULL);
     tempo_loop *loop = g->in == NULL ? NULL
                                      : tempo_loop_create(&(tempo_loop_desc){
                                            .update_hz = HZ, .window = win, .renderer = g->ren,
                                            .present = tempo_present, .update = tempo_update, .render = tempo_render,
-                                           .user = g, .input = g->in, .display_hz = HZ,
+                                           .user = g, .input = g->in, .display_hz = HZ, .policy = policy,
                                            .vsync = vsync ? TEMPO_LOOP_VSYNC_ON : TEMPO_LOOP_VSYNC_OFF});
     tempo_handle *end = tempo_timer_create(false);
     if (loop == NULL || end == NULL) {
@@ -421,8 +428,9 @@ static int run_one(int which, SDL_Window *win, SDL_Renderer *ren, uint64_t round
     j.start_ns = g.start_ns + WARMUP_NS;
     SDL_Thread *th = SDL_CreateThread(inject, "injector", &j);
     int fail = 0;
-    if (which == TEMPO_VSYNC || which == TEMPO_TIMER)
-        fail = run_tempo(&g, win, which == TEMPO_VSYNC, end, &res->tempo);
+    if (which == TEMPO_VSYNC || which == TEMPO_TIMER || which == TEMPO_VARIABLE)
+        fail = run_tempo(&g, win, which != TEMPO_TIMER,
+                         which == TEMPO_VARIABLE ? TEMPO_LOOP_VARIABLE : TEMPO_LOOP_INTERPOLATED, end, &res->tempo);
     else if (which == TEXTBOOK)
         run_textbook(&g, end);
     else if (which == DEWITTERS || which == DEWITTERS_25)
@@ -553,8 +561,8 @@ static void print_results(result *res, int n, double load_before)
         }
         printf("| %s | %s | %s |\n", loops[i].name, a, b);
     }
-    for (int i = TEMPO_VSYNC; i <= TEMPO_TIMER; i++)
-        if (res[i].ran)
+    for (int i = 0; i < NLOOPS; i++)
+        if (res[i].ran && (i == TEMPO_VSYNC || i == TEMPO_TIMER || i == TEMPO_VARIABLE))
             printf("\n%s: pacing at the end of the last round %s, predicted render %.2f ms, missed vblanks (the "
                    "loop's count, whole run) %llu",
                    loops[i].name, tempo_loop_pacing_name(res[i].tempo.pacing),
