@@ -245,8 +245,9 @@ static void quit_loop(tempo_loop *loop, tempo_handle *h, void *user)
 
 /* What the Tempo rows say about their pacing, for the analysis. */
 typedef struct tempo_info {
-    tempo_loop_pacing pacing;
-    uint64_t predicted_render_ns, missed_vblanks;
+    tempo_loop_pacing pacing;     /* at the end of the last round */
+    uint64_t predicted_render_ns; /* the same */
+    uint64_t missed_vblanks;      /* tempo_loop_stats' count, summed over the rounds */
 } tempo_info;
 
 static int run_tempo(game *g, SDL_Window *win, bool vsync, tempo_loop_policy policy, uint64_t end_ns,
@@ -272,7 +273,7 @@ static int run_tempo(game *g, SDL_Window *win, bool vsync, tempo_loop_policy pol
     const tempo_loop_stats *st = tempo_loop_get_stats(loop);
     info->pacing = st->pacing;
     info->predicted_render_ns = st->predicted_render_ns;
-    info->missed_vblanks = st->total.missed_vblanks;
+    info->missed_vblanks += st->total.missed_vblanks; /* over the rounds, warm-up included */
     tempo_loop_destroy(loop);
     tempo_input_destroy(g->in);
     tempo_timer_destroy(end);
@@ -564,7 +565,7 @@ static void print_results(result *res, int n, double load_before)
     for (int i = 0; i < NLOOPS; i++)
         if (res[i].ran && (i == TEMPO_VSYNC || i == TEMPO_TIMER || i == TEMPO_VARIABLE))
             printf("\n%s: pacing at the end of the last round %s, predicted render %.2f ms, missed vblanks (the "
-                   "loop's count, whole run) %llu",
+                   "loop's own count, every round from its start) %llu",
                    loops[i].name, tempo_loop_pacing_name(res[i].tempo.pacing),
                    (double)res[i].tempo.predicted_render_ns / 1e6, (unsigned long long)res[i].tempo.missed_vblanks);
     printf("\n");
@@ -593,6 +594,31 @@ static void print_results(result *res, int n, double load_before)
            lowest ? "yes" : "NO", p50, best >= 0 ? loops[best].name : "-", best_other, gain, third ? "yes" : "NO", fps,
            fps_base, same_rate ? "yes" : "NO", (unsigned long long)t->missed, (unsigned long long)t->unseen,
            no_miss ? "yes" : "NO", lowest && third && same_rate && no_miss ? "MET" : "NOT MET");
+}
+
+/* The latency distribution of every loop that ran, for the plot: one block
+ * per loop in the table's order (blank-line separated, gnuplot's `index`;
+ * one undefined point for a loop that did not run), each "latency ms, fraction
+ * of inputs at or below it" at every 1/200 of the inputs. */
+static void write_plot_data(result *res)
+{
+    FILE *f = bench_data_open("latency.dat");
+    if (f == NULL)
+        return;
+    fprintf(f, "# bench_latency: input-to-screen latency (ms) and its cumulative fraction, one block per loop:\n");
+    for (int i = 0; i < NLOOPS; i++)
+        fprintf(f, "#   %d %s\n", i, loops[i].name);
+    for (int i = 0; i < NLOOPS; i++) {
+        result *r = &res[i];
+        if (i > 0)
+            fprintf(f, "\n\n");
+        if (r->n[LAT_TOTAL] == 0)
+            fprintf(f, "NaN NaN\n"); /* keeps the block: gnuplot counts blocks by their data */
+        for (int k = 1; k <= 200 && r->n[LAT_TOTAL] > 0; k++)
+            fprintf(f, "%.3f %.3f\n", (double)bench_pct_u64(r->stage[LAT_TOTAL], r->n[LAT_TOTAL], k / 2.0) / 1e6,
+                    k / 200.0);
+    }
+    fclose(f);
 }
 
 /* The checks of every run, --quick's purpose: each loop ran and presented,
@@ -694,7 +720,8 @@ int main(int argc, char **argv)
         if (rounds > 1)
             printf("round %d of %d done\n", r + 1, rounds);
     }
-    print_results(res, rounds, load_before);
+    print_results(res, rounds, load_before); /* sorts the samples */
+    write_plot_data(res);
     fail |= check(res);
     for (int i = 0; i < NLOOPS; i++)
         for (int s = 0; s < LAT_STAGES; s++)

@@ -8,7 +8,7 @@
 # Every plot is a small PNG (pngcairo is not in gnuplot-nox; the gd terminal is).
 if (!exists("data")) data = 'build/bench-data'
 if (!exists("out")) out = 'build/bench-plots'
-# only='pacing' (or netq, loader, wait, game): that plot alone, from one benchmark's data.
+# only='pacing' (or netq, loader, wait, game, latency): that plot alone, from one benchmark's data.
 if (!exists("only")) only = 'all'
 
 set terminal png size 800,360 font ",9"
@@ -126,4 +126,27 @@ unset arrow 1
 set xrange [*:*]
 set yrange [*:*]
 set terminal png size 800,360 font ",9"
+}
+
+# 6. bench_latency: input-to-screen latency, the cumulative distribution per
+# loop (all rounds' inputs); the first blocks in bench_latency.c's order.
+if (only eq 'all' || only eq 'latency') {
+set output out.'/bench_latency.png'
+set title 'bench\_latency: input to screen, 60 Hz fake vsync, render 2 ms (interleaved rounds)'
+set xlabel 'latency (ms)'
+set ylabel 'fraction of inputs shown'
+set key bottom right
+set xrange [0:70]
+set yrange [0:1]
+plot f('latency.dat') index 0 u 1:2 w l lw 3 lc rgb '#1f77b4' t 'Tempo, vsync pacing', \
+     f('latency.dat') index 1 u 1:2 w l lw 2 dt 2 lc rgb '#1f77b4' t 'Tempo, timer pacing', \
+     f('latency.dat') index 2 u 1:2 w l lw 3 lc rgb '#d62728' t 'textbook vsync loop', \
+     f('latency.dat') index 3 u 1:2 w l lw 2 lc rgb '#2ca02c' t 'deWiTTERS, 60 ticks/s', \
+     f('latency.dat') index 4 u 1:2 w l lw 2 dt 2 lc rgb '#2ca02c' t 'deWiTTERS, 25 ticks/s', \
+     f('latency.dat') index 5 u 1:2 w l lw 2 lc rgb '#9467bd' t 'wait-with-timeout (GLFW-style)', \
+     f('latency.dat') index 6 u 1:2 w l lw 1 lc rgb '#888888' t 'reference: fixed lead before each vblank', \
+     f('latency.dat') index 7 u 1:2 w l lw 1 dt 3 lc rgb '#1f77b4' t 'reference: Tempo vsync, VARIABLE policy'
+set key top right
+set xrange [*:*]
+set yrange [*:*]
 }
