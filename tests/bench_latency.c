@@ -198,7 +198,7 @@ static void present(game *g)
         g->last_k = k;
         g->last_ret_ns = done;
         shown = done;
-        if (g->tr.from_k == 0 && done >= g->start_ns + WARMUP_NS)
+        if (g->tr.from_k == UINT64_MAX && done >= g->start_ns + WARMUP_NS)
             g->tr.from_k = k;
     } else {
         k = g->blocking ? bench_vsync_wait(g->vblank, g->origin_ns, FRAME_NS, done)
@@ -424,7 +424,8 @@ static int run_one(int which, SDL_Window *win, SDL_Renderer *ren, uint64_t round
     SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
     g.start_ns = tempo_now_ns();
     g.origin_ns = g.start_ns + phase_ns - FRAME_NS; /* vblank 0 just before the start */
-    g.tr.from_k = real ? 0 : bench_vblank_after(g.origin_ns, FRAME_NS, g.start_ns + WARMUP_NS);
+    /* --real: no vblank times; the first present after the warm-up sets it. */
+    g.tr.from_k = real ? UINT64_MAX : bench_vblank_after(g.origin_ns, FRAME_NS, g.start_ns + WARMUP_NS);
     uint64_t end = g.start_ns + (uint64_t)(run_s * 1e9);
     j.start_ns = g.start_ns + WARMUP_NS;
     SDL_Thread *th = SDL_CreateThread(inject, "injector", &j);

@@ -129,7 +129,8 @@ set terminal png size 800,360 font ",9"
 }
 
 # 6. bench_latency: input-to-screen latency, the cumulative distribution per
-# loop (all rounds' inputs); the first blocks in bench_latency.c's order.
+# loop (all rounds' inputs), the blocks in bench_latency.c's order (the gd
+# terminal draws no dashes: a colour each).
 if (only eq 'all' || only eq 'latency') {
 set output out.'/bench_latency.png'
 set title 'bench\_latency: input to screen, 60 Hz fake vsync, render 2 ms (interleaved rounds)'
@@ -139,13 +140,13 @@ set key bottom right
 set xrange [0:70]
 set yrange [0:1]
 plot f('latency.dat') index 0 u 1:2 w l lw 3 lc rgb '#1f77b4' t 'Tempo, vsync pacing', \
-     f('latency.dat') index 1 u 1:2 w l lw 2 dt 2 lc rgb '#1f77b4' t 'Tempo, timer pacing', \
+     f('latency.dat') index 1 u 1:2 w l lw 2 lc rgb '#9ecae1' t 'Tempo, timer pacing', \
      f('latency.dat') index 2 u 1:2 w l lw 3 lc rgb '#d62728' t 'textbook vsync loop', \
      f('latency.dat') index 3 u 1:2 w l lw 2 lc rgb '#2ca02c' t 'deWiTTERS, 60 ticks/s', \
-     f('latency.dat') index 4 u 1:2 w l lw 2 dt 2 lc rgb '#2ca02c' t 'deWiTTERS, 25 ticks/s', \
+     f('latency.dat') index 4 u 1:2 w l lw 2 lc rgb '#98df8a' t 'deWiTTERS, 25 ticks/s', \
      f('latency.dat') index 5 u 1:2 w l lw 2 lc rgb '#9467bd' t 'wait-with-timeout (GLFW-style)', \
      f('latency.dat') index 6 u 1:2 w l lw 1 lc rgb '#888888' t 'reference: fixed lead before each vblank', \
-     f('latency.dat') index 7 u 1:2 w l lw 1 dt 3 lc rgb '#1f77b4' t 'reference: Tempo vsync, VARIABLE policy'
+     f('latency.dat') index 7 u 1:2 w l lw 1 lc rgb '#17becf' t 'reference: Tempo vsync, VARIABLE policy'
 set key top right
 set xrange [*:*]
 set yrange [*:*]
