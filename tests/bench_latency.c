@@ -419,8 +419,13 @@ static int run_one(int which, SDL_Window *win, SDL_Renderer *ren, uint64_t round
     g.tr.cap = cap;
     injector j = {.tr = &g.tr, .rng = round_seed | 1, .window_id = SDL_GetWindowID(win),
                   .stop = tempo_event_create(true, false)};
-    if (g.vblank == NULL || g.tr.in == NULL || j.stop == NULL)
+    if (g.vblank == NULL || g.tr.in == NULL || j.stop == NULL) {
+        fprintf(stderr, "bench_latency: %s\n", g.tr.in == NULL ? "out of memory" : tempo_get_error());
+        free(g.tr.in);
+        tempo_timer_destroy(g.vblank);
+        tempo_event_destroy(j.stop);
         return 1;
+    }
     SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
     g.start_ns = tempo_now_ns();
     g.origin_ns = g.start_ns + phase_ns - FRAME_NS; /* vblank 0 just before the start */
@@ -491,11 +496,6 @@ static double pct_ms(result *r, lat_stage s, double p)
     return (double)bench_pct_u64(r->stage[s], r->n[s], p) / 1e6;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    return bench_cmp_dbl(a, b);
-}
-
 /* The median over the rounds of (a's p50 - b's p50) in the same round. */
 static double paired_diff_ms(const result *a, const result *b, int n)
 {
@@ -503,7 +503,7 @@ static double paired_diff_ms(const result *a, const result *b, int n)
     int m = 0;
     for (int i = 0; i < n && i < 64; i++)
         d[m++] = a->round_p50_ms[i] - b->round_p50_ms[i];
-    qsort(d, (size_t)m, sizeof d[0], cmp_dbl);
+    qsort(d, (size_t)m, sizeof d[0], bench_cmp_dbl);
     return m == 0 ? 0 : m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
 }
 
