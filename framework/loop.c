@@ -24,8 +24,8 @@
  *   loop_create.c   tempo_loop_create/_destroy: the loop and what its
  *                   descriptor attaches (above the others);
  *   loop.c          the loop object, settings, the wait and the frame (this file);
- *   loop_schedule.c what is due and when: pure functions over a snapshot
- *                   of the schedule (sched_of), tested on chosen times;
+ *   loop_schedule.c what is due and when: pure functions over the
+ *                   schedule's state (L->sched), tested on chosen times;
  *   loop_present.c  display pacing: what the presents do, and the pacing;
  *   loop_sources.c  the registry of watches and sources, and dispatch;
  *   loop_events.c   SDL's events, and the loop's side of its input (the
@@ -79,12 +79,10 @@ static uint64_t real_now(void *user)
 
 /* The rate of the render slot schedule: the cap, else (without vsync) the
  * display's refresh rate; 0 when the vblanks alone pace (vsync, no cap). */
-static tempo__sched sched_of(const tempo_loop *L);
-
 static uint32_t pace_hz(const tempo_loop *L)
 {
-    tempo__sched s = sched_of(L);
-    return tempo__sched_pace_hz(&s);
+    const tempo__sched *s = &L->sched;
+    return tempo__sched_pace_hz(s);
 }
 
 
@@ -118,13 +116,13 @@ tempo_loop *tempo__loop_new(const tempo_loop_desc *desc)
         tempo__set_error(TEMPO_ENOMEM, "tempo_loop_create: out of memory");
         return NULL;
     }
-    L->policy = desc->policy;
-    L->update_hz = desc->update_hz ? desc->update_hz : DEFAULT_HZ;
-    L->render_hz = desc->max_render_hz;
-    L->max_frameskip = desc->max_frameskip ? desc->max_frameskip : DEFAULT_FRAMESKIP;
-    L->max_gap_ns = desc->max_gap_ns ? desc->max_gap_ns : DEFAULT_MAX_GAP_NS;
-    L->step_ns = step_of(L->update_hz);
-    L->on_demand = desc->render_on_demand;
+    L->sched.policy = desc->policy;
+    L->sched.update_hz = desc->update_hz ? desc->update_hz : DEFAULT_HZ;
+    L->sched.render_hz = desc->max_render_hz;
+    L->sched.max_frameskip = desc->max_frameskip ? desc->max_frameskip : DEFAULT_FRAMESKIP;
+    L->sched.max_gap_ns = desc->max_gap_ns ? desc->max_gap_ns : DEFAULT_MAX_GAP_NS;
+    L->sched.step_ns = step_of(L->sched.update_hz);
+    L->sched.on_demand = desc->render_on_demand;
     L->pause_on_focus = desc->pause_on_focus_loss;
     L->run_hidden = desc->run_while_hidden;
     L->update = desc->update;
@@ -146,9 +144,9 @@ tempo_loop *tempo__loop_new(const tempo_loop_desc *desc)
     L->on_stop = desc->on_stop;
     L->window_visibility = plat_window_visibility;
     L->display_hz_given = desc->display_hz != 0;
-    L->display_hz = L->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
+    L->sched.display_hz = L->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
                                         : tempo__loop_display_hz(L->window);
-    tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
+    tempo__pacer_init(&L->pacer, step_of(L->sched.display_hz), 0);
     /* Not SDL_RENDERER_PRESENTVSYNC: the software renderer reports it and
      * does not block. The presents themselves are measured; SDL's software
      * renderer has no vblank of its own to wait for (tempo__pacer_judge). */
@@ -240,22 +238,22 @@ int tempo_loop_set_game_paused(tempo_loop *L, bool paused)
 {
     if (L == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_game_paused: loop is NULL");
-    if (paused == L->game_paused)
+    if (paused == L->sched.game_paused)
         return 0;
-    L->game_paused = paused;
+    L->sched.game_paused = paused;
     tell_sources_pause(L);
     if (paused)
         L->frozen_alpha = L->started ? alpha_at(L, loop_now(L)) : 0.0f;
     else
         L->game_resumed = true; /* no catch-up for the time in the menu */
-    L->dirty = true;
+    L->sched.dirty = true;
     tempo__loop_realign_render_slot(L);
     return 0;
 }
 
 bool tempo_loop_is_game_paused(const tempo_loop *L)
 {
-    return L != NULL && L->game_paused;
+    return L != NULL && L->sched.game_paused;
 }
 
 int tempo_loop_set_vsync(tempo_loop *L, bool on)
@@ -280,7 +278,7 @@ bool tempo_loop_get_vsync(const tempo_loop *L)
 
 tempo_loop_pacing tempo_loop_get_pacing(const tempo_loop *L)
 {
-    return L != NULL ? L->pacing : TEMPO_LOOP_PACING_TIMER;
+    return L != NULL ? L->sched.pacing : TEMPO_LOOP_PACING_TIMER;
 }
 
 uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
@@ -290,81 +288,28 @@ uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
     /* With vsync, the period learnt from the presents: the fit's once it
      * locked, or the interval the pacer restarted from when the display
      * delivers fewer (or more) frames than its mode says. */
-    if (L->pacing == TEMPO_LOOP_PACING_VSYNC &&
+    if (L->sched.pacing == TEMPO_LOOP_PACING_VSYNC &&
         (L->pacer.locked || L->pacer.guess_ns != (double)L->pacer.nominal_period_ns))
         return tempo__pacer_period_ns(&L->pacer);
-    return step_of(L->display_hz);
+    return step_of(L->sched.display_hz);
 }
 
 /* First render slot after the last render on the current epoch. */
 void tempo__loop_realign_render_slot(tempo_loop *L)
 {
-    tempo__sched s = sched_of(L);
-    L->slot = tempo__sched_realigned_slot(&s);
+    const tempo__sched *s = &L->sched;
+    L->sched.slot = tempo__sched_realigned_slot(s);
 }
 
 /* Restarts the schedule with an update due at `now` (first frame, stall,
  * resume). */
 static void rebase(tempo_loop *L, uint64_t now)
 {
-    L->epoch_ns = now;
-    L->tick = 0;
-    L->slot = 0;
+    L->sched.epoch_ns = now;
+    L->sched.tick = 0;
+    L->sched.slot = 0;
     /* VARIABLE measures dt from here: its first frame gets one step. */
-    L->last_update_ns = now >= L->step_ns ? now - L->step_ns : 0;
-}
-
-/* The presents were found to block on vblanks, one returned at `t`: the
- * update ticks move later by less than a period, once, so that they fall
- * an eighth of a period after a vblank, between a present's return and the
- * next render, rather than inside that render or the blocked present
- * (issue 36 item 10). SDL3 simulating vsync starts its 60 Hz grid (1/60 s
- * steps in whole nanoseconds) at the first present, one frame of work
- * after the schedule started: every 10 Hz update then fell due
- * that long before a grid point, in the next frame's render or present,
- * and landed 7-8 ms late. The eighth (2.1 ms at 60 Hz) leaves room for a
- * present whose own work ran past the vblank (SDL3's grid does not wait
- * for a late present, and its work under Xvfb is ~2.3 ms) and for the
- * loop's own work after a present (an update due right at the return ran
- * ~0.1 ms late there, one woken by its timer ~0.05 ms), and the next render
- * may still start up to 7/8 of a period before its vblank. Only for games
- * whose updates all fall on one phase of the vblanks (below), and only for
- * the fixed policies whose renders follow the pacer (LOCKSTEP renders after
- * its ticks; VARIABLE has none), not in the game's pause. The next update
- * interval is longer by the move (the interpolation stretches over it, no
- * jump); the game time given up is the move, under a period. A display that
- * drifts against the ticks (59.94 Hz) moves them into the render and the
- * present again: the present then waits for them (tempo__pacer_may_wait). */
-void tempo__loop_phase_ticks(tempo_loop *L, uint64_t t)
-{
-    if (L->policy == TEMPO_LOOP_VARIABLE || L->policy == TEMPO_LOOP_LOCKSTEP || L->game_paused || !L->started)
-        return;
-    /* The display mode's period, not the fit's: the fit is a few returns
-     * old here (the probe's verdict), and can be a fraction of a
-     * millisecond off. */
-    uint64_t P = L->pacer.nominal_period_ns;
-    /* Every update on one phase of the vblanks: an update every n frames,
-     * n >= 2 (10 Hz on 60 or 59.94 Hz: 6 frames, the phase moving 0.1 ms an
-     * update on the latter). An update every frame or more falls in a
-     * render or present whatever the phase (the present waits for it), and
-     * a move would only cost it the wake-up it may share with a present's
-     * return; at other rates (45 Hz on 60: 4/3 of a frame) the updates fall
-     * on several phases, and a move only changes which one the next render
-     * meets (one did: 3.5 ms late where none had been). */
-    uint64_t n = (L->step_ns + P / 2) / P;
-    uint64_t off = L->step_ns > n * P ? L->step_ns - n * P : n * P - L->step_ns;
-    if (n < 2 || off > P / 16)
-        return;
-    uint64_t due = tempo__sched_at(L->epoch_ns, L->update_hz, L->tick);
-    uint64_t want = t + P / 8;
-    uint64_t move = want >= due ? (want - due) % P : P - (due - want) % P;
-    /* Already there, give or take a sixteenth (a second verdict, or a
-     * display that drifted a little since): a move of almost a whole
-     * period would only give up game time. */
-    if (move < P / 16 || move > P - P / 16)
-        return;
-    L->epoch_ns += move;
-    tempo__loop_realign_render_slot(L);
+    L->sched.last_update_ns = now >= L->sched.step_ns ? now - L->sched.step_ns : 0;
 }
 
 /* Re-anchors the schedule on the last update so the next one is due one
@@ -373,8 +318,8 @@ static void rephase(tempo_loop *L)
 {
     if (!L->started)
         return;
-    L->epoch_ns = L->last_update_ns;
-    L->tick = 1;
+    L->sched.epoch_ns = L->sched.last_update_ns;
+    L->sched.tick = 1;
     tempo__loop_realign_render_slot(L);
 }
 
@@ -385,11 +330,11 @@ int tempo_loop_set_policy(tempo_loop *L, tempo_loop_policy policy)
     if ((unsigned)policy >= TEMPO_LOOP_POLICY_COUNT)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_policy: policy %d is not a tempo_loop_policy",
                                 (int)policy);
-    bool variable_change = (policy == TEMPO_LOOP_VARIABLE) != (L->policy == TEMPO_LOOP_VARIABLE);
-    L->policy = policy;
+    bool variable_change = (policy == TEMPO_LOOP_VARIABLE) != (L->sched.policy == TEMPO_LOOP_VARIABLE);
+    L->sched.policy = policy;
     if (variable_change)
         rephase(L); /* VARIABLE's last update time becomes the fixed phase, and back */
-    L->dirty = true;
+    L->sched.dirty = true;
     return 0;
 }
 
@@ -400,8 +345,8 @@ int tempo_loop_set_update_hz(tempo_loop *L, uint32_t update_hz)
     if (update_hz == 0 || update_hz > TEMPO__LOOP_MAX_HZ)
         return tempo__set_error(TEMPO_ERANGE, "tempo_loop_set_update_hz: update_hz %u outside 1..%u", update_hz,
                                 TEMPO__LOOP_MAX_HZ);
-    L->update_hz = update_hz;
-    L->step_ns = step_of(update_hz);
+    L->sched.update_hz = update_hz;
+    L->sched.step_ns = step_of(update_hz);
     rephase(L);
     return 0;
 }
@@ -413,7 +358,7 @@ int tempo_loop_set_max_render_hz(tempo_loop *L, uint32_t max_render_hz)
     if (max_render_hz > TEMPO__LOOP_MAX_HZ)
         return tempo__set_error(TEMPO_ERANGE, "tempo_loop_set_max_render_hz: max_render_hz %u above %u",
                                 max_render_hz, TEMPO__LOOP_MAX_HZ);
-    L->render_hz = max_render_hz;
+    L->sched.render_hz = max_render_hz;
     tempo__loop_realign_render_slot(L);
     return 0;
 }
@@ -430,29 +375,29 @@ int tempo_loop_set_render_on_demand(tempo_loop *L, bool on)
 {
     if (L == NULL)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_set_render_on_demand: loop is NULL");
-    L->on_demand = on;
-    L->dirty = true;
+    L->sched.on_demand = on;
+    L->sched.dirty = true;
     return 0;
 }
 
 tempo_loop_policy tempo_loop_get_policy(const tempo_loop *L)
 {
-    return L ? L->policy : TEMPO_LOOP_INTERPOLATED;
+    return L ? L->sched.policy : TEMPO_LOOP_INTERPOLATED;
 }
 
 uint32_t tempo_loop_get_update_hz(const tempo_loop *L)
 {
-    return L ? L->update_hz : 0;
+    return L ? L->sched.update_hz : 0;
 }
 
 uint32_t tempo_loop_get_max_render_hz(const tempo_loop *L)
 {
-    return L ? L->render_hz : 0;
+    return L ? L->sched.render_hz : 0;
 }
 
 uint64_t tempo_loop_get_step_ns(const tempo_loop *L)
 {
-    return L ? L->step_ns : 0;
+    return L ? L->sched.step_ns : 0;
 }
 
 /* ---- Callbacks (timed) ---------------------------------------------------------- */
@@ -609,78 +554,32 @@ static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t dead
 }
 
 /* ---- Deciding what is due ---------------------------------------------------------
- * The decisions themselves are pure functions in loop_schedule.c, over a
- * snapshot of the schedule state taken here. */
-
-static tempo__sched sched_of(const tempo_loop *L)
-{
-    return (tempo__sched){
-        .policy = L->policy,
-        .update_hz = L->update_hz,
-        .render_hz = L->render_hz,
-        .display_hz = L->display_hz,
-        .max_frameskip = L->max_frameskip,
-        .max_gap_ns = L->max_gap_ns,
-        .step_ns = L->step_ns,
-        .on_demand = L->on_demand,
-        .pacing = L->pacing,
-        .vsync = L->vsync,
-        .nominal_period_ns = L->pacer.nominal_period_ns,
-        .pace_wake_ns = L->pace_wake_ns,
-        .withheld_probe_ns = L->withheld_probe_ns,
-        .probe_n = L->probe.n,
-        .probe_period_ns = L->probe.period_ns,
-        .present_by_ns = L->present_waits ? L->present_by_ns : 0,
-        .epoch_ns = L->epoch_ns,
-        .tick = L->tick,
-        .slot = L->slot,
-        .slot_shift_ns = L->slot_shift_ns,
-        .last_update_ns = L->last_update_ns,
-        .last_render_ns = L->last_render_ns,
-        .updates_since_render = L->updates_since_render,
-        .dirty = L->dirty,
-        .event_dirty = L->event_dirty,
-        .game_paused = L->game_paused,
-        .display_driven = L->display_driven,
-        .in_display_frame = L->in_display_frame,
-        .last_display_ns = L->last_display_ns,
-    };
-}
-
-void tempo__loop_sched(const tempo_loop *L, tempo__sched *out)
-{
-    *out = sched_of(L);
-}
+ * The decisions themselves are pure functions in loop_schedule.c, over the
+ * schedule's state the loop keeps (L->sched). */
 
 static uint64_t next_tick_ns(const tempo_loop *L)
 {
-    tempo__sched s = sched_of(L);
-    return tempo__sched_next_tick_ns(&s);
-}
-
-bool tempo__loop_render_scheduled(const tempo_loop *L)
-{
-    tempo__sched s = sched_of(L);
-    return tempo__sched_render_scheduled(&s);
+    const tempo__sched *s = &L->sched;
+    return tempo__sched_next_tick_ns(s);
 }
 
 static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
 {
-    tempo__sched s = sched_of(L);
-    return tempo__sched_render_slot_ns(&s, now);
+    const tempo__sched *s = &L->sched;
+    return tempo__sched_render_slot_ns(s, now);
 }
 
 static bool render_wanted(const tempo_loop *L, bool variable_ran)
 {
-    tempo__sched s = sched_of(L);
-    return tempo__sched_render_wanted(&s, variable_ran);
+    const tempo__sched *s = &L->sched;
+    return tempo__sched_render_wanted(s, variable_ran);
 }
 
 /* The next instant something is due, for the wait. */
 static uint64_t next_deadline(const tempo_loop *L, uint64_t now)
 {
-    tempo__sched s = sched_of(L);
-    return tempo__sched_next_deadline(&s, now);
+    const tempo__sched *s = &L->sched;
+    return tempo__sched_next_deadline(s, now);
 }
 
 /* ---- Updates and render ------------------------------------------------------------- */
@@ -689,8 +588,8 @@ static uint64_t next_deadline(const tempo_loop *L, uint64_t now)
  * (tempo__sched_plan_fixed) says how many and which clamp applies first. */
 static void run_fixed_updates(tempo_loop *L, uint64_t t)
 {
-    tempo__sched s = sched_of(L);
-    tempo__sched_plan plan = tempo__sched_plan_fixed(&s, t, L->absent_ns);
+    const tempo__sched *s = &L->sched;
+    tempo__sched_plan plan = tempo__sched_plan_fixed(s, t, L->absent_ns);
     if (!plan.run)
         return;
     tempo_loop_counts *c = &L->st.win;
@@ -702,31 +601,31 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
         rebase(L, t);
     } else if (plan.clamp == TEMPO__SCHED_DEBT_CAP) {
         c->slowdown_ns += plan.slowdown_ns;
-        L->epoch_ns = plan.new_epoch_ns;
-        L->tick = 0;
+        L->sched.epoch_ns = plan.new_epoch_ns;
+        L->sched.tick = 0;
         tempo__loop_realign_render_slot(L);
     }
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
         /* Re-read the schedule: an update may change the rate or policy. */
         uint64_t tick_due = next_tick_ns(L);
-        if (tick_due > t || L->policy == TEMPO_LOOP_VARIABLE)
+        if (tick_due > t || L->sched.policy == TEMPO_LOOP_VARIABLE)
             break;
-        L->last_update_ns = tick_due;
-        L->tick++;
+        L->sched.last_update_ns = tick_due;
+        L->sched.tick++;
         ran++;
-        L->updates_since_render++;
+        L->sched.updates_since_render++;
         c->updates++;
         L->skip_render = false;
-        call_update(L, L->step_ns);
+        call_update(L, L->sched.step_ns);
         if (L->skip_render) {
             /* tempo_loop_skip_render(): nothing to show, so no render to
              * wait for either: it does not count toward the catch-up limit
              * (which would otherwise block the next updates forever). */
             L->unchanged_updates++;
-            L->updates_since_render--;
+            L->sched.updates_since_render--;
         } else {
-            L->dirty = true;
+            L->sched.dirty = true;
         }
     }
     if (ran == limit && pending > ran)
@@ -742,11 +641,11 @@ static bool run_variable_update(tempo_loop *L, uint64_t t)
         return false;
     if (pace_hz(L) != 0)
         tempo__stats_lateness(&L->st, t - slot);
-    tempo__sched s = sched_of(L);
+    const tempo__sched *s = &L->sched;
     bool stall;
-    uint64_t dt = tempo__sched_variable_dt(&s, t, &stall);
+    uint64_t dt = tempo__sched_variable_dt(s, t, &stall);
     L->st.win.stalls += stall;
-    L->last_update_ns = t;
+    L->sched.last_update_ns = t;
     L->st.win.updates++;
     call_update(L, dt);
     return true;
@@ -754,10 +653,10 @@ static bool run_variable_update(tempo_loop *L, uint64_t t)
 
 static float alpha_at(const tempo_loop *L, uint64_t t)
 {
-    if (L->game_paused)
+    if (L->sched.game_paused)
         return L->frozen_alpha;
-    tempo__sched s = sched_of(L);
-    return tempo__sched_alpha(&s, t);
+    const tempo__sched *s = &L->sched;
+    return tempo__sched_alpha(s, t);
 }
 
 static void maybe_render(tempo_loop *L, bool variable_ran)
@@ -774,13 +673,13 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
     uint64_t t = loop_now(L);
     if (t < render_slot_ns(L, t))
         return;
-    L->dirty = false;
-    L->event_dirty = false;
-    L->last_render_ns = t;
-    L->updates_since_render = 0;
-    tempo__sched s = sched_of(L);
-    if (tempo__sched_pace_hz(&s) != 0 && tempo__sched_render_scheduled(&s))
-        L->slot = tempo__sched_slot_after_render(&s, t); /* skip missed slots */
+    L->sched.dirty = false;
+    L->sched.event_dirty = false;
+    L->sched.last_render_ns = t;
+    L->sched.updates_since_render = 0;
+    const tempo__sched *s = &L->sched;
+    if (tempo__sched_pace_hz(s) != 0 && tempo__sched_render_scheduled(s))
+        L->sched.slot = tempo__sched_slot_after_render(s, t); /* skip missed slots */
     tempo__stats_render(&L->st, t);
     call_render(L, alpha_at(L, t));
     if (L->owns_present && !atomic_load(&L->quit))
@@ -796,7 +695,7 @@ static void tell_sources_pause(tempo_loop *L)
     for (int i = 0; i < L->nwatch; i++) {
         tempo__source *src = &L->watches[i].src;
         if (src->pause_hook != NULL)
-            src->pause_hook(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
+            src->pause_hook(src->desc.self, L->notified_paused, L->sched.game_paused, L->told_quit);
     }
 }
 
@@ -816,7 +715,7 @@ int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__so
         return TEMPO_EINVAL;
     src->pause_hook = fn;
     if (fn != NULL)
-        fn(src->desc.self, L->notified_paused, L->game_paused, L->told_quit);
+        fn(src->desc.self, L->notified_paused, L->sched.game_paused, L->told_quit);
     return 0;
 }
 
@@ -847,7 +746,7 @@ static void note_pause(tempo_loop *L)
  * the loop still probes. */
 static bool withheld_pause_only(const tempo_loop *L)
 {
-    return L->pause_mask == PAUSE_WITHHELD && L->pacing == TEMPO_LOOP_PACING_WITHHELD;
+    return L->pause_mask == PAUSE_WITHHELD && L->sched.pacing == TEMPO_LOOP_PACING_WITHHELD;
 }
 
 /* The deadline a source's dispatch gets: the next due update or render. */
@@ -856,12 +755,12 @@ static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
     /* While paused there is no schedule: a paused frame is one step (a
      * source woken long after the last one gets a step from now). */
     if (L->pause_mask != 0) {
-        uint64_t d = L->frame_seq_ns + L->step_ns;
-        return d > now ? d : now + L->step_ns;
+        uint64_t d = L->frame_seq_ns + L->sched.step_ns;
+        return d > now ? d : now + L->sched.step_ns;
     }
-    if (L->display_driven) {
-        tempo__sched s = sched_of(L);
-        return tempo__sched_display_source_by(&s, L->wake_ns);
+    if (L->sched.display_driven) {
+        const tempo__sched *s = &L->sched;
+        return tempo__sched_display_source_by(s, L->wake_ns);
     }
     return next_deadline(L, now);
 }
@@ -881,7 +780,7 @@ static void source_pause_edge(tempo_loop *L, uint64_t now)
 /* While paused, parked work gets a frame every step. */
 static void paused_source_frame(tempo_loop *L, uint64_t now)
 {
-    if (L->pause_mask != 0 && tempo__loop_any_parked(L) && now >= L->frame_seq_ns + L->step_ns)
+    if (L->pause_mask != 0 && tempo__loop_any_parked(L) && now >= L->frame_seq_ns + L->sched.step_ns)
         tempo__loop_new_source_frame(L, now);
 }
 
@@ -903,13 +802,13 @@ int tempo_loop_frame(tempo_loop *L)
     if (!L->started) {
         L->started = true;
         tempo__stats_start(&L->st, t0);
-        L->st.win.probes = L->pacing == TEMPO_LOOP_PACING_PROBING; /* the one tempo__loop_set_pacing began */
+        L->st.win.probes = L->sched.pacing == TEMPO_LOOP_PACING_PROBING; /* the one tempo__loop_set_pacing began */
         rebase(L, t0);
-        L->dirty = true;
+        L->sched.dirty = true;
         L->frame_seq_ns = t0;
     }
     if (atomic_exchange(&L->render_requested, false))
-        L->dirty = true;
+        L->sched.dirty = true;
     L->frame_present_ns = 0;
     note_pause(L); /* a pause asked for between frames: suspend before the wait */
     /* A pacer wake in the past (no render was wanted for a while, or the
@@ -934,9 +833,9 @@ int tempo_loop_frame(tempo_loop *L)
     bool paused_before = L->pause_mask != 0;
     uint64_t deadline = paused_before ? TEMPO_INFINITE : next_deadline(L, t0);
     if (paused_before && tempo__loop_any_parked(L))
-        deadline = L->frame_seq_ns + L->step_ns; /* the next paused frame */
-    if (withheld_pause_only(L) && L->withheld_probe_ns < deadline)
-        deadline = L->withheld_probe_ns; /* paused for withheld presents: keep probing */
+        deadline = L->frame_seq_ns + L->sched.step_ns; /* the next paused frame */
+    if (withheld_pause_only(L) && L->sched.withheld_probe_ns < deadline)
+        deadline = L->sched.withheld_probe_ns; /* paused for withheld presents: keep probing */
     if (tempo__loop_any_ready(L))
         deadline = t0; /* work remains and may go on now: do not sleep */
     int rc = L->wait(L, &fw, t0, deadline); /* fills fw: the wake and every fired watch */
@@ -957,7 +856,7 @@ int tempo_loop_frame(tempo_loop *L)
         return rc;
     }
     if (atomic_exchange(&L->render_requested, false))
-        L->dirty = true;
+        L->sched.dirty = true;
     if (atomic_load(&L->quit) && fw.wake != TEMPO_LOOP_WAKE_DUE)
         fw.wake = TEMPO_LOOP_WAKE_SIGNAL;
 
@@ -1004,16 +903,16 @@ int tempo_loop_frame(tempo_loop *L)
         /* Resume: no catch-up for the time spent paused. */
         uint64_t now = loop_now(L);
         rebase(L, now);
-        L->dirty = true;
+        L->sched.dirty = true;
         L->st.last_render_ns = 0; /* the pause is not a frame interval */
     }
     L->was_paused = paused;
     if (!paused && !atomic_load(&L->quit)) {
         uint64_t t = loop_now(L);
         bool variable_ran = false;
-        if (L->game_paused)
+        if (L->sched.game_paused)
             ; /* game time stands still; the menu still renders */
-        else if (L->policy == TEMPO_LOOP_VARIABLE)
+        else if (L->sched.policy == TEMPO_LOOP_VARIABLE)
             variable_ran = run_variable_update(L, t);
         else
             run_fixed_updates(L, t);
@@ -1027,8 +926,8 @@ int tempo_loop_frame(tempo_loop *L)
          * every WITHHELD_PROBE_NS tells when the compositor shows the
          * window again (nothing else does on Wayland). */
         uint64_t t = loop_now(L);
-        if (t >= L->withheld_probe_ns) {
-            L->last_render_ns = t;
+        if (t >= L->sched.withheld_probe_ns) {
+            L->sched.last_render_ns = t;
             tempo__stats_render(&L->st, t);
             call_render(L, alpha_at(L, t));
             if (L->owns_present)
@@ -1051,7 +950,7 @@ int tempo_loop_frame(tempo_loop *L)
     L->st.sleep_since_render_ns += L->frame_present_ns;
     uint64_t t_end = loop_now(L);
     L->prev_end_ns = t_end;
-    if (L->pacing == TEMPO_LOOP_PACING_WITHHELD)
+    if (L->sched.pacing == TEMPO_LOOP_PACING_WITHHELD)
         L->st.win.withheld_ns += t_end - t0;
     if (L->frame_ran)
         tempo__loop_new_source_frame(L, t_end); /* parked sources get their next turn */
@@ -1079,11 +978,11 @@ int tempo_loop_display_frame(tempo_loop *L)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_display_frame: loop is NULL");
     if (L->in_frame)
         return tempo__set_error(TEMPO_EBUSY, "tempo_loop_display_frame: called from inside a frame (a loop callback)");
-    L->display_driven = true;
-    L->in_display_frame = true;
-    L->last_display_ns = loop_now(L);
+    L->sched.display_driven = true;
+    L->sched.in_display_frame = true;
+    L->sched.last_display_ns = loop_now(L);
     int r = tempo_loop_frame(L);
-    L->in_display_frame = false;
+    L->sched.in_display_frame = false;
     return r;
 }
 
@@ -1130,11 +1029,11 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
         o->last_second = src->last;
         o->total = src->total;
     }
-    L->st.pub.game_paused = L->game_paused;
-    L->st.pub.vsync = L->vsync;
-    L->st.pub.pacing = L->pacing;
+    L->st.pub.game_paused = L->sched.game_paused;
+    L->st.pub.vsync = L->sched.vsync;
+    L->st.pub.pacing = L->sched.pacing;
     L->st.pub.refresh_ns = tempo_loop_get_refresh_ns(L);
-    L->st.pub.predicted_render_ns = L->vsync ? L->pacer.predicted_cost_ns : 0;
-    L->st.pub.present_grid_ns = L->pacing == TEMPO_LOOP_PACING_TIMER ? L->present_grid_ns : 0;
+    L->st.pub.predicted_render_ns = L->sched.vsync ? L->pacer.predicted_cost_ns : 0;
+    L->st.pub.present_grid_ns = L->sched.pacing == TEMPO_LOOP_PACING_TIMER ? L->present_grid_ns : 0;
     return &L->st.pub;
 }

@@ -55,19 +55,19 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
     case SDL_WINDOWEVENT_MAXIMIZED:
     case SDL_WINDOWEVENT_EXPOSED: /* an exposed window is visible, whatever we missed */
         L->pause_mask &= ~(unsigned)PAUSE_MINIMIZED;
-        L->dirty = true;
-        L->withheld_probe_ns = 0; /* withheld presents: probe at once */
+        L->sched.dirty = true;
+        L->sched.withheld_probe_ns = 0; /* withheld presents: probe at once */
         if (we->event == SDL_WINDOWEVENT_RESTORED)
             tempo__loop_reprobe_soon(L);
         break;
     case SDL_WINDOWEVENT_SHOWN:
         L->pause_mask &= ~(unsigned)PAUSE_HIDDEN;
-        L->dirty = true;
-        L->withheld_probe_ns = 0;
+        L->sched.dirty = true;
+        L->sched.withheld_probe_ns = 0;
         tempo__loop_reprobe_soon(L);
         break;
     case SDL_WINDOWEVENT_SIZE_CHANGED:
-        L->dirty = true;
+        L->sched.dirty = true;
         break;
     case SDL_WINDOWEVENT_FOCUS_LOST:
         if (L->pause_on_focus)
@@ -81,14 +81,14 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
          * not committed since, and a paused loop commits nothing), so the
          * minimized pause never ended (issue 36, item 9). */
         L->pause_mask &= ~(unsigned)(PAUSE_FOCUS | PAUSE_MINIMIZED);
-        L->dirty = true;
-        L->withheld_probe_ns = 0;
+        L->sched.dirty = true;
+        L->sched.withheld_probe_ns = 0;
         break;
     case SDL_WINDOWEVENT_DISPLAY_CHANGED:
         /* Another monitor: another refresh rate and another vblank phase. */
         if (!L->display_hz_given) {
-            L->display_hz = tempo__loop_display_hz(L->window);
-            tempo__pacer_init(&L->pacer, step_of(L->display_hz), 0);
+            L->sched.display_hz = tempo__loop_display_hz(L->window);
+            tempo__pacer_init(&L->pacer, step_of(L->sched.display_hz), 0);
             L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
             tempo__loop_set_pacing(L, tempo__loop_initial_pacing(L)); /* measure the new display's presents */
         } else {
@@ -117,7 +117,7 @@ void tempo__loop_dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns)
             break;
         if (e.type == SDL_WINDOWEVENT)
             window_event(L, &e.window);
-        L->event_dirty = true;
+        L->sched.event_dirty = true;
         if (L->input != NULL) {
             /* Input reaches desc.input_event through the input's listener. */
             tempo_input_handle_sdl(L->input, &e, wake_ns); /* 0 for non-input events */

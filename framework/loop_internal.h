@@ -7,6 +7,7 @@
 
 #include <stdatomic.h>
 
+#include "loop_schedule.h"
 #include "pacer.h"
 #include "platform.h"
 #include "tempo/loop.h"
@@ -166,14 +167,11 @@ typedef struct tempo__loop_hooks {
 void tempo__loop_set_hooks(tempo_loop *L, const tempo__loop_hooks *hooks);
 
 struct tempo_loop {
-    /* settings (defaults applied) */
-    tempo_loop_policy policy;
-    uint32_t update_hz;
-    uint32_t render_hz; /* 0: no cap */
-    uint32_t max_frameskip;
-    uint64_t max_gap_ns;
-    uint64_t step_ns; /* round(1e9 / update_hz) */
-    bool on_demand;
+    /* The schedule: its settings (defaults applied) and state, and the
+     * pacing's inputs to it; loop_schedule.h decides on it in place. */
+    tempo__sched sched;
+
+    /* settings */
     bool pause_on_focus;
     bool run_hidden;   /* desc.run_while_hidden: no pause for minimized or hidden */
     tempo_loop_update_fn update;
@@ -203,50 +201,33 @@ struct tempo_loop {
     atomic_bool quit;              /* [any thread] */
     atomic_bool render_requested;  /* [any thread] */
 
-    /* schedule */
+    /* the frame */
     bool started;
-    bool restart;            /* re-anchor the schedule at the next frame */
-    uint64_t epoch_ns;       /* update tick 0 and render slot 0 */
-    uint64_t tick;           /* index of the next update */
-    uint64_t slot;           /* index of the next render slot (render_hz > 0) */
-    uint64_t last_update_ns; /* due time of the last update (VARIABLE: its time) */
-    uint64_t last_render_ns;
-    bool dirty;              /* a render is owed: update, request, expose, resume */
-    bool event_dirty;        /* an SDL event arrived (render on demand) */
     bool skip_render;        /* the running update called tempo_loop_skip_render() */
     uint64_t unchanged_updates; /* updates since the last render check that did */
     unsigned pause_mask;
     bool was_paused;
     bool in_frame;
-    bool display_driven;   /* tempo_loop_display_frame() was called: only display frames render */
-    bool in_display_frame; /* inside tempo_loop_display_frame() */
-    uint64_t last_display_ns; /* when the last display frame began */
     SDL_threadID thread;     /* the loop thread: the one that created the loop */
     uint64_t frame_game_ns;  /* callback time in the current frame */
-    uint32_t updates_since_render; /* max_frameskip bounds this, not one frame's batch */
 
     /* display pacing (see loop.h, desc.renderer) */
     SDL_Renderer *renderer;        /* not owned */
     tempo_loop_present_fn present;
     bool owns_present;             /* renderer or present: the loop presents */
-    bool vsync;                    /* pacing by the presents' vblanks (pacing == VSYNC) */
     tempo_loop_vsync vsync_mode;   /* what the game asked for (desc.vsync, set_vsync) */
-    tempo_loop_pacing pacing;      /* what the presents were measured to do */
     tempo_loop_pacing pacing_before_withheld; /* resumed when presents come back */
     tempo__probe probe;            /* PROBING: does the present block? */
     uint64_t last_return_ns;       /* when the last present returned (0: none) */
     int long_presents;             /* consecutive presents blocked past the withheld bound */
-    uint64_t withheld_probe_ns;    /* WITHHELD: the next probe render */
     uint64_t withheld_every_ns;    /* WITHHELD: the probes' interval (backoff on a shown window) */
     bool withheld_shown;           /* WITHHELD: the window system said shown at the last probe */
     /* What the window system says of L->window: plat_window_visibility,
      * set at create; a field so that tests can stand in for a window
      * system (a Wayland compositor that says nothing). */
     plat_visibility (*window_visibility)(struct SDL_Window *window);
-    uint32_t display_hz;           /* the pace without vsync and cap */
     bool display_hz_given;         /* desc.display_hz: do not follow the window */
     tempo__pacer pacer;
-    uint64_t pace_wake_ns;         /* vsync: when to start the next render (0: now) */
     uint64_t frame_present_ns;     /* blocked in the present this frame */
     bool software_present;         /* desc.renderer is SDL's "software" renderer */
     uint64_t present_grid_ns;      /* TIMER: the presents' own grid (tempo__pacer_judge), or 0 */
@@ -256,14 +237,12 @@ struct tempo_loop {
     int blocking_presents;         /* TIMER: consecutive presents that blocked > P/4 */
     bool reprobing;                /* TIMER: re-measuring by shifting the render phase */
     uint64_t probe_b_call, probe_b_return; /* its last "b" present */
-    uint64_t slot_shift_ns;        /* render slots this much earlier than the schedule */
     /* VSYNC: a frame rendered, its present waiting for an update due before
      * its vblank (loop_present.c, tempo__pacer_may_wait) */
     bool present_waits;
     uint64_t wait_start_ns;        /* its work's start, for the pacer's cost */
     uint64_t wait_render_end_ns;   /* when its render ended */
     uint64_t wait_vblank_ns;       /* the vblank its present blocks until */
-    uint64_t present_by_ns;        /* its present's latest call */
 
     /* pause notifications and the game's own pause */
     tempo_loop_input_fn input_event;
@@ -271,7 +250,6 @@ struct tempo_loop {
     tempo_loop_stop_fn on_stop; /* desc.on_stop: tempo_loop_run() ended */
     bool notified_paused;          /* what on_pause / the input were last told */
     bool told_quit;                /* the sources' pause hooks heard of the quit */
-    bool game_paused;
     bool game_resumed;             /* restart the update schedule at the next frame */
     float frozen_alpha;            /* alpha while game-paused */
 
@@ -321,15 +299,6 @@ static inline uint64_t loop_now(const tempo_loop *L)
 /* loop.c: the render slot schedule starts again from the last render (a
  * change of pacing, rate or policy). */
 void tempo__loop_realign_render_slot(tempo_loop *L);
-/* loop.c: renders follow a slot schedule of their own (not LOCKSTEP's ticks). */
-bool tempo__loop_render_scheduled(const tempo_loop *L);
-/* loop.c: the presents were found to block on vblanks (one returned at
- * `t`): the update ticks move later by under a period, to an eighth of a
- * period after a vblank. */
-void tempo__loop_phase_ticks(tempo_loop *L, uint64_t t);
-/* loop.c: the schedule's state, for loop_schedule.h's decisions. */
-struct tempo__sched;
-void tempo__loop_sched(const tempo_loop *L, struct tempo__sched *out);
 
 /* loop_present.c: display pacing. */
 /* The refresh rate of the window's display (the desktop's without a

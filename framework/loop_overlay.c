@@ -27,13 +27,13 @@ static const char *fmt_ns(char *buf, size_t size, uint64_t ns)
 /* The frame interval the policy aims at, for the graph's scale. */
 static uint64_t expected_interval_ns(const tempo_loop *L)
 {
-    uint32_t hz = L->render_hz;
+    uint32_t hz = L->sched.render_hz;
     if (hz == 0) /* paced by the display: its vblanks or its refresh rate */
         hz = (uint32_t)(TEMPO_NS_PER_S / tempo_loop_get_refresh_ns(L));
-    if (L->policy == TEMPO_LOOP_LOCKSTEP || L->on_demand)
-        hz = L->update_hz;
-    if (L->policy == TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS && L->update_hz < hz)
-        hz = L->update_hz;
+    if (L->sched.policy == TEMPO_LOOP_LOCKSTEP || L->sched.on_demand)
+        hz = L->sched.update_hz;
+    if (L->sched.policy == TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS && L->sched.update_hz < hz)
+        hz = L->sched.update_hz;
     return (TEMPO_NS_PER_S + hz / 2) / hz;
 }
 
@@ -167,21 +167,22 @@ int tempo_loop_draw_stats_scaled(tempo_loop *L, SDL_Renderer *r, int x, int y, i
     b[0] = '\0';
     if (s->total.slowdown_ns != 0)
         snprintf(b, sizeof b, "  behind %.1fs", (double)s->total.slowdown_ns / 1e9);
-    fail |= text(r, k, tx, ty, "tempo loop: %s%s%s", tempo_loop_policy_name(L->policy),
-                 L->pause_mask ? "  PAUSED" : L->game_paused ? "  GAME PAUSED" : "", b);
+    fail |= text(r, k, tx, ty, "tempo loop: %s%s%s", tempo_loop_policy_name(L->sched.policy),
+                 L->pause_mask ? "  PAUSED" : L->sched.game_paused ? "  GAME PAUSED" : "", b);
     ty += LINE_H * k;
     fail |= SDL_SetRenderDrawColor(r, 150, 160, 180, 255);
     /* The render pace: the cap, the learnt vblanks, or the display rate. */
     /* The pacing in force is named: timer, vsync, probing, presents-withheld. */
-    if (L->render_hz)
-        snprintf(a, sizeof a, "cap %uHz %s", L->render_hz, tempo_loop_pacing_name(L->pacing));
-    else if (L->pacing == TEMPO_LOOP_PACING_TIMER && L->present_grid_ns != 0)
+    if (L->sched.render_hz)
+        snprintf(a, sizeof a, "cap %uHz %s", L->sched.render_hz, tempo_loop_pacing_name(L->sched.pacing));
+    else if (L->sched.pacing == TEMPO_LOOP_PACING_TIMER && L->present_grid_ns != 0)
         snprintf(a, sizeof a, "timer %.2fHz (present grid %.1fHz)", 1e9 / (double)tempo_loop_get_refresh_ns(L),
                  1e9 / (double)L->present_grid_ns);
     else
-        snprintf(a, sizeof a, "%s %.2fHz", tempo_loop_pacing_name(L->pacing),
+        snprintf(a, sizeof a, "%s %.2fHz", tempo_loop_pacing_name(L->sched.pacing),
                  1e9 / (double)tempo_loop_get_refresh_ns(L));
-    fail |= text(r, k, tx, ty, "update %uHz  render %s%s", L->update_hz, a, L->on_demand ? " on demand" : "");
+    fail |= text(r, k, tx, ty, "update %uHz  render %s%s", L->sched.update_hz, a,
+                 L->sched.on_demand ? " on demand" : "");
     ty += (LINE_H + 2) * k;
 
     fail |= SDL_SetRenderDrawColor(r, 225, 228, 235, 255);

@@ -56,27 +56,38 @@ uint32_t tempo__loop_display_hz(SDL_Window *window)
 void tempo__loop_pace_reset(tempo_loop *L)
 {
     tempo__pacer_reset(&L->pacer);
-    L->pace_wake_ns = 0;
+    L->sched.pace_wake_ns = 0;
     L->last_return_ns = 0;
+}
+
+/* The pacer's and the probe's part of the schedule's inputs (L->sched):
+ * the schedule reads them from its own struct, kept current here after
+ * every change of either. */
+static void publish(tempo_loop *L)
+{
+    L->sched.nominal_period_ns = L->pacer.nominal_period_ns;
+    L->sched.probe_n = L->probe.n;
+    L->sched.probe_period_ns = L->probe.period_ns;
 }
 
 /* Switches the pacing in force. PROBING starts a new measurement with a
  * render at once (its present's return anchors the first probe). */
 void tempo__loop_set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
 {
-    L->pacing = pacing;
-    L->vsync = pacing == TEMPO_LOOP_PACING_VSYNC;
+    L->sched.pacing = pacing;
+    L->sched.vsync = pacing == TEMPO_LOOP_PACING_VSYNC;
     L->long_presents = 0;
     L->present_grid_ns = 0;
     L->reprobe_ns = 0;
     L->blocking_presents = 0;
     L->reprobing = false;
-    L->slot_shift_ns = 0;
+    L->sched.slot_shift_ns = 0;
     tempo__loop_pace_reset(L);
     if (pacing == TEMPO_LOOP_PACING_PROBING) {
         tempo__probe_start(&L->probe, L->pacer.nominal_period_ns);
         L->st.win.probes++;
     }
+    publish(L);
     tempo__loop_realign_render_slot(L);
 }
 
@@ -112,7 +123,7 @@ static void timer_verdict(tempo_loop *L, uint64_t now, uint64_t grid_ns)
 void tempo__loop_reprobe_soon(tempo_loop *L)
 {
     L->reprobe_every_ns = REPROBE_FIRST_NS;
-    if (L->pacing == TEMPO_LOOP_PACING_TIMER && L->reprobe_ns != 0)
+    if (L->sched.pacing == TEMPO_LOOP_PACING_TIMER && L->reprobe_ns != 0)
         L->reprobe_ns = 1;
 }
 
@@ -179,7 +190,7 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
         if (L->probe_b_call == 0) { /* this is a "b": the next render a quarter period earlier */
             L->probe_b_call = a;
             L->probe_b_return = b;
-            L->slot_shift_ns += P / 4;
+            L->sched.slot_shift_ns += P / 4;
             return;
         }
         int verdict = tempo__probe_pair_presented(&L->probe, a, b, L->probe_b_call, L->probe_b_return);
@@ -191,8 +202,8 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
         if (verdict == TEMPO__PROBE_UNSURE && L->present_grid_ns != 0 &&
             llabs(L->probe.last_median_ns) < (int64_t)P / 8)
             verdict = TEMPO__PROBE_FREE;
-        if (L->slot_shift_ns >= P - P / 16) { /* a whole period: back on the grid */
-            L->slot_shift_ns = 0;
+        if (L->sched.slot_shift_ns >= P - P / 16) { /* a whole period: back on the grid */
+            L->sched.slot_shift_ns = 0;
             tempo__loop_realign_render_slot(L);
         }
         /* Undecided: as the first probe, but a present known to sleep to
@@ -213,8 +224,8 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
     if (!L->display_hz_given) {
         /* The display mode may have changed meanwhile. */
         uint32_t hz = tempo__loop_display_hz(L->window);
-        if (hz != L->display_hz) {
-            L->display_hz = hz;
+        if (hz != L->sched.display_hz) {
+            L->sched.display_hz = hz;
             tempo__pacer_init(&L->pacer, step_of(hz), 0);
             reprobe_from_scratch(L, b); /* another display: measure from scratch */
             return;
@@ -224,7 +235,7 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
         reprobe_from_scratch(L, b);
         return;
     }
-    if (!tempo__loop_render_scheduled(L)) {
+    if (!tempo__sched_render_scheduled(&L->sched)) {
         /* LOCKSTEP renders after its ticks, on no phase the measurement
          * could move without a longer interval: only a run of blocking
          * presents or a window event measures it again. */
@@ -236,7 +247,7 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
     L->reprobing = true;
     L->probe_b_call = a; /* this present is the first "b" */
     L->probe_b_return = b;
-    L->slot_shift_ns = P / 4;
+    L->sched.slot_shift_ns = P / 4;
 }
 
 /* When the work of the frame rendered at `t` started, for the pacer's
@@ -245,7 +256,7 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
  * else the frame's wake. */
 static uint64_t work_start(const tempo_loop *L, uint64_t t)
 {
-    uint64_t planned = L->pace_wake_ns;
+    uint64_t planned = L->sched.pace_wake_ns;
     uint64_t half = tempo__pacer_period_ns(&L->pacer) / 2;
     return planned != 0 && t >= planned && t - planned < half ? planned : L->wake_ns;
 }
@@ -256,14 +267,12 @@ static uint64_t work_start(const tempo_loop *L, uint64_t t)
  * pause or at the catch-up limit; else UINT64_MAX. */
 static uint64_t next_update_for_wait(const tempo_loop *L)
 {
-    if (L->policy == TEMPO_LOOP_VARIABLE || L->policy == TEMPO_LOOP_LOCKSTEP || L->game_paused ||
-        L->display_driven || L->pause_mask != 0 || atomic_load(&L->quit))
+    if (L->sched.policy == TEMPO_LOOP_VARIABLE || L->sched.policy == TEMPO_LOOP_LOCKSTEP || L->sched.game_paused ||
+        L->sched.display_driven || L->pause_mask != 0 || atomic_load(&L->quit))
         return UINT64_MAX;
-    tempo__sched s;
-    tempo__loop_sched(L, &s);
-    if (tempo__sched_updates_blocked(&s))
+    if (tempo__sched_updates_blocked(&L->sched))
         return UINT64_MAX;
-    return tempo__sched_next_tick_ns(&s);
+    return tempo__sched_next_tick_ns(&L->sched);
 }
 
 static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited);
@@ -303,7 +312,7 @@ static void withheld_goes_on(tempo_loop *L, uint64_t b, bool entered)
         L->withheld_every_ns *= 2;
     else
         L->withheld_every_ns = WITHHELD_PROBE_NS;
-    L->withheld_probe_ns = b + L->withheld_every_ns;
+    L->sched.withheld_probe_ns = b + L->withheld_every_ns;
 }
 
 /* A present returned within the withheld bound (at `b`): frames come back,
@@ -314,7 +323,7 @@ static void withheld_goes_on(tempo_loop *L, uint64_t b, bool entered)
 static void withheld_ends(tempo_loop *L, uint64_t b)
 {
     L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-    L->dirty = true;
+    L->sched.dirty = true;
     if (L->pacing_before_withheld == TEMPO_LOOP_PACING_TIMER)
         timer_verdict(L, b, L->present_grid_ns);
     else
@@ -341,15 +350,15 @@ void tempo__loop_present(tempo_loop *L, uint64_t t)
     if (L->renderer != NULL)
         SDL_RenderFlush(L->renderer);
     uint64_t r = loop_now(L);
-    uint64_t start = L->pacing == TEMPO_LOOP_PACING_TIMER ? 0 : work_start(L, t);
-    if (L->pacing == TEMPO_LOOP_PACING_VSYNC) {
+    uint64_t start = L->sched.pacing == TEMPO_LOOP_PACING_TIMER ? 0 : work_start(L, t);
+    if (L->sched.pacing == TEMPO_LOOP_PACING_VSYNC) {
         uint64_t v = tempo__pacer_next_vblank(&L->pacer, r);
         if (tempo__pacer_may_wait(&L->pacer, v, r, next_update_for_wait(L))) {
             L->present_waits = true;
             L->wait_start_ns = start;
             L->wait_render_end_ns = r;
             L->wait_vblank_ns = v;
-            L->present_by_ns = tempo__pacer_wait_deadline(&L->pacer, v);
+            L->sched.present_by_ns = tempo__pacer_wait_deadline(&L->pacer, v);
             return;
         }
     }
@@ -364,11 +373,11 @@ void tempo__loop_present_waiting(tempo_loop *L, bool now_too)
     uint64_t due = next_update_for_wait(L);
     /* Wait on for the next update only if it is still to come (one due
      * now did not run: the loop cannot run it) and fits before the vblank. */
-    if (!now_too && L->pacing == TEMPO_LOOP_PACING_VSYNC && due > now && now < L->present_by_ns &&
+    if (!now_too && L->sched.pacing == TEMPO_LOOP_PACING_VSYNC && due > now && now < L->sched.present_by_ns &&
         tempo__pacer_may_wait(&L->pacer, L->wait_vblank_ns, now, due))
         return;
     L->present_waits = false;
-    L->present_by_ns = 0;
+    L->sched.present_by_ns = 0;
     if (!atomic_load(&L->quit))
         present_now(L, L->wait_start_ns, L->wait_render_end_ns, true);
 }
@@ -376,7 +385,15 @@ void tempo__loop_present_waiting(tempo_loop *L, bool now_too)
 /* Presents the frame rendered now: its work started at `start` (0 under
  * the timer), its render ended at `render_end`; `waited`: the present
  * waited for an update (L->wake_ns: when the loop woke for it). */
+static void present_and_learn(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited);
+
 static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited)
+{
+    present_and_learn(L, start, render_end, waited);
+    publish(L);
+}
+
+static void present_and_learn(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited)
 {
     uint64_t a = loop_now(L);
     if (L->present != NULL)
@@ -398,44 +415,48 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
     if (b - a > bound) {
         L->st.win.withheld_presents++;
         bool entered = false;
-        if (L->pacing != TEMPO_LOOP_PACING_WITHHELD && ++L->long_presents >= WITHHELD_RUN) {
-            L->pacing_before_withheld = L->pacing;
-            L->pacing = TEMPO_LOOP_PACING_WITHHELD;
-            L->vsync = false;
+        if (L->sched.pacing != TEMPO_LOOP_PACING_WITHHELD && ++L->long_presents >= WITHHELD_RUN) {
+            L->pacing_before_withheld = L->sched.pacing;
+            L->sched.pacing = TEMPO_LOOP_PACING_WITHHELD;
+            L->sched.vsync = false;
             entered = true;
         }
-        if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
+        if (L->sched.pacing == TEMPO_LOOP_PACING_WITHHELD) {
             withheld_goes_on(L, b, entered);
             return;
         }
     } else {
         L->long_presents = 0;
-        if (L->pacing == TEMPO_LOOP_PACING_WITHHELD) {
+        if (L->sched.pacing == TEMPO_LOOP_PACING_WITHHELD) {
             withheld_ends(L, b);
             return;
         }
     }
-    if (L->pacing == TEMPO_LOOP_PACING_TIMER) {
+    if (L->sched.pacing == TEMPO_LOOP_PACING_TIMER) {
         timer_present(L, a, b);
         return;
     }
-    uint64_t planned = L->pace_wake_ns;
+    uint64_t planned = L->sched.pace_wake_ns;
     uint64_t missed = L->pacer.st.missed;
-    L->pacer.probing = L->pacing == TEMPO_LOOP_PACING_PROBING;
-    int fit = waited && L->pacing == TEMPO_LOOP_PACING_VSYNC
+    L->pacer.probing = L->sched.pacing == TEMPO_LOOP_PACING_PROBING;
+    int fit = waited && L->sched.pacing == TEMPO_LOOP_PACING_VSYNC
                   ? tempo__pacer_presented_after_wait(&L->pacer, start <= render_end ? start : render_end,
                                                       render_end, L->wake_ns, a, b)
                   : tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
-    if (L->pacing == TEMPO_LOOP_PACING_PROBING) {
+    if (L->sched.pacing == TEMPO_LOOP_PACING_PROBING) {
         /* The first present of a measurement only anchors the next one. */
         int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
         if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
             verdict = undecided_verdict(L);
         if (verdict == TEMPO__PROBE_BLOCKS) {
             /* Keep the fit the probes started: the vblanks are known. */
-            L->pacing = TEMPO_LOOP_PACING_VSYNC;
-            L->vsync = true;
-            tempo__loop_phase_ticks(L, b); /* the ticks between a return and the next render */
+            L->sched.pacing = TEMPO_LOOP_PACING_VSYNC;
+            L->sched.vsync = true;
+            uint64_t move = L->started ? tempo__sched_phase_move(&L->sched, b) : 0;
+            if (move != 0) { /* the ticks between a return and the next render */
+                L->sched.epoch_ns += move;
+                tempo__loop_realign_render_slot(L);
+            }
             /* From the probe's render phase to the pacer's in steps: the
              * next render a period after this one, not up to 1.5 later.
              * Not for SDL's software renderer, whose blocking present is
@@ -443,11 +464,11 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
              * returns): a held lead only makes its updates wait longer. */
             if (b > start && !L->software_present)
                 tempo__pacer_hold_lead(&L->pacer, (double)(b - start));
-            L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
+            L->sched.pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
         } else if (verdict == TEMPO__PROBE_FREE) {
             timer_verdict(L, b, 0);
         } else {
-            L->pace_wake_ns = tempo__probe_wake_ns(&L->probe, b, L->pacer.predicted_cost_ns);
+            L->sched.pace_wake_ns = tempo__probe_wake_ns(&L->probe, b, L->pacer.predicted_cost_ns);
         }
         return;
     }
@@ -465,5 +486,5 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
         timer_verdict(L, b, tempo__pacer_period_ns(&L->pacer));
         return;
     }
-    L->pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
+    L->sched.pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
 }

@@ -250,3 +250,55 @@ tempo__sched_plan tempo__sched_plan_fixed(const tempo__sched *s, uint64_t t, uin
     }
     return p;
 }
+
+/* The presents were found to block on vblanks, one returned at `t`: the
+ * update ticks (the epoch) move later by less than a period, once, so that
+ * they fall an eighth of a period after a vblank, between a present's return and the
+ * next render, rather than inside that render or the blocked present
+ * (issue 36 item 10). SDL3 simulating vsync starts its 60 Hz grid (1/60 s
+ * steps in whole nanoseconds) at the first present, one frame of work
+ * after the schedule started: every 10 Hz update then fell due
+ * that long before a grid point, in the next frame's render or present,
+ * and landed 7-8 ms late. The eighth (2.1 ms at 60 Hz) leaves room for a
+ * present whose own work ran past the vblank (SDL3's grid does not wait
+ * for a late present, and its work under Xvfb is ~2.3 ms) and for the
+ * loop's own work after a present (an update due right at the return ran
+ * ~0.1 ms late there, one woken by its timer ~0.05 ms), and the next render
+ * may still start up to 7/8 of a period before its vblank. Only for games
+ * whose updates all fall on one phase of the vblanks (below), and only for
+ * the fixed policies whose renders follow the pacer (LOCKSTEP renders after
+ * its ticks; VARIABLE has none), not in the game's pause. The next update
+ * interval is longer by the move (the interpolation stretches over it, no
+ * jump); the game time given up is the move, under a period. A display that
+ * drifts against the ticks (59.94 Hz) moves them into the render and the
+ * present again: the present then waits for them (tempo__pacer_may_wait). */
+uint64_t tempo__sched_phase_move(const tempo__sched *s, uint64_t t)
+{
+    if (s->policy == TEMPO_LOOP_VARIABLE || s->policy == TEMPO_LOOP_LOCKSTEP || s->game_paused)
+        return 0;
+    /* The display mode's period, not the fit's: the fit is a few returns
+     * old here (the probe's verdict), and can be a fraction of a
+     * millisecond off. */
+    uint64_t P = s->nominal_period_ns;
+    /* Every update on one phase of the vblanks: an update every n frames,
+     * n >= 2 (10 Hz on 60 or 59.94 Hz: 6 frames, the phase moving 0.1 ms an
+     * update on the latter). An update every frame or more falls in a
+     * render or present whatever the phase (the present waits for it), and
+     * a move would only cost it the wake-up it may share with a present's
+     * return; at other rates (45 Hz on 60: 4/3 of a frame) the updates fall
+     * on several phases, and a move only changes which one the next render
+     * meets (one did: 3.5 ms late where none had been). */
+    uint64_t n = (s->step_ns + P / 2) / P;
+    uint64_t off = s->step_ns > n * P ? s->step_ns - n * P : n * P - s->step_ns;
+    if (n < 2 || off > P / 16)
+        return 0;
+    uint64_t due = tempo__sched_at(s->epoch_ns, s->update_hz, s->tick);
+    uint64_t want = t + P / 8;
+    uint64_t move = want >= due ? (want - due) % P : P - (due - want) % P;
+    /* Already there, give or take a sixteenth (a second verdict, or a
+     * display that drifted a little since): a move of almost a whole
+     * period would only give up game time. */
+    if (move < P / 16 || move > P - P / 16)
+        return 0;
+    return move;
+}

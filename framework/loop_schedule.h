@@ -4,8 +4,8 @@
  * a render is wanted, how many updates may run before a render, the wait's
  * deadline, and what a late frame does with the update debt (the stall
  * clamp and the debt cap). Everything here is arithmetic on a tempo__sched,
- * a snapshot of the loop's schedule state that loop.c fills from its own
- * fields; `now` and every other time is an argument. No SDL, no platform
+ * the schedule's state, which the loop keeps as one (tempo_loop.sched) and
+ * hands in; `now` and every other time is an argument. No SDL, no platform
  * and no clock call, so tests/test_loop_schedule.c drives each decision with
  * numbers it chooses. loop.c applies the decisions (runs the updates, moves
  * the epoch, counts the statistics). [loop thread, like the loop] */
@@ -118,6 +118,14 @@ float tempo__sched_alpha(const tempo__sched *s, uint64_t t);
  * longer than max_gap counts as a stall (*stall set) and advances one
  * nominal step instead. */
 uint64_t tempo__sched_variable_dt(const tempo__sched *s, uint64_t t, bool *stall);
+
+/* The presents were found to block on vblanks, one returned at `t`: how
+ * far the epoch moves later (under a period; 0: no move) so that the
+ * update ticks fall an eighth of a nominal period after a vblank. Only
+ * when every update falls on one phase of the vblanks, for the fixed
+ * policies whose renders follow the pacer, not in the game's pause. The
+ * caller moves the epoch and realigns the render slot. */
+uint64_t tempo__sched_phase_move(const tempo__sched *s, uint64_t t);
 
 /* What a late fixed-policy frame does with the update debt. */
 typedef enum tempo__sched_clamp {

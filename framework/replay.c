@@ -299,15 +299,15 @@ int tempo_loop_record_build(tempo_loop *L, const tempo_record_desc *desc, const 
     r->hash_user = desc->hash_user;
     r->hash_every = desc->hash == NULL ? 0 : desc->hash_every ? desc->hash_every : DEFAULT_HASH_EVERY;
     r->flush_every = desc->flush_every ? desc->flush_every : 1;
-    r->step_ns = L->step_ns;
+    r->step_ns = L->sched.step_ns;
     tempo__rpf_header h = {
         .seed = desc->seed,
         .start_ns = loop_clock(L),
-        .step_ns = L->step_ns,
-        .update_hz = L->update_hz,
-        .policy = (uint32_t)L->policy,
-        .max_frameskip = L->max_frameskip,
-        .max_render_hz = L->render_hz,
+        .step_ns = L->sched.step_ns,
+        .update_hz = L->sched.update_hz,
+        .policy = (uint32_t)L->sched.policy,
+        .max_frameskip = L->sched.max_frameskip,
+        .max_render_hz = L->sched.render_hz,
         .hash_every = r->hash_every,
         .fingerprint = build != NULL ? build->fingerprint : 0,
         .meta_size = desc->meta_size,
@@ -594,7 +594,7 @@ int tempo_loop_replay_build(tempo_loop *L, tempo_replay *rp, const tempo_build *
         tempo__log(TEMPO_LOG_WARN, "replay: %s (replayed anyway: desc.other_build): %s", rp->path, why);
     tempo_loop_set_update_hz(L, rp->info.update_hz);
     tempo_loop_set_policy(L, rp->info.policy);
-    if (L->clock.user == rp && L->render_hz == 0) /* the replay's own clock */
+    if (L->clock.user == rp && L->sched.render_hz == 0) /* the replay's own clock */
         tempo_loop_set_max_render_hz(L, rp->info.update_hz);
     rp->loop = L;
     s->rp = rp;
