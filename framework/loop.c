@@ -86,6 +86,9 @@ static uint32_t pace_hz(const tempo_loop *L)
 }
 
 
+static void realign(tempo_loop *L);
+static void apply_present(tempo_loop *L, tempo__present_verdict v);
+
 typedef struct tempo__frame_wait frame_wait;
 static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
 static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
@@ -142,20 +145,7 @@ tempo_loop *tempo__loop_new(const tempo_loop_desc *desc)
     L->input_event = desc->input_event;
     L->on_pause = desc->on_pause;
     L->on_stop = desc->on_stop;
-    L->window_visibility = plat_window_visibility;
-    L->display_hz_given = desc->display_hz != 0;
-    L->sched.display_hz = L->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
-                                        : tempo__loop_display_hz(L->window);
-    tempo__pacer_init(&L->pacer, step_of(L->sched.display_hz), 0);
-    /* Not SDL_RENDERER_PRESENTVSYNC: the software renderer reports it and
-     * does not block. The presents themselves are measured; SDL's software
-     * renderer has no vblank of its own to wait for (tempo__pacer_judge). */
-    SDL_RendererInfo rinfo;
-    L->software_present = desc->renderer != NULL && desc->present == NULL &&
-                          SDL_GetRendererInfo(desc->renderer, &rinfo) == 0 && rinfo.name != NULL &&
-                          strcmp(rinfo.name, "software") == 0;
-    L->vsync_mode = (unsigned)desc->vsync <= TEMPO_LOOP_VSYNC_OFF ? desc->vsync : TEMPO_LOOP_VSYNC_AUTO;
-    tempo__loop_set_pacing(L, tempo__loop_initial_pacing(L));
+    apply_present(L, tempo__loop_present_start(L, desc));
     atomic_init(&L->quit, false);
     atomic_init(&L->render_requested, false);
 
@@ -247,7 +237,7 @@ int tempo_loop_set_game_paused(tempo_loop *L, bool paused)
     else
         L->game_resumed = true; /* no catch-up for the time in the menu */
     L->sched.dirty = true;
-    tempo__loop_realign_render_slot(L);
+    realign(L);
     return 0;
 }
 
@@ -265,20 +255,18 @@ int tempo_loop_set_vsync(tempo_loop *L, bool on)
                                                "(no desc.renderer or desc.present)");
     if (L->present == NULL && SDL_RenderSetVSync(L->renderer, on ? 1 : 0) != 0)
         return tempo__set_error(TEMPO_EPLATFORM, "SDL_RenderSetVSync(%d): %s", on, SDL_GetError());
-    L->vsync_mode = on ? TEMPO_LOOP_VSYNC_ON : TEMPO_LOOP_VSYNC_OFF;
-    L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-    tempo__loop_set_pacing(L, tempo__loop_initial_pacing(L));
+    apply_present(L, tempo__loop_set_vsync_mode(L, on ? TEMPO_LOOP_VSYNC_ON : TEMPO_LOOP_VSYNC_OFF));
     return 0;
 }
 
 bool tempo_loop_get_vsync(const tempo_loop *L)
 {
-    return L != NULL && L->owns_present && L->vsync_mode != TEMPO_LOOP_VSYNC_OFF;
+    return L != NULL && L->owns_present && L->pres.vsync_mode != TEMPO_LOOP_VSYNC_OFF;
 }
 
 tempo_loop_pacing tempo_loop_get_pacing(const tempo_loop *L)
 {
-    return L != NULL ? L->sched.pacing : TEMPO_LOOP_PACING_TIMER;
+    return L != NULL ? L->sched.pace.pacing : TEMPO_LOOP_PACING_TIMER;
 }
 
 uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
@@ -288,17 +276,56 @@ uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
     /* With vsync, the period learnt from the presents: the fit's once it
      * locked, or the interval the pacer restarted from when the display
      * delivers fewer (or more) frames than its mode says. */
-    if (L->sched.pacing == TEMPO_LOOP_PACING_VSYNC &&
-        (L->pacer.locked || L->pacer.guess_ns != (double)L->pacer.nominal_period_ns))
-        return tempo__pacer_period_ns(&L->pacer);
-    return step_of(L->sched.display_hz);
+    if (L->sched.pace.pacing == TEMPO_LOOP_PACING_VSYNC &&
+        (L->pres.pacer.locked || L->pres.pacer.guess_ns != (double)L->pres.pacer.nominal_period_ns))
+        return tempo__pacer_period_ns(&L->pres.pacer);
+    return step_of(L->sched.pace.display_hz);
 }
 
 /* First render slot after the last render on the current epoch. */
-void tempo__loop_realign_render_slot(tempo_loop *L)
+static void realign(tempo_loop *L)
+{
+    L->sched.slot = tempo__sched_realigned_slot(&L->sched);
+}
+
+/* Applies what display pacing asked for (loop_present.c's verdict): the
+ * pacing's inputs to the schedule, the schedule moved or realigned, the
+ * withheld-presents pause, a render owed, and the statistics. */
+static void apply_present(tempo_loop *L, tempo__present_verdict v)
+{
+    L->sched.pace = L->pres.pace;
+    if (v.phase && L->started) {
+        uint64_t move = tempo__sched_phase_move(&L->sched, v.phase_at_ns);
+        if (move != 0) {
+            L->sched.epoch_ns += move;
+            v.realign = true;
+        }
+    }
+    if (v.realign)
+        realign(L);
+    L->pause_mask = (L->pause_mask & ~v.pause_clear) | v.pause_set;
+    if (v.dirty)
+        L->sched.dirty = true;
+    L->frame_present_ns += v.present_ns;
+    L->st.win.present_ns += v.present_ns;
+    L->st.win.probes += v.probes;
+    L->st.win.withheld_presents += v.withheld_presents;
+    L->st.win.missed_vblanks += v.missed_vblanks;
+}
+
+/* The next update's due time, if one can run before a waiting present:
+ * a fixed policy whose renders follow their own slots (LOCKSTEP renders
+ * after its ticks, VARIABLE's update is the render's), not in the game's
+ * pause or at the catch-up limit; else UINT64_MAX. */
+static uint64_t next_update_for_wait(const tempo_loop *L)
 {
     const tempo__sched *s = &L->sched;
-    L->sched.slot = tempo__sched_realigned_slot(s);
+    if (s->policy == TEMPO_LOOP_VARIABLE || s->policy == TEMPO_LOOP_LOCKSTEP || s->game_paused ||
+        s->display_driven || L->pause_mask != 0 || atomic_load(&L->quit))
+        return UINT64_MAX;
+    if (tempo__sched_updates_blocked(s))
+        return UINT64_MAX;
+    return tempo__sched_next_tick_ns(s);
 }
 
 /* Restarts the schedule with an update due at `now` (first frame, stall,
@@ -320,7 +347,7 @@ static void rephase(tempo_loop *L)
         return;
     L->sched.epoch_ns = L->sched.last_update_ns;
     L->sched.tick = 1;
-    tempo__loop_realign_render_slot(L);
+    realign(L);
 }
 
 int tempo_loop_set_policy(tempo_loop *L, tempo_loop_policy policy)
@@ -359,7 +386,7 @@ int tempo_loop_set_max_render_hz(tempo_loop *L, uint32_t max_render_hz)
         return tempo__set_error(TEMPO_ERANGE, "tempo_loop_set_max_render_hz: max_render_hz %u above %u",
                                 max_render_hz, TEMPO__LOOP_MAX_HZ);
     L->sched.render_hz = max_render_hz;
-    tempo__loop_realign_render_slot(L);
+    realign(L);
     return 0;
 }
 
@@ -603,7 +630,7 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
         c->slowdown_ns += plan.slowdown_ns;
         L->sched.epoch_ns = plan.new_epoch_ns;
         L->sched.tick = 0;
-        tempo__loop_realign_render_slot(L);
+        realign(L);
     }
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
@@ -683,7 +710,7 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
     tempo__stats_render(&L->st, t);
     call_render(L, alpha_at(L, t));
     if (L->owns_present && !atomic_load(&L->quit))
-        tempo__loop_present(L, t);
+        apply_present(L, tempo__loop_present(L, t, next_update_for_wait(L)));
 }
 
 /* ---- Pause ----------------------------------------------------------------------------- */
@@ -732,11 +759,51 @@ static void note_pause(tempo_loop *L)
         L->input_paused(L->input, paused);
     tell_sources_pause(L);
     if (!paused)
-        tempo__loop_pace_reset(L);
+        apply_present(L, tempo__loop_pace_reset(L));
     if (L->on_pause != NULL) {
         uint64_t a = loop_now(L);
         L->on_pause(L, paused, L->user);
         L->frame_game_ns += loop_now(L) - a;
+    }
+}
+
+/* ---- Events ------------------------------------------------------------------------- */
+
+/* Most SDL events one frame dispatches. An event callback that pushes an
+ * event for every event it gets would otherwise keep the frame forever; the
+ * rest stay queued and make the next wait return at once. */
+#define MAX_EVENTS_PER_FRAME 1024
+
+/* Applies what a window event asked for (loop_events.c's verdict). */
+static void apply_window(tempo_loop *L, tempo__window_verdict v)
+{
+    L->pause_mask = (L->pause_mask & ~v.pause_clear) | v.pause_set;
+    if (v.dirty)
+        L->sched.dirty = true;
+    if (v.shown)
+        apply_present(L, tempo__loop_window_shown(L, v.reprobe));
+    if (v.display_changed)
+        apply_present(L, tempo__loop_display_changed(L));
+}
+
+/* Dispatches SDL's queue. `pump`: read new window-system input first
+ * (SDL_PollEvent). Without it the queue is drained as it is: the message
+ * wait pumped it just before deciding why it returned. Window state is
+ * applied before the event is handed on (tempo__loop_deliver_event: input
+ * stamped `wake_ns`). */
+static void dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns)
+{
+    if (!SDL_WasInit(SDL_INIT_EVENTS))
+        return;
+    SDL_Event e;
+    for (int i = 0; i < MAX_EVENTS_PER_FRAME; i++) {
+        int got = pump ? SDL_PollEvent(&e) : SDL_PeepEvents(&e, 1, SDL_GETEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT);
+        if (got <= 0)
+            break;
+        if (e.type == SDL_WINDOWEVENT)
+            apply_window(L, tempo__loop_window_event(L, &e.window));
+        L->sched.event_dirty = true;
+        tempo__loop_deliver_event(L, &e, wake_ns);
     }
 }
 
@@ -746,7 +813,7 @@ static void note_pause(tempo_loop *L)
  * the loop still probes. */
 static bool withheld_pause_only(const tempo_loop *L)
 {
-    return L->pause_mask == PAUSE_WITHHELD && L->sched.pacing == TEMPO_LOOP_PACING_WITHHELD;
+    return L->pause_mask == PAUSE_WITHHELD && L->sched.pace.pacing == TEMPO_LOOP_PACING_WITHHELD;
 }
 
 /* The deadline a source's dispatch gets: the next due update or render. */
@@ -802,7 +869,8 @@ int tempo_loop_frame(tempo_loop *L)
     if (!L->started) {
         L->started = true;
         tempo__stats_start(&L->st, t0);
-        L->st.win.probes = L->sched.pacing == TEMPO_LOOP_PACING_PROBING; /* the one tempo__loop_set_pacing began */
+        /* the measurement tempo__loop_present_start began */
+        L->st.win.probes = L->sched.pace.pacing == TEMPO_LOOP_PACING_PROBING;
         rebase(L, t0);
         L->sched.dirty = true;
         L->frame_seq_ns = t0;
@@ -834,8 +902,8 @@ int tempo_loop_frame(tempo_loop *L)
     uint64_t deadline = paused_before ? TEMPO_INFINITE : next_deadline(L, t0);
     if (paused_before && tempo__loop_any_parked(L))
         deadline = L->frame_seq_ns + L->sched.step_ns; /* the next paused frame */
-    if (withheld_pause_only(L) && L->sched.withheld_probe_ns < deadline)
-        deadline = L->sched.withheld_probe_ns; /* paused for withheld presents: keep probing */
+    if (withheld_pause_only(L) && L->sched.pace.withheld_probe_ns < deadline)
+        deadline = L->sched.pace.withheld_probe_ns; /* paused for withheld presents: keep probing */
     if (tempo__loop_any_ready(L))
         deadline = t0; /* work remains and may go on now: do not sleep */
     int rc = L->wait(L, &fw, t0, deadline); /* fills fw: the wake and every fired watch */
@@ -863,7 +931,7 @@ int tempo_loop_frame(tempo_loop *L)
     /* Events first (they may pause, resume or quit), then the watches and
      * sources in the order they were added. */
     L->wake_ns = t1;
-    tempo__loop_dispatch_events(L, fw.messages, t1);
+    dispatch_events(L, fw.messages, t1);
     source_pause_edge(L, t1);
     paused_source_frame(L, t1);
     int src_err = 0;
@@ -897,7 +965,7 @@ int tempo_loop_frame(tempo_loop *L)
     if (!paused && L->game_resumed) {
         L->game_resumed = false;
         rebase(L, loop_now(L)); /* the game's pause ended: no catch-up */
-        tempo__loop_realign_render_slot(L);
+        realign(L);
     }
     if (!paused && L->was_paused) {
         /* Resume: no catch-up for the time spent paused. */
@@ -919,26 +987,26 @@ int tempo_loop_frame(tempo_loop *L)
         /* A frame drawn earlier may have waited for these updates (its
          * present would have blocked past them): present it now, unless
          * the next one is due before its vblank as well. */
-        tempo__loop_present_waiting(L, false);
+        apply_present(L, tempo__loop_present_waiting(L, false, next_update_for_wait(L)));
         maybe_render(L, variable_ran);
     } else if (withheld_pause_only(L) && !atomic_load(&L->quit)) {
         /* Paused because presents are withheld: a probe render and present
          * every WITHHELD_PROBE_NS tells when the compositor shows the
          * window again (nothing else does on Wayland). */
         uint64_t t = loop_now(L);
-        if (t >= L->sched.withheld_probe_ns) {
+        if (t >= L->sched.pace.withheld_probe_ns) {
             L->sched.last_render_ns = t;
             tempo__stats_render(&L->st, t);
             call_render(L, alpha_at(L, t));
             if (L->owns_present)
-                tempo__loop_present(L, t);
+                apply_present(L, tempo__loop_present(L, t, next_update_for_wait(L)));
         }
     }
 
     /* Paused or quitting: a present that waited for an update waits no more
      * (quitting, it is dropped). */
     if (L->pause_mask != 0 || atomic_load(&L->quit))
-        tempo__loop_present_waiting(L, true);
+        apply_present(L, tempo__loop_present_waiting(L, true, next_update_for_wait(L)));
 
     /* A pause asked for by update() or render() starts after this frame:
      * remember it, so the frame that resumes (maybe the very next one,
@@ -950,7 +1018,7 @@ int tempo_loop_frame(tempo_loop *L)
     L->st.sleep_since_render_ns += L->frame_present_ns;
     uint64_t t_end = loop_now(L);
     L->prev_end_ns = t_end;
-    if (L->sched.pacing == TEMPO_LOOP_PACING_WITHHELD)
+    if (L->sched.pace.pacing == TEMPO_LOOP_PACING_WITHHELD)
         L->st.win.withheld_ns += t_end - t0;
     if (L->frame_ran)
         tempo__loop_new_source_frame(L, t_end); /* parked sources get their next turn */
@@ -1030,10 +1098,10 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
         o->total = src->total;
     }
     L->st.pub.game_paused = L->sched.game_paused;
-    L->st.pub.vsync = L->sched.vsync;
-    L->st.pub.pacing = L->sched.pacing;
+    L->st.pub.vsync = L->sched.pace.vsync;
+    L->st.pub.pacing = L->sched.pace.pacing;
     L->st.pub.refresh_ns = tempo_loop_get_refresh_ns(L);
-    L->st.pub.predicted_render_ns = L->sched.vsync ? L->pacer.predicted_cost_ns : 0;
-    L->st.pub.present_grid_ns = L->sched.pacing == TEMPO_LOOP_PACING_TIMER ? L->present_grid_ns : 0;
+    L->st.pub.predicted_render_ns = L->sched.pace.vsync ? L->pres.pacer.predicted_cost_ns : 0;
+    L->st.pub.present_grid_ns = L->sched.pace.pacing == TEMPO_LOOP_PACING_TIMER ? L->pres.present_grid_ns : 0;
     return &L->st.pub;
 }

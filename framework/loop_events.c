@@ -1,6 +1,7 @@
-/* The loop's events: SDL's queue after each wait (window state that
- * pauses, resumes or re-measures the presents; everything to the game's
- * event callback and desc.input), and the loop's side of the input
+/* The loop's events: what a window event asks of the loop (a verdict:
+ * pause, resume, a render, the pacing told; loop.c reads SDL's queue and
+ * applies it), each event handed to desc.input and the game's event
+ * callback, and the loop's side of the input
  * attached to it (tempo_input_attach in input_source.c: the listener, the
  * pause and the hooks told, and the native devices' handle as a source of
  * the loop). [loop thread] */
@@ -10,11 +11,6 @@
 #include "loop_internal.h"
 #include "sources_internal.h"
 #include "tempo_internal.h"
-
-/* Most SDL events one frame dispatches. An event callback that pushes an
- * event for every event it gets would otherwise keep the frame forever; the
- * rest stay queued and make the next wait return at once. */
-#define MAX_EVENTS_PER_FRAME 1024
 
 /* [loop thread] desc.input's listener: every input event on arrival. */
 static bool input_listener(const tempo_input_event *ev, void *user)
@@ -37,41 +33,43 @@ static void call_event(tempo_loop *L, const SDL_Event *e)
 
 /* ---- Events -------------------------------------------------------------------- */
 
-/* Window state that pauses, resumes or dirties the loop. */
-static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
+/* What a window event asks of the loop: pause or resume, a render, the
+ * pacing told (loop.c applies it, then hands the event on with
+ * tempo__loop_deliver_event). */
+tempo__window_verdict tempo__loop_window_event(const tempo_loop *L, const SDL_WindowEvent *we)
 {
+    tempo__window_verdict v = {0};
     if (L->window != NULL && we->windowID != SDL_GetWindowID(L->window))
-        return;
+        return v;
     switch (we->event) {
     case SDL_WINDOWEVENT_MINIMIZED:
         if (!L->run_hidden)
-            L->pause_mask |= PAUSE_MINIMIZED;
+            v.pause_set = PAUSE_MINIMIZED;
         break;
     case SDL_WINDOWEVENT_HIDDEN:
         if (!L->run_hidden)
-            L->pause_mask |= PAUSE_HIDDEN;
+            v.pause_set = PAUSE_HIDDEN;
         break;
     case SDL_WINDOWEVENT_RESTORED:
     case SDL_WINDOWEVENT_MAXIMIZED:
     case SDL_WINDOWEVENT_EXPOSED: /* an exposed window is visible, whatever we missed */
-        L->pause_mask &= ~(unsigned)PAUSE_MINIMIZED;
-        L->sched.dirty = true;
-        L->sched.withheld_probe_ns = 0; /* withheld presents: probe at once */
-        if (we->event == SDL_WINDOWEVENT_RESTORED)
-            tempo__loop_reprobe_soon(L);
+        v.pause_clear = PAUSE_MINIMIZED;
+        v.dirty = true;
+        v.shown = true; /* withheld presents: probe at once */
+        v.reprobe = we->event == SDL_WINDOWEVENT_RESTORED;
         break;
     case SDL_WINDOWEVENT_SHOWN:
-        L->pause_mask &= ~(unsigned)PAUSE_HIDDEN;
-        L->sched.dirty = true;
-        L->sched.withheld_probe_ns = 0;
-        tempo__loop_reprobe_soon(L);
+        v.pause_clear = PAUSE_HIDDEN;
+        v.dirty = true;
+        v.shown = true;
+        v.reprobe = true;
         break;
     case SDL_WINDOWEVENT_SIZE_CHANGED:
-        L->sched.dirty = true;
+        v.dirty = true;
         break;
     case SDL_WINDOWEVENT_FOCUS_LOST:
         if (L->pause_on_focus)
-            L->pause_mask |= PAUSE_FOCUS;
+            v.pause_set = PAUSE_FOCUS;
         break;
     case SDL_WINDOWEVENT_FOCUS_GAINED:
         /* A window with keyboard focus is shown, so it is not minimized,
@@ -80,59 +78,41 @@ static void window_event(tempo_loop *L, const SDL_WindowEvent *we)
          * FOCUS_GAINED (weston sends no new configure to a surface that has
          * not committed since, and a paused loop commits nothing), so the
          * minimized pause never ended (issue 36, item 9). */
-        L->pause_mask &= ~(unsigned)(PAUSE_FOCUS | PAUSE_MINIMIZED);
-        L->sched.dirty = true;
-        L->sched.withheld_probe_ns = 0;
+        v.pause_clear = PAUSE_FOCUS | PAUSE_MINIMIZED;
+        v.dirty = true;
+        v.shown = true;
         break;
     case SDL_WINDOWEVENT_DISPLAY_CHANGED:
         /* Another monitor: another refresh rate and another vblank phase. */
-        if (!L->display_hz_given) {
-            L->sched.display_hz = tempo__loop_display_hz(L->window);
-            tempo__pacer_init(&L->pacer, step_of(L->sched.display_hz), 0);
-            L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-            tempo__loop_set_pacing(L, tempo__loop_initial_pacing(L)); /* measure the new display's presents */
-        } else {
-            tempo__loop_reprobe_soon(L);
-        }
+        v.display_changed = true;
         break;
     default:
         break;
     }
+    return v;
 }
 
-/* Dispatches SDL's queue. `pump`: read new window-system input first
- * (SDL_PollEvent). Without it the queue is drained as it is: the message
- * wait pumped it just before deciding why it returned. Input events are
- * stamped `wake_ns`, when the wait returned: that is when the loop learnt
- * of them, and the same instant for all of a frame's events, so a slow
- * event callback does not skew the later ones. */
-void tempo__loop_dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns)
+/* Hands one of SDL's events on: input to desc.input (whose listener is
+ * desc.input_event) or straight to desc.input_event, then the game's event
+ * callback. Input events are stamped `wake_ns`, when the wait returned:
+ * that is when the loop learnt of them, and the same instant for all of a
+ * frame's events, so a slow event callback does not skew the later ones. */
+void tempo__loop_deliver_event(tempo_loop *L, const SDL_Event *e, uint64_t wake_ns)
 {
-    if (!SDL_WasInit(SDL_INIT_EVENTS))
-        return;
-    SDL_Event e;
-    for (int i = 0; i < MAX_EVENTS_PER_FRAME; i++) {
-        int got = pump ? SDL_PollEvent(&e) : SDL_PeepEvents(&e, 1, SDL_GETEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT);
-        if (got <= 0)
-            break;
-        if (e.type == SDL_WINDOWEVENT)
-            window_event(L, &e.window);
-        L->sched.event_dirty = true;
-        if (L->input != NULL) {
-            /* Input reaches desc.input_event through the input's listener. */
-            tempo_input_handle_sdl(L->input, &e, wake_ns); /* 0 for non-input events */
-        } else if (L->input_event != NULL) {
-            tempo_input_event ev;
-            if (tempo_input_from_sdl(&e, wake_ns, &ev) > 0) {
-                uint64_t a = loop_now(L);
-                L->input_event(L, &ev, L->user); /* nothing to consume it from */
-                L->frame_game_ns += loop_now(L) - a;
-            }
+    if (L->input != NULL) {
+        /* Input reaches desc.input_event through the input's listener. */
+        tempo_input_handle_sdl(L->input, e, wake_ns); /* 0 for non-input events */
+    } else if (L->input_event != NULL) {
+        tempo_input_event ev;
+        if (tempo_input_from_sdl(e, wake_ns, &ev) > 0) {
+            uint64_t a = loop_now(L);
+            L->input_event(L, &ev, L->user); /* nothing to consume it from */
+            L->frame_game_ns += loop_now(L) - a;
         }
-        call_event(L, &e);
-        if (e.type == SDL_QUIT)
-            atomic_store(&L->quit, true);
     }
+    call_event(L, e);
+    if (e->type == SDL_QUIT)
+        atomic_store(&L->quit, true);
 }
 
 /* ---- Native input --------------------------------------------------------------- */

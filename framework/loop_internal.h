@@ -135,6 +135,60 @@ typedef struct tempo__watch {
     tempo__source src;
 } tempo__watch;
 
+/* ---- Display pacing's state (loop_present.c) --------------------------------
+ * Only loop_present.c writes it. Each of its entry points returns what the
+ * loop must change in its own state (tempo__present_verdict), and the loop
+ * applies it; the pacing's inputs to the schedule (`pace`) are handed to it
+ * whole (tempo_loop.sched.pace). */
+
+/* What a call into display pacing asks of the loop, which applies it. */
+typedef struct tempo__present_verdict {
+    bool realign;          /* the render slot schedule starts again from the last render */
+    bool phase;            /* the presents block on vblanks, one returned at phase_at_ns:
+                              move the update ticks after it (tempo__sched_phase_move) */
+    uint64_t phase_at_ns;
+    unsigned pause_set;    /* PAUSE_WITHHELD set or cleared (never both) */
+    unsigned pause_clear;
+    bool dirty;            /* a render is owed (the presents came back) */
+    uint64_t present_ns;   /* time blocked in presents */
+    uint32_t probes;       /* measurements begun */
+    uint32_t withheld_presents;
+    uint64_t missed_vblanks;
+} tempo__present_verdict;
+
+typedef struct tempo__present {
+    tempo__sched_pace pace;        /* the pacing in force, as the schedule sees it */
+    tempo_loop_vsync vsync_mode;   /* what the game asked for (desc.vsync, set_vsync) */
+    tempo_loop_pacing pacing_before_withheld; /* resumed when presents come back */
+    tempo__probe probe;            /* PROBING: does the present block? */
+    uint64_t last_return_ns;       /* when the last present returned (0: none) */
+    int long_presents;             /* consecutive presents blocked past the withheld bound */
+    uint64_t withheld_every_ns;    /* WITHHELD: the probes' interval (backoff on a shown window) */
+    bool withheld_shown;           /* WITHHELD: the window system said shown at the last probe */
+    /* What the window system says of L->window: plat_window_visibility,
+     * set at create; a field so that tests can stand in for a window
+     * system (a Wayland compositor that says nothing). */
+    plat_visibility (*window_visibility)(struct SDL_Window *window);
+    bool display_hz_given;         /* desc.display_hz: do not follow the window */
+    tempo__pacer pacer;
+    bool software_present;         /* desc.renderer is SDL's "software" renderer */
+    uint64_t present_grid_ns;      /* TIMER: the presents' own grid (tempo__pacer_judge), or 0 */
+    uint64_t reprobe_ns;           /* TIMER chosen by a measurement: the next one (0: none) */
+    uint64_t reprobe_every_ns;     /* the periodic re-measurement's interval (backoff) */
+    uint64_t timer_since_ns;       /* when the last measurement chose TIMER */
+    int blocking_presents;         /* TIMER: consecutive presents that blocked > P/4 */
+    bool reprobing;                /* TIMER: re-measuring by shifting the render phase */
+    uint64_t probe_b_call, probe_b_return; /* its last "b" present */
+    /* VSYNC: a frame rendered, its present waiting for an update due before
+     * its vblank (loop_present.c, tempo__pacer_may_wait) */
+    bool present_waits;
+    uint64_t wait_start_ns;        /* its work's start, for the pacer's cost */
+    uint64_t wait_render_end_ns;   /* when its render ended */
+    uint64_t wait_vblank_ns;       /* the vblank its present blocks until */
+    tempo__present_verdict told;   /* the verdict of the call under way */
+} tempo__present;
+
+
 /* What one frame's wait saw (loop.c). */
 struct tempo__frame_wait;
 
@@ -215,34 +269,8 @@ struct tempo_loop {
     SDL_Renderer *renderer;        /* not owned */
     tempo_loop_present_fn present;
     bool owns_present;             /* renderer or present: the loop presents */
-    tempo_loop_vsync vsync_mode;   /* what the game asked for (desc.vsync, set_vsync) */
-    tempo_loop_pacing pacing_before_withheld; /* resumed when presents come back */
-    tempo__probe probe;            /* PROBING: does the present block? */
-    uint64_t last_return_ns;       /* when the last present returned (0: none) */
-    int long_presents;             /* consecutive presents blocked past the withheld bound */
-    uint64_t withheld_every_ns;    /* WITHHELD: the probes' interval (backoff on a shown window) */
-    bool withheld_shown;           /* WITHHELD: the window system said shown at the last probe */
-    /* What the window system says of L->window: plat_window_visibility,
-     * set at create; a field so that tests can stand in for a window
-     * system (a Wayland compositor that says nothing). */
-    plat_visibility (*window_visibility)(struct SDL_Window *window);
-    bool display_hz_given;         /* desc.display_hz: do not follow the window */
-    tempo__pacer pacer;
+    tempo__present pres;           /* loop_present.c's */
     uint64_t frame_present_ns;     /* blocked in the present this frame */
-    bool software_present;         /* desc.renderer is SDL's "software" renderer */
-    uint64_t present_grid_ns;      /* TIMER: the presents' own grid (tempo__pacer_judge), or 0 */
-    uint64_t reprobe_ns;           /* TIMER chosen by a measurement: the next one (0: none) */
-    uint64_t reprobe_every_ns;     /* the periodic re-measurement's interval (backoff) */
-    uint64_t timer_since_ns;       /* when the last measurement chose TIMER */
-    int blocking_presents;         /* TIMER: consecutive presents that blocked > P/4 */
-    bool reprobing;                /* TIMER: re-measuring by shifting the render phase */
-    uint64_t probe_b_call, probe_b_return; /* its last "b" present */
-    /* VSYNC: a frame rendered, its present waiting for an update due before
-     * its vblank (loop_present.c, tempo__pacer_may_wait) */
-    bool present_waits;
-    uint64_t wait_start_ns;        /* its work's start, for the pacer's cost */
-    uint64_t wait_render_end_ns;   /* when its render ended */
-    uint64_t wait_vblank_ns;       /* the vblank its present blocks until */
 
     /* pause notifications and the game's own pause */
     tempo_loop_input_fn input_event;
@@ -296,30 +324,27 @@ static inline uint64_t loop_now(const tempo_loop *L)
     return L->clock.now(L->clock.user);
 }
 
-/* loop.c: the render slot schedule starts again from the last render (a
- * change of pacing, rate or policy). */
-void tempo__loop_realign_render_slot(tempo_loop *L);
-
-/* loop_present.c: display pacing. */
-/* The refresh rate of the window's display (the desktop's without a
- * window), or 60 when SDL does not know. */
-uint32_t tempo__loop_display_hz(struct SDL_Window *window);
-/* Forgets the vblank phase (resume, vsync toggle, another display). */
-void tempo__loop_pace_reset(tempo_loop *L);
-/* Switches the pacing in force; PROBING starts a measurement. */
-void tempo__loop_set_pacing(tempo_loop *L, tempo_loop_pacing pacing);
-/* A window event that may change what the presents do: measure again. */
-void tempo__loop_reprobe_soon(tempo_loop *L);
-/* The pacing to start from. */
-tempo_loop_pacing tempo__loop_initial_pacing(const tempo_loop *L);
+/* loop_present.c: display pacing. Each call returns its verdict, which
+ * the caller applies at once (loop.c, apply_present). */
+/* Sets the pacing up from `desc` at create. */
+tempo__present_verdict tempo__loop_present_start(tempo_loop *L, const tempo_loop_desc *desc);
+/* The game asked for vsync on or off (tempo_loop_set_vsync): measure again. */
+tempo__present_verdict tempo__loop_set_vsync_mode(tempo_loop *L, tempo_loop_vsync mode);
+/* Forgets the vblank phase (resume). */
+tempo__present_verdict tempo__loop_pace_reset(tempo_loop *L);
+/* The window was shown, restored or exposed: withheld presents are probed
+ * at once; `reprobe`: a timer chosen by a measurement is measured again. */
+tempo__present_verdict tempo__loop_window_shown(tempo_loop *L, bool reprobe);
+/* The window moved to another display: its rate, and a new measurement. */
+tempo__present_verdict tempo__loop_display_changed(tempo_loop *L);
 /* Presents the frame rendered at `t` and learns from the present's return;
- * with vsync the present may wait for an update due before its vblank
- * (L->present_waits). */
-void tempo__loop_present(tempo_loop *L, uint64_t t);
+ * with vsync the present may wait for the update due at `due` (UINT64_MAX:
+ * none may run first) before its vblank (L->pres.present_waits). */
+tempo__present_verdict tempo__loop_present(tempo_loop *L, uint64_t t, uint64_t due);
 /* The frame's updates ran: makes a waiting present now, unless the next
- * update still falls due before its vblank and may run first; `now_too`:
- * now whatever is due (the loop pauses or quits). */
-void tempo__loop_present_waiting(tempo_loop *L, bool now_too);
+ * update (`due`, as above) still falls due before its vblank and may run
+ * first; `now_too`: now whatever is due (the loop pauses or quits). */
+tempo__present_verdict tempo__loop_present_waiting(tempo_loop *L, bool now_too, uint64_t due);
 
 /* loop_sources.c: the registry of watches and sources. */
 /* The entry watching `h`, or -1. */
@@ -349,9 +374,18 @@ void tempo__loop_take_input(tempo_loop *L, tempo_input *in, tempo__input_pause_f
  * wait set, its listener goes, a paused loop's pause ends for it, the
  * hooks are told, then its `detached`. */
 void tempo__loop_drop_input(tempo_loop *L);
-/* Dispatches SDL's queued events, at most a frame's worth (`pump`: through
- * SDL_PollEvent, else the wait pumped already), input stamped `wake_ns`. */
-void tempo__loop_dispatch_events(tempo_loop *L, bool pump, uint64_t wake_ns);
+/* What a window event asks of the loop, which applies it. */
+typedef struct tempo__window_verdict {
+    unsigned pause_set, pause_clear; /* PAUSE_* bits */
+    bool dirty;           /* a render is owed */
+    bool shown;           /* the window is shown: tempo__loop_window_shown */
+    bool reprobe;         /* ... and the presents may have changed */
+    bool display_changed; /* another display: tempo__loop_display_changed */
+} tempo__window_verdict;
+tempo__window_verdict tempo__loop_window_event(const tempo_loop *L, const SDL_WindowEvent *we);
+/* Hands one of SDL's events to the input and the game, input stamped
+ * `wake_ns`; SDL_QUIT quits the loop. */
+void tempo__loop_deliver_event(tempo_loop *L, const SDL_Event *e, uint64_t wake_ns);
 /* Keeps the input's native handle in the registry as a source. */
 void tempo__loop_sync_native_input(tempo_loop *L);
 

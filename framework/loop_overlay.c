@@ -174,12 +174,12 @@ int tempo_loop_draw_stats_scaled(tempo_loop *L, SDL_Renderer *r, int x, int y, i
     /* The render pace: the cap, the learnt vblanks, or the display rate. */
     /* The pacing in force is named: timer, vsync, probing, presents-withheld. */
     if (L->sched.render_hz)
-        snprintf(a, sizeof a, "cap %uHz %s", L->sched.render_hz, tempo_loop_pacing_name(L->sched.pacing));
-    else if (L->sched.pacing == TEMPO_LOOP_PACING_TIMER && L->present_grid_ns != 0)
+        snprintf(a, sizeof a, "cap %uHz %s", L->sched.render_hz, tempo_loop_pacing_name(L->sched.pace.pacing));
+    else if (L->sched.pace.pacing == TEMPO_LOOP_PACING_TIMER && L->pres.present_grid_ns != 0)
         snprintf(a, sizeof a, "timer %.2fHz (present grid %.1fHz)", 1e9 / (double)tempo_loop_get_refresh_ns(L),
-                 1e9 / (double)L->present_grid_ns);
+                 1e9 / (double)L->pres.present_grid_ns);
     else
-        snprintf(a, sizeof a, "%s %.2fHz", tempo_loop_pacing_name(L->sched.pacing),
+        snprintf(a, sizeof a, "%s %.2fHz", tempo_loop_pacing_name(L->sched.pace.pacing),
                  1e9 / (double)tempo_loop_get_refresh_ns(L));
     fail |= text(r, k, tx, ty, "update %uHz  render %s%s", L->sched.update_hz, a,
                  L->sched.on_demand ? " on demand" : "");

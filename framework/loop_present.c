@@ -5,8 +5,15 @@
  * vblanks in pacer.c), picks the pacing (vsync, timer, probing, presents
  * withheld), and measures a timer again when the presents may have
  * changed. The schedule that follows from the pacing is loop_schedule.c's.
- * [loop thread] */
+ *
+ * Its state is its own (tempo_loop.pres, a tempo__present), and it writes
+ * nothing else of the loop: each entry point returns a verdict (the render
+ * slots realigned, the ticks moved after a vblank, the withheld-presents
+ * pause, a render owed, the statistics' counts) that loop.c applies at
+ * once, and the pacing's inputs to the schedule (tempo__present.pace),
+ * which loop.c hands to the schedule whole. [loop thread] */
 #include <stdlib.h>
+#include <string.h>
 
 #include "loop_internal.h"
 #include "loop_schedule.h"
@@ -39,7 +46,7 @@
 
 /* The refresh rate of the window's display (the desktop's without a
  * window), or 60 when SDL does not know (Xvfb reports 0 Hz). */
-uint32_t tempo__loop_display_hz(SDL_Window *window)
+static uint32_t display_hz_of(SDL_Window *window)
 {
     SDL_DisplayMode mode;
     int rate = 0;
@@ -51,44 +58,77 @@ uint32_t tempo__loop_display_hz(SDL_Window *window)
     return tempo__pacer_display_hz(rate);
 }
 
-/* Forget the vblank phase (resume, vsync toggle, another display): the
- * next presents teach it again. */
-void tempo__loop_pace_reset(tempo_loop *L)
+/* What the call under way asks of the loop (tempo__present_verdict). */
+static void told_withheld_pause(tempo_loop *L, bool on)
 {
-    tempo__pacer_reset(&L->pacer);
-    L->sched.pace_wake_ns = 0;
-    L->last_return_ns = 0;
+    tempo__present_verdict *v = &L->pres.told;
+    if (on) {
+        v->pause_set |= PAUSE_WITHHELD;
+        v->pause_clear &= ~(unsigned)PAUSE_WITHHELD;
+    } else {
+        v->pause_clear |= PAUSE_WITHHELD;
+        v->pause_set &= ~(unsigned)PAUSE_WITHHELD;
+    }
 }
 
-/* The pacer's and the probe's part of the schedule's inputs (L->sched):
- * the schedule reads them from its own struct, kept current here after
- * every change of either. */
+static void begin(tempo_loop *L)
+{
+    L->pres.told = (tempo__present_verdict){0};
+}
+
+static void publish(tempo_loop *L);
+
+/* Every entry point ends here: the pacing's inputs to the schedule are
+ * current, and the loop gets the verdict to apply. */
+static tempo__present_verdict done(tempo_loop *L)
+{
+    publish(L);
+    return L->pres.told;
+}
+
+/* Forget the vblank phase (resume, vsync toggle, another display): the
+ * next presents teach it again. */
+static void pace_reset(tempo_loop *L)
+{
+    tempo__pacer_reset(&L->pres.pacer);
+    L->pres.pace.pace_wake_ns = 0;
+    L->pres.last_return_ns = 0;
+}
+
+tempo__present_verdict tempo__loop_pace_reset(tempo_loop *L)
+{
+    begin(L);
+    pace_reset(L);
+    return done(L);
+}
+
+/* The pacer's and the probe's part of the pacing's inputs to the schedule
+ * (L->pres.pace), which live in pacer.c's structs. */
 static void publish(tempo_loop *L)
 {
-    L->sched.nominal_period_ns = L->pacer.nominal_period_ns;
-    L->sched.probe_n = L->probe.n;
-    L->sched.probe_period_ns = L->probe.period_ns;
+    L->pres.pace.nominal_period_ns = L->pres.pacer.nominal_period_ns;
+    L->pres.pace.probe_n = L->pres.probe.n;
+    L->pres.pace.probe_period_ns = L->pres.probe.period_ns;
 }
 
 /* Switches the pacing in force. PROBING starts a new measurement with a
  * render at once (its present's return anchors the first probe). */
-void tempo__loop_set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
+static void set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
 {
-    L->sched.pacing = pacing;
-    L->sched.vsync = pacing == TEMPO_LOOP_PACING_VSYNC;
-    L->long_presents = 0;
-    L->present_grid_ns = 0;
-    L->reprobe_ns = 0;
-    L->blocking_presents = 0;
-    L->reprobing = false;
-    L->sched.slot_shift_ns = 0;
-    tempo__loop_pace_reset(L);
+    L->pres.pace.pacing = pacing;
+    L->pres.pace.vsync = pacing == TEMPO_LOOP_PACING_VSYNC;
+    L->pres.long_presents = 0;
+    L->pres.present_grid_ns = 0;
+    L->pres.reprobe_ns = 0;
+    L->pres.blocking_presents = 0;
+    L->pres.reprobing = false;
+    L->pres.pace.slot_shift_ns = 0;
+    pace_reset(L);
     if (pacing == TEMPO_LOOP_PACING_PROBING) {
-        tempo__probe_start(&L->probe, L->pacer.nominal_period_ns);
-        L->st.win.probes++;
+        tempo__probe_start(&L->pres.probe, L->pres.pacer.nominal_period_ns);
+        L->pres.told.probes++;
     }
-    publish(L);
-    tempo__loop_realign_render_slot(L);
+    L->pres.told.realign = true;
 }
 
 /* Switches the pacing on what the presents were measured to do (a probe's
@@ -99,9 +139,9 @@ void tempo__loop_set_pacing(tempo_loop *L, tempo_loop_pacing pacing)
  * compositor's withholding wait for two more. */
 static void set_measured_pacing(tempo_loop *L, tempo_loop_pacing pacing)
 {
-    int run = L->long_presents;
-    tempo__loop_set_pacing(L, pacing);
-    L->long_presents = run;
+    int run = L->pres.long_presents;
+    set_pacing(L, pacing);
+    L->pres.long_presents = run;
 }
 
 /* A measurement at `now` chose the timer (`grid_ns`: the presents block on
@@ -109,30 +149,84 @@ static void set_measured_pacing(tempo_loop *L, tempo_loop_pacing pacing)
 static void timer_verdict(tempo_loop *L, uint64_t now, uint64_t grid_ns)
 {
     set_measured_pacing(L, TEMPO_LOOP_PACING_TIMER);
-    L->present_grid_ns = grid_ns;
-    L->timer_since_ns = now;
-    if (L->reprobe_every_ns == 0)
-        L->reprobe_every_ns = REPROBE_FIRST_NS;
-    L->reprobe_ns = now + L->reprobe_every_ns;
-    L->reprobe_every_ns = L->reprobe_every_ns * 2 < REPROBE_MAX_NS ? L->reprobe_every_ns * 2 : REPROBE_MAX_NS;
+    L->pres.present_grid_ns = grid_ns;
+    L->pres.timer_since_ns = now;
+    if (L->pres.reprobe_every_ns == 0)
+        L->pres.reprobe_every_ns = REPROBE_FIRST_NS;
+    L->pres.reprobe_ns = now + L->pres.reprobe_every_ns;
+    uint64_t every = L->pres.reprobe_every_ns;
+    L->pres.reprobe_every_ns = every * 2 < REPROBE_MAX_NS ? every * 2 : REPROBE_MAX_NS;
 }
 
 /* Something may have changed what the presents do: measure again at the
  * next present (when a measurement chose the timer), and restart the
  * periodic re-measurement's backoff. */
-void tempo__loop_reprobe_soon(tempo_loop *L)
+static void reprobe_soon(tempo_loop *L)
 {
-    L->reprobe_every_ns = REPROBE_FIRST_NS;
-    if (L->sched.pacing == TEMPO_LOOP_PACING_TIMER && L->reprobe_ns != 0)
-        L->reprobe_ns = 1;
+    L->pres.reprobe_every_ns = REPROBE_FIRST_NS;
+    if (L->pres.pace.pacing == TEMPO_LOOP_PACING_TIMER && L->pres.reprobe_ns != 0)
+        L->pres.reprobe_ns = 1;
 }
 
 /* The pacing to start from: measure the presents the loop makes, unless
  * vsync is off or the game presents itself. */
-tempo_loop_pacing tempo__loop_initial_pacing(const tempo_loop *L)
+static tempo_loop_pacing initial_pacing(const tempo_loop *L)
 {
-    return L->owns_present && L->vsync_mode != TEMPO_LOOP_VSYNC_OFF ? TEMPO_LOOP_PACING_PROBING
-                                                                      : TEMPO_LOOP_PACING_TIMER;
+    return L->owns_present && L->pres.vsync_mode != TEMPO_LOOP_VSYNC_OFF ? TEMPO_LOOP_PACING_PROBING
+                                                                          : TEMPO_LOOP_PACING_TIMER;
+}
+
+tempo__present_verdict tempo__loop_present_start(tempo_loop *L, const tempo_loop_desc *desc)
+{
+    begin(L);
+    tempo__present *P = &L->pres;
+    P->window_visibility = plat_window_visibility;
+    P->display_hz_given = desc->display_hz != 0;
+    P->pace.display_hz = P->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
+                                             : display_hz_of(L->window);
+    tempo__pacer_init(&P->pacer, step_of(P->pace.display_hz), 0);
+    /* Not SDL_RENDERER_PRESENTVSYNC: the software renderer reports it and
+     * does not block. The presents themselves are measured; SDL's software
+     * renderer has no vblank of its own to wait for (tempo__pacer_judge). */
+    SDL_RendererInfo rinfo;
+    P->software_present = desc->renderer != NULL && desc->present == NULL &&
+                          SDL_GetRendererInfo(desc->renderer, &rinfo) == 0 && rinfo.name != NULL &&
+                          strcmp(rinfo.name, "software") == 0;
+    P->vsync_mode = (unsigned)desc->vsync <= TEMPO_LOOP_VSYNC_OFF ? desc->vsync : TEMPO_LOOP_VSYNC_AUTO;
+    set_pacing(L, initial_pacing(L));
+    return done(L);
+}
+
+tempo__present_verdict tempo__loop_set_vsync_mode(tempo_loop *L, tempo_loop_vsync mode)
+{
+    begin(L);
+    L->pres.vsync_mode = mode;
+    told_withheld_pause(L, false);
+    set_pacing(L, initial_pacing(L));
+    return done(L);
+}
+
+tempo__present_verdict tempo__loop_window_shown(tempo_loop *L, bool reprobe)
+{
+    begin(L);
+    L->pres.pace.withheld_probe_ns = 0; /* withheld presents: probe at once */
+    if (reprobe)
+        reprobe_soon(L);
+    return done(L);
+}
+
+tempo__present_verdict tempo__loop_display_changed(tempo_loop *L)
+{
+    begin(L);
+    if (!L->pres.display_hz_given) {
+        L->pres.pace.display_hz = display_hz_of(L->window);
+        tempo__pacer_init(&L->pres.pacer, step_of(L->pres.pace.display_hz), 0);
+        told_withheld_pause(L, false);
+        set_pacing(L, initial_pacing(L)); /* measure the new display's presents */
+    } else {
+        reprobe_soon(L);
+    }
+    return done(L);
 }
 
 /* The verdict of a measurement whose rounds all ended undecided (the
@@ -143,7 +237,7 @@ tempo_loop_pacing tempo__loop_initial_pacing(const tempo_loop *L)
  * by the timer. */
 static int undecided_verdict(const tempo_loop *L)
 {
-    return L->vsync_mode == TEMPO_LOOP_VSYNC_ON || TEMPO__PROBE_WAITED(&L->probe) ? TEMPO__PROBE_BLOCKS
+    return L->pres.vsync_mode == TEMPO_LOOP_VSYNC_ON || TEMPO__PROBE_WAITED(&L->pres.probe) ? TEMPO__PROBE_BLOCKS
                                                                                   : TEMPO__PROBE_FREE;
 }
 
@@ -152,7 +246,7 @@ static int undecided_verdict(const tempo_loop *L)
 static void reprobe_from_scratch(tempo_loop *L, uint64_t b)
 {
     set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
-    L->last_return_ns = b; /* the next render (at once) anchors the probe */
+    L->pres.last_return_ns = b; /* the next render (at once) anchors the probe */
 }
 
 /* A present paced by the timer returned (called at `a`, returned at `b`).
@@ -171,67 +265,67 @@ static void reprobe_from_scratch(tempo_loop *L, uint64_t b)
  *    would delay the "a" render; the run above catches those.) */
 static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
 {
-    if (L->reprobe_ns == 0)
+    if (L->pres.reprobe_ns == 0)
         return; /* the timer was asked for */
-    uint64_t P = L->pacer.nominal_period_ns;
+    uint64_t P = L->pres.pacer.nominal_period_ns;
     /* SDL's software renderer waits for no vblank, ever: if its present
      * blocks, SDL sleeps (emulated vsync, decided when it was created), and
      * a call moved a quarter period earlier sleeps longer, like a vsync
      * present. Only a window event measures it again. Nor does a present
      * known to sleep to a grid of its own say anything by blocking. */
-    if (L->software_present && L->reprobe_ns != 1)
+    if (L->pres.software_present && L->pres.reprobe_ns != 1)
         return;
-    L->blocking_presents = b - a > P / 4 && L->present_grid_ns == 0 ? L->blocking_presents + 1 : 0;
-    if (L->blocking_presents >= REPROBE_RUN && b >= L->timer_since_ns + REPROBE_FIRST_NS) {
+    L->pres.blocking_presents = b - a > P / 4 && L->pres.present_grid_ns == 0 ? L->pres.blocking_presents + 1 : 0;
+    if (L->pres.blocking_presents >= REPROBE_RUN && b >= L->pres.timer_since_ns + REPROBE_FIRST_NS) {
         reprobe_from_scratch(L, b);
         return;
     }
-    if (L->reprobing) {
-        if (L->probe_b_call == 0) { /* this is a "b": the next render a quarter period earlier */
-            L->probe_b_call = a;
-            L->probe_b_return = b;
-            L->sched.slot_shift_ns += P / 4;
+    if (L->pres.reprobing) {
+        if (L->pres.probe_b_call == 0) { /* this is a "b": the next render a quarter period earlier */
+            L->pres.probe_b_call = a;
+            L->pres.probe_b_return = b;
+            L->pres.pace.slot_shift_ns += P / 4;
             return;
         }
-        int verdict = tempo__probe_pair_presented(&L->probe, a, b, L->probe_b_call, L->probe_b_return);
-        L->probe_b_call = 0;
+        int verdict = tempo__probe_pair_presented(&L->pres.probe, a, b, L->pres.probe_b_call, L->pres.probe_b_return);
+        L->pres.probe_b_call = 0;
         /* A present known to sleep to a regular grid of its own (the judge
          * saw its returns on the line) drifts against the timer's calls, so
          * some pairs differ: the median alone says free, as before the
          * every-pair rule, which is for irregular frame callbacks. */
-        if (verdict == TEMPO__PROBE_UNSURE && L->present_grid_ns != 0 &&
-            llabs(L->probe.last_median_ns) < (int64_t)P / 8)
+        if (verdict == TEMPO__PROBE_UNSURE && L->pres.present_grid_ns != 0 &&
+            llabs(L->pres.probe.last_median_ns) < (int64_t)P / 8)
             verdict = TEMPO__PROBE_FREE;
-        if (L->sched.slot_shift_ns >= P - P / 16) { /* a whole period: back on the grid */
-            L->sched.slot_shift_ns = 0;
-            tempo__loop_realign_render_slot(L);
+        if (L->pres.pace.slot_shift_ns >= P - P / 16) { /* a whole period: back on the grid */
+            L->pres.pace.slot_shift_ns = 0;
+            L->pres.told.realign = true;
         }
         /* Undecided: as the first probe, but a present known to sleep to
          * a grid of its own waits by design and says nothing by it. */
-        if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
-            verdict = L->present_grid_ns != 0 ? TEMPO__PROBE_FREE : undecided_verdict(L);
+        if (verdict == TEMPO__PROBE_UNSURE && L->pres.probe.rounds >= PROBE_MAX_ROUNDS)
+            verdict = L->pres.present_grid_ns != 0 ? TEMPO__PROBE_FREE : undecided_verdict(L);
         /* It blocks, or (undecided) the presents waited: measure from
          * scratch, where the first probe's rules decide and the pacer
          * learns the vblanks. */
         if (verdict == TEMPO__PROBE_BLOCKS)
             reprobe_from_scratch(L, b);
         else if (verdict == TEMPO__PROBE_FREE)
-            timer_verdict(L, b, L->present_grid_ns);
+            timer_verdict(L, b, L->pres.present_grid_ns);
         return;
     }
-    if (b < L->reprobe_ns)
+    if (b < L->pres.reprobe_ns)
         return;
-    if (!L->display_hz_given) {
+    if (!L->pres.display_hz_given) {
         /* The display mode may have changed meanwhile. */
-        uint32_t hz = tempo__loop_display_hz(L->window);
-        if (hz != L->sched.display_hz) {
-            L->sched.display_hz = hz;
-            tempo__pacer_init(&L->pacer, step_of(hz), 0);
+        uint32_t hz = display_hz_of(L->window);
+        if (hz != L->pres.pace.display_hz) {
+            L->pres.pace.display_hz = hz;
+            tempo__pacer_init(&L->pres.pacer, step_of(hz), 0);
             reprobe_from_scratch(L, b); /* another display: measure from scratch */
             return;
         }
     }
-    if (L->reprobe_ns == 1) { /* a window event: at once, from scratch */
+    if (L->pres.reprobe_ns == 1) { /* a window event: at once, from scratch */
         reprobe_from_scratch(L, b);
         return;
     }
@@ -239,15 +333,15 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
         /* LOCKSTEP renders after its ticks, on no phase the measurement
          * could move without a longer interval: only a run of blocking
          * presents or a window event measures it again. */
-        L->reprobe_ns = UINT64_MAX;
+        L->pres.reprobe_ns = UINT64_MAX;
         return;
     }
-    tempo__probe_start(&L->probe, P);
-    L->st.win.probes++;
-    L->reprobing = true;
-    L->probe_b_call = a; /* this present is the first "b" */
-    L->probe_b_return = b;
-    L->sched.slot_shift_ns = P / 4;
+    tempo__probe_start(&L->pres.probe, P);
+    L->pres.told.probes++;
+    L->pres.reprobing = true;
+    L->pres.probe_b_call = a; /* this present is the first "b" */
+    L->pres.probe_b_return = b;
+    L->pres.pace.slot_shift_ns = P / 4;
 }
 
 /* When the work of the frame rendered at `t` started, for the pacer's
@@ -256,23 +350,9 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
  * else the frame's wake. */
 static uint64_t work_start(const tempo_loop *L, uint64_t t)
 {
-    uint64_t planned = L->sched.pace_wake_ns;
-    uint64_t half = tempo__pacer_period_ns(&L->pacer) / 2;
+    uint64_t planned = L->pres.pace.pace_wake_ns;
+    uint64_t half = tempo__pacer_period_ns(&L->pres.pacer) / 2;
     return planned != 0 && t >= planned && t - planned < half ? planned : L->wake_ns;
-}
-
-/* The next update's due time, if one can run before a waiting present:
- * a fixed policy whose renders follow their own slots (LOCKSTEP renders
- * after its ticks, VARIABLE's update is the render's), not in the game's
- * pause or at the catch-up limit; else UINT64_MAX. */
-static uint64_t next_update_for_wait(const tempo_loop *L)
-{
-    if (L->sched.policy == TEMPO_LOOP_VARIABLE || L->sched.policy == TEMPO_LOOP_LOCKSTEP || L->sched.game_paused ||
-        L->sched.display_driven || L->pause_mask != 0 || atomic_load(&L->quit))
-        return UINT64_MAX;
-    if (tempo__sched_updates_blocked(&L->sched))
-        return UINT64_MAX;
-    return tempo__sched_next_tick_ns(&L->sched);
 }
 
 static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited);
@@ -297,22 +377,19 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
  * is answered at the next probe. */
 static void withheld_goes_on(tempo_loop *L, uint64_t b, bool entered)
 {
-    bool shown = L->window_visibility(L->window) == PLAT_VISIBILITY_SHOWN;
-    bool became_shown = shown && (entered || !L->withheld_shown);
-    L->withheld_shown = shown;
-    if (shown || L->run_hidden)
-        L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-    else
-        L->pause_mask |= PAUSE_WITHHELD; /* counts as hidden: the hidden-pause */
+    bool shown = L->pres.window_visibility(L->window) == PLAT_VISIBILITY_SHOWN;
+    bool became_shown = shown && (entered || !L->pres.withheld_shown);
+    L->pres.withheld_shown = shown;
+    told_withheld_pause(L, !shown && !L->run_hidden); /* counts as hidden: the hidden-pause */
     if (!shown)
-        L->withheld_every_ns = WITHHELD_PROBE_NS;
+        L->pres.withheld_every_ns = WITHHELD_PROBE_NS;
     else if (became_shown)
-        L->withheld_every_ns = L->pacer.nominal_period_ns;
-    else if (L->withheld_every_ns < WITHHELD_PROBE_NS / 2)
-        L->withheld_every_ns *= 2;
+        L->pres.withheld_every_ns = L->pres.pacer.nominal_period_ns;
+    else if (L->pres.withheld_every_ns < WITHHELD_PROBE_NS / 2)
+        L->pres.withheld_every_ns *= 2;
     else
-        L->withheld_every_ns = WITHHELD_PROBE_NS;
-    L->sched.withheld_probe_ns = b + L->withheld_every_ns;
+        L->pres.withheld_every_ns = WITHHELD_PROBE_NS;
+    L->pres.pace.withheld_probe_ns = b + L->pres.withheld_every_ns;
 }
 
 /* A present returned within the withheld bound (at `b`): frames come back,
@@ -322,13 +399,13 @@ static void withheld_goes_on(tempo_loop *L, uint64_t b, bool entered)
  * the grid the presents sleep to. */
 static void withheld_ends(tempo_loop *L, uint64_t b)
 {
-    L->pause_mask &= ~(unsigned)PAUSE_WITHHELD;
-    L->sched.dirty = true;
-    if (L->pacing_before_withheld == TEMPO_LOOP_PACING_TIMER)
-        timer_verdict(L, b, L->present_grid_ns);
+    told_withheld_pause(L, false);
+    L->pres.told.dirty = true;
+    if (L->pres.pacing_before_withheld == TEMPO_LOOP_PACING_TIMER)
+        timer_verdict(L, b, L->pres.present_grid_ns);
     else
-        tempo__loop_set_pacing(L, L->pacing_before_withheld);
-    L->last_return_ns = b;
+        set_pacing(L, L->pres.pacing_before_withheld);
+    L->pres.last_return_ns = b;
 }
 
 /* Presents the frame rendered at `t`. The time blocked in the present is
@@ -342,58 +419,53 @@ static void withheld_ends(tempo_loop *L, uint64_t b)
  * So the present waits for such an update when what is left fits before
  * the vblank (tempo__pacer_may_wait): the loop sleeps until the update,
  * runs it, and presents then (tempo__loop_present_waiting). */
-void tempo__loop_present(tempo_loop *L, uint64_t t)
+tempo__present_verdict tempo__loop_present(tempo_loop *L, uint64_t t, uint64_t due)
 {
+    begin(L);
     /* SDL may queue the frame's draws until the present (render batching):
      * run them first, so their time counts as the render's cost, which the
      * pacer predicts, and not as blocking in the present. */
     if (L->renderer != NULL)
         SDL_RenderFlush(L->renderer);
     uint64_t r = loop_now(L);
-    uint64_t start = L->sched.pacing == TEMPO_LOOP_PACING_TIMER ? 0 : work_start(L, t);
-    if (L->sched.pacing == TEMPO_LOOP_PACING_VSYNC) {
-        uint64_t v = tempo__pacer_next_vblank(&L->pacer, r);
-        if (tempo__pacer_may_wait(&L->pacer, v, r, next_update_for_wait(L))) {
-            L->present_waits = true;
-            L->wait_start_ns = start;
-            L->wait_render_end_ns = r;
-            L->wait_vblank_ns = v;
-            L->sched.present_by_ns = tempo__pacer_wait_deadline(&L->pacer, v);
-            return;
+    uint64_t start = L->pres.pace.pacing == TEMPO_LOOP_PACING_TIMER ? 0 : work_start(L, t);
+    if (L->pres.pace.pacing == TEMPO_LOOP_PACING_VSYNC) {
+        uint64_t v = tempo__pacer_next_vblank(&L->pres.pacer, r);
+        if (tempo__pacer_may_wait(&L->pres.pacer, v, r, due)) {
+            L->pres.present_waits = true;
+            L->pres.wait_start_ns = start;
+            L->pres.wait_render_end_ns = r;
+            L->pres.wait_vblank_ns = v;
+            L->pres.pace.present_by_ns = tempo__pacer_wait_deadline(&L->pres.pacer, v);
+            return done(L);
         }
     }
     present_now(L, start, r, false);
+    return done(L);
 }
 
-void tempo__loop_present_waiting(tempo_loop *L, bool now_too)
+tempo__present_verdict tempo__loop_present_waiting(tempo_loop *L, bool now_too, uint64_t due)
 {
-    if (!L->present_waits)
-        return;
+    begin(L);
+    if (!L->pres.present_waits)
+        return done(L);
     uint64_t now = loop_now(L);
-    uint64_t due = next_update_for_wait(L);
     /* Wait on for the next update only if it is still to come (one due
      * now did not run: the loop cannot run it) and fits before the vblank. */
-    if (!now_too && L->sched.pacing == TEMPO_LOOP_PACING_VSYNC && due > now && now < L->sched.present_by_ns &&
-        tempo__pacer_may_wait(&L->pacer, L->wait_vblank_ns, now, due))
-        return;
-    L->present_waits = false;
-    L->sched.present_by_ns = 0;
+    if (!now_too && L->pres.pace.pacing == TEMPO_LOOP_PACING_VSYNC && due > now &&
+        now < L->pres.pace.present_by_ns && tempo__pacer_may_wait(&L->pres.pacer, L->pres.wait_vblank_ns, now, due))
+        return done(L);
+    L->pres.present_waits = false;
+    L->pres.pace.present_by_ns = 0;
     if (!atomic_load(&L->quit))
-        present_now(L, L->wait_start_ns, L->wait_render_end_ns, true);
+        present_now(L, L->pres.wait_start_ns, L->pres.wait_render_end_ns, true);
+    return done(L);
 }
 
 /* Presents the frame rendered now: its work started at `start` (0 under
  * the timer), its render ended at `render_end`; `waited`: the present
  * waited for an update (L->wake_ns: when the loop woke for it). */
-static void present_and_learn(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited);
-
 static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited)
-{
-    present_and_learn(L, start, render_end, waited);
-    publish(L);
-}
-
-static void present_and_learn(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited)
 {
     uint64_t a = loop_now(L);
     if (L->present != NULL)
@@ -401,90 +473,86 @@ static void present_and_learn(tempo_loop *L, uint64_t start, uint64_t render_end
     else
         SDL_RenderPresent(L->renderer);
     uint64_t b = loop_now(L);
-    L->frame_present_ns += b - a;
-    L->st.win.present_ns += b - a;
-    if (L->vsync_mode == TEMPO_LOOP_VSYNC_OFF)
+    L->pres.told.present_ns += b - a;
+    if (L->pres.vsync_mode == TEMPO_LOOP_VSYNC_OFF)
         return;
-    bool had_return = L->last_return_ns != 0;
-    L->last_return_ns = b;
+    bool had_return = L->pres.last_return_ns != 0;
+    L->pres.last_return_ns = b;
 
     /* Presents that stop coming back are a state, not a stall. */
-    uint64_t bound = WITHHELD_PERIODS * L->pacer.nominal_period_ns;
+    uint64_t bound = WITHHELD_PERIODS * L->pres.pacer.nominal_period_ns;
     if (bound < WITHHELD_MIN_NS)
         bound = WITHHELD_MIN_NS;
     if (b - a > bound) {
-        L->st.win.withheld_presents++;
+        L->pres.told.withheld_presents++;
         bool entered = false;
-        if (L->sched.pacing != TEMPO_LOOP_PACING_WITHHELD && ++L->long_presents >= WITHHELD_RUN) {
-            L->pacing_before_withheld = L->sched.pacing;
-            L->sched.pacing = TEMPO_LOOP_PACING_WITHHELD;
-            L->sched.vsync = false;
+        if (L->pres.pace.pacing != TEMPO_LOOP_PACING_WITHHELD && ++L->pres.long_presents >= WITHHELD_RUN) {
+            L->pres.pacing_before_withheld = L->pres.pace.pacing;
+            L->pres.pace.pacing = TEMPO_LOOP_PACING_WITHHELD;
+            L->pres.pace.vsync = false;
             entered = true;
         }
-        if (L->sched.pacing == TEMPO_LOOP_PACING_WITHHELD) {
+        if (L->pres.pace.pacing == TEMPO_LOOP_PACING_WITHHELD) {
             withheld_goes_on(L, b, entered);
             return;
         }
     } else {
-        L->long_presents = 0;
-        if (L->sched.pacing == TEMPO_LOOP_PACING_WITHHELD) {
+        L->pres.long_presents = 0;
+        if (L->pres.pace.pacing == TEMPO_LOOP_PACING_WITHHELD) {
             withheld_ends(L, b);
             return;
         }
     }
-    if (L->sched.pacing == TEMPO_LOOP_PACING_TIMER) {
+    if (L->pres.pace.pacing == TEMPO_LOOP_PACING_TIMER) {
         timer_present(L, a, b);
         return;
     }
-    uint64_t planned = L->sched.pace_wake_ns;
-    uint64_t missed = L->pacer.st.missed;
-    L->pacer.probing = L->sched.pacing == TEMPO_LOOP_PACING_PROBING;
-    int fit = waited && L->sched.pacing == TEMPO_LOOP_PACING_VSYNC
-                  ? tempo__pacer_presented_after_wait(&L->pacer, start <= render_end ? start : render_end,
+    uint64_t planned = L->pres.pace.pace_wake_ns;
+    uint64_t missed = L->pres.pacer.st.missed;
+    L->pres.pacer.probing = L->pres.pace.pacing == TEMPO_LOOP_PACING_PROBING;
+    int fit = waited && L->pres.pace.pacing == TEMPO_LOOP_PACING_VSYNC
+                  ? tempo__pacer_presented_after_wait(&L->pres.pacer, start <= render_end ? start : render_end,
                                                       render_end, L->wake_ns, a, b)
-                  : tempo__pacer_presented(&L->pacer, start <= a ? start : a, a, b);
-    if (L->sched.pacing == TEMPO_LOOP_PACING_PROBING) {
+                  : tempo__pacer_presented(&L->pres.pacer, start <= a ? start : a, a, b);
+    if (L->pres.pace.pacing == TEMPO_LOOP_PACING_PROBING) {
         /* The first present of a measurement only anchors the next one. */
-        int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->probe, a, b) : TEMPO__PROBE_MORE;
-        if (verdict == TEMPO__PROBE_UNSURE && L->probe.rounds >= PROBE_MAX_ROUNDS)
+        int verdict = had_return && planned != 0 ? tempo__probe_presented(&L->pres.probe, a, b) : TEMPO__PROBE_MORE;
+        if (verdict == TEMPO__PROBE_UNSURE && L->pres.probe.rounds >= PROBE_MAX_ROUNDS)
             verdict = undecided_verdict(L);
         if (verdict == TEMPO__PROBE_BLOCKS) {
             /* Keep the fit the probes started: the vblanks are known. */
-            L->sched.pacing = TEMPO_LOOP_PACING_VSYNC;
-            L->sched.vsync = true;
-            uint64_t move = L->started ? tempo__sched_phase_move(&L->sched, b) : 0;
-            if (move != 0) { /* the ticks between a return and the next render */
-                L->sched.epoch_ns += move;
-                tempo__loop_realign_render_slot(L);
-            }
+            L->pres.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
+            L->pres.pace.vsync = true;
+            L->pres.told.phase = true; /* the ticks between a return and the next render */
+            L->pres.told.phase_at_ns = b;
             /* From the probe's render phase to the pacer's in steps: the
              * next render a period after this one, not up to 1.5 later.
              * Not for SDL's software renderer, whose blocking present is
              * its own sleep (the judge hands it to the timer within 12
              * returns): a held lead only makes its updates wait longer. */
-            if (b > start && !L->software_present)
-                tempo__pacer_hold_lead(&L->pacer, (double)(b - start));
-            L->sched.pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
+            if (b > start && !L->pres.software_present)
+                tempo__pacer_hold_lead(&L->pres.pacer, (double)(b - start));
+            L->pres.pace.pace_wake_ns = tempo__pacer_wake_ns(&L->pres.pacer, b);
         } else if (verdict == TEMPO__PROBE_FREE) {
             timer_verdict(L, b, 0);
         } else {
-            L->sched.pace_wake_ns = tempo__probe_wake_ns(&L->probe, b, L->pacer.predicted_cost_ns);
+            L->pres.pace.pace_wake_ns = tempo__probe_wake_ns(&L->pres.probe, b, L->pres.pacer.predicted_cost_ns);
         }
         return;
     }
-    L->st.win.missed_vblanks += L->pacer.st.missed - missed;
+    L->pres.told.missed_vblanks += L->pres.pacer.st.missed - missed;
     if (fit == TEMPO__PACER_UNBLOCKED) {
         /* Returns off every vblank for a while: do the presents still block? */
         set_measured_pacing(L, TEMPO_LOOP_PACING_PROBING);
-        L->last_return_ns = b; /* the next render (at once) anchors the probe */
+        L->pres.last_return_ns = b; /* the next render (at once) anchors the probe */
         return;
     }
     /* Blocks, but returns more often than the display refreshes: a grid of
      * the present's own (SDL's emulated vsync), no vblank to pace by. */
-    if (tempo__pacer_judge(&L->pacer, L->pacer.nominal_period_ns, L->software_present) ==
+    if (tempo__pacer_judge(&L->pres.pacer, L->pres.pacer.nominal_period_ns, L->pres.software_present) ==
         TEMPO__PACER_JUDGE_OWN_GRID) {
-        timer_verdict(L, b, tempo__pacer_period_ns(&L->pacer));
+        timer_verdict(L, b, tempo__pacer_period_ns(&L->pres.pacer));
         return;
     }
-    L->sched.pace_wake_ns = tempo__pacer_wake_ns(&L->pacer, b);
+    L->pres.pace.pace_wake_ns = tempo__pacer_wake_ns(&L->pres.pacer, b);
 }

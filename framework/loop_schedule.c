@@ -17,7 +17,7 @@ uint32_t tempo__sched_pace_hz(const tempo__sched *s)
 {
     if (s->render_hz != 0)
         return s->render_hz;
-    return s->pacing == TEMPO_LOOP_PACING_TIMER ? s->display_hz : 0;
+    return s->pace.pacing == TEMPO_LOOP_PACING_TIMER ? s->pace.display_hz : 0;
 }
 
 uint64_t tempo__sched_next_tick_ns(const tempo__sched *s)
@@ -36,9 +36,9 @@ bool tempo__sched_render_scheduled(const tempo__sched *s)
  * before the pacer's wake. */
 uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
 {
-    if (s->pacing == TEMPO_LOOP_PACING_WITHHELD)
-        return s->withheld_probe_ns; /* renders only as the probe */
-    if (s->present_by_ns != 0)
+    if (s->pace.pacing == TEMPO_LOOP_PACING_WITHHELD)
+        return s->pace.withheld_probe_ns; /* renders only as the probe */
+    if (s->pace.present_by_ns != 0)
         return UINT64_MAX; /* the frame drawn waits for its present: no other before it */
     /* The host calls a frame per displayed frame (tempo_loop_display_frame):
      * the display is the vsync, so a render happens in such a frame and
@@ -59,26 +59,26 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
      * probe's instant after the previous return as well (a present that
      * blocks past the next tick would otherwise put every call right
      * after a return, a quarter period apart from nothing). */
-    if (s->pacing == TEMPO_LOOP_PACING_PROBING && !tempo__sched_render_scheduled(s)) {
-        uint64_t at = s->last_update_ns + (s->probe_n % 2 ? s->probe_period_ns / 4 : 0);
-        if (s->pace_wake_ns > at)
-            at = s->pace_wake_ns; /* and never right after the previous return */
+    if (s->pace.pacing == TEMPO_LOOP_PACING_PROBING && !tempo__sched_render_scheduled(s)) {
+        uint64_t at = s->last_update_ns + (s->pace.probe_n % 2 ? s->pace.probe_period_ns / 4 : 0);
+        if (s->pace.pace_wake_ns > at)
+            at = s->pace.pace_wake_ns; /* and never right after the previous return */
         return at > now ? at : now;
     }
     if (!tempo__sched_render_scheduled(s))
         return now;
     uint32_t hz = tempo__sched_pace_hz(s);
     uint64_t slot = hz != 0 ? tempo__sched_at(s->epoch_ns, hz, s->slot) : now;
-    if (hz != 0 && s->slot_shift_ns != 0) /* a re-measurement of the timer's presents */
-        slot = slot > s->slot_shift_ns ? slot - s->slot_shift_ns : 0;
-    if (s->pacing == TEMPO_LOOP_PACING_PROBING) {
+    if (hz != 0 && s->pace.slot_shift_ns != 0) /* a re-measurement of the timer's presents */
+        slot = slot > s->pace.slot_shift_ns ? slot - s->pace.slot_shift_ns : 0;
+    if (s->pace.pacing == TEMPO_LOOP_PACING_PROBING) {
         /* The probe's call times (tempo__probe_wake_ns); never before the
          * previous present returned, so a probe does not spin. */
-        if (s->pace_wake_ns > slot)
-            slot = s->pace_wake_ns;
-    } else if (s->vsync) {
-        if (s->pace_wake_ns > slot)
-            slot = s->pace_wake_ns;
+        if (s->pace.pace_wake_ns > slot)
+            slot = s->pace.pace_wake_ns;
+    } else if (s->pace.vsync) {
+        if (s->pace.pace_wake_ns > slot)
+            slot = s->pace.pace_wake_ns;
         /* A present that does not block (vsync refused by the driver or
          * compositor, SDL's offscreen software renderer, whatever the
          * renderer flags say) must not make the loop spin, locked or not:
@@ -89,7 +89,7 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
          * (59.94 vs 60) and for wake-up jitter. A blocking present paces
          * the loop anyway; a display faster than its mode says gets the
          * mode's rate unless the game sets desc.display_hz. */
-        uint64_t nominal = s->nominal_period_ns;
+        uint64_t nominal = s->pace.nominal_period_ns;
         uint64_t floor = s->last_render_ns + nominal - nominal / 16;
         if (s->last_render_ns != 0 && floor > slot)
             slot = floor;
@@ -99,7 +99,7 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
 
 uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_start_ns)
 {
-    uint64_t period = s->display_hz != 0 ? (1000000000ull + s->display_hz / 2) / s->display_hz : 0;
+    uint64_t period = s->pace.display_hz != 0 ? (1000000000ull + s->pace.display_hz / 2) / s->pace.display_hz : 0;
     uint64_t by = s->in_display_frame ? frame_start_ns + period / 2 : s->last_display_ns + period;
     if (!s->game_paused && s->policy != TEMPO_LOOP_VARIABLE)
         by = min_u64(by, tempo__sched_next_tick_ns(s));
@@ -108,7 +108,7 @@ uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_st
 
 bool tempo__sched_render_wanted(const tempo__sched *s, bool variable_ran)
 {
-    if (s->pacing == TEMPO_LOOP_PACING_WITHHELD)
+    if (s->pace.pacing == TEMPO_LOOP_PACING_WITHHELD)
         return true; /* the probe: the only way to learn that presents come back */
     if (s->game_paused)
         return true; /* the pause menu animates at the render pace */
@@ -132,7 +132,7 @@ uint64_t tempo__sched_updates_per_render(const tempo__sched *s)
     /* The render rate: the cap, the display rate, or the vblanks (the
      * display rate is their nominal rate). */
     uint32_t pace = tempo__sched_pace_hz(s);
-    uint32_t hz = pace != 0 ? pace : s->display_hz;
+    uint32_t hz = pace != 0 ? pace : s->pace.display_hz;
     uint64_t per = (s->update_hz + hz - 1) / hz;
     if (per > limit)
         limit = per;
@@ -142,19 +142,19 @@ uint64_t tempo__sched_updates_per_render(const tempo__sched *s)
 bool tempo__sched_updates_blocked(const tempo__sched *s)
 {
     /* Withheld presents: no render to wait for; updates keep the clock. */
-    return s->policy != TEMPO_LOOP_VARIABLE && s->pacing != TEMPO_LOOP_PACING_WITHHELD &&
+    return s->policy != TEMPO_LOOP_VARIABLE && s->pace.pacing != TEMPO_LOOP_PACING_WITHHELD &&
            s->updates_since_render >= tempo__sched_updates_per_render(s);
 }
 
 uint64_t tempo__sched_next_deadline(const tempo__sched *s, uint64_t now)
 {
-    if (s->present_by_ns != 0) {
+    if (s->pace.present_by_ns != 0) {
         /* A rendered frame's present waits for the next update (it would
          * block past it): wake for the update, or for the present if the
          * update cannot run (the game's pause, the catch-up limit). */
         if (s->game_paused || s->policy == TEMPO_LOOP_VARIABLE || tempo__sched_updates_blocked(s))
-            return s->present_by_ns;
-        return min_u64(tempo__sched_next_tick_ns(s), s->present_by_ns);
+            return s->pace.present_by_ns;
+        return min_u64(tempo__sched_next_tick_ns(s), s->pace.present_by_ns);
     }
     uint64_t slot = tempo__sched_render_slot_ns(s, now);
     if (s->game_paused)
@@ -181,14 +181,14 @@ uint64_t tempo__sched_realigned_slot(const tempo__sched *s)
 {
     uint32_t hz = tempo__sched_pace_hz(s);
     return hz && s->last_render_ns >= s->epoch_ns
-               ? tempo__sched_count(s->epoch_ns, hz, s->last_render_ns + s->slot_shift_ns)
+               ? tempo__sched_count(s->epoch_ns, hz, s->last_render_ns + s->pace.slot_shift_ns)
                : 0;
 }
 
 uint64_t tempo__sched_slot_after_render(const tempo__sched *s, uint64_t t)
 {
     uint32_t hz = tempo__sched_pace_hz(s);
-    return hz != 0 ? tempo__sched_count(s->epoch_ns, hz, t + s->slot_shift_ns) : s->slot;
+    return hz != 0 ? tempo__sched_count(s->epoch_ns, hz, t + s->pace.slot_shift_ns) : s->slot;
 }
 
 float tempo__sched_alpha(const tempo__sched *s, uint64_t t)
@@ -224,7 +224,7 @@ tempo__sched_plan tempo__sched_plan_fixed(const tempo__sched *s, uint64_t t, uin
     if (tempo__sched_updates_blocked(s))
         return p;
     p.run = true;
-    p.limit = s->pacing == TEMPO_LOOP_PACING_WITHHELD ? UINT64_MAX : per_render - s->updates_since_render;
+    p.limit = s->pace.pacing == TEMPO_LOOP_PACING_WITHHELD ? UINT64_MAX : per_render - s->updates_since_render;
     p.late_ns = t - p.due_ns;
     p.pending = tempo__sched_count(s->epoch_ns, s->update_hz, t) - s->tick;
     if (p.late_ns <= s->max_gap_ns)
@@ -279,7 +279,7 @@ uint64_t tempo__sched_phase_move(const tempo__sched *s, uint64_t t)
     /* The display mode's period, not the fit's: the fit is a few returns
      * old here (the probe's verdict), and can be a fraction of a
      * millisecond off. */
-    uint64_t P = s->nominal_period_ns;
+    uint64_t P = s->pace.nominal_period_ns;
     /* Every update on one phase of the vblanks: an update every n frames,
      * n >= 2 (10 Hz on 60 or 59.94 Hz: 6 frames, the phase moving 0.1 ms an
      * update on the latter). An update every frame or more falls in a

@@ -17,20 +17,13 @@
 
 #include "tempo/loop.h"
 
-typedef struct tempo__sched {
-    /* settings */
-    tempo_loop_policy policy;
-    uint32_t update_hz;
-    uint32_t render_hz;     /* the render cap; 0: none */
-    uint32_t display_hz;    /* the pace without vsync and cap */
-    uint32_t max_frameskip; /* updates between two renders (at least) */
-    uint64_t step_ns;       /* round(1e9 / update_hz): the fixed policies' dt */
-    uint64_t max_gap_ns;    /* the stall clamp and the debt cap */
-    bool on_demand;         /* render on demand (INTERPOLATED) */
-
-    /* pacing (what the presents were measured to do) */
-    tempo_loop_pacing pacing;
+/* What display pacing tells the schedule: loop_present.c keeps it with its
+ * own state (tempo__present.sched), and the loop hands it over whole after
+ * each call into the pacing. */
+typedef struct tempo__sched_pace {
+    tempo_loop_pacing pacing;   /* what the presents were measured to do */
     bool vsync;                 /* pacing == VSYNC */
+    uint32_t display_hz;        /* the pace without vsync and cap */
     uint64_t nominal_period_ns; /* the display mode's refresh period */
     uint64_t pace_wake_ns;      /* vsync/probing: the pacer's next wake (0: none) */
     uint64_t withheld_probe_ns; /* WITHHELD: the next probe render */
@@ -38,13 +31,26 @@ typedef struct tempo__sched {
     uint64_t probe_period_ns;   /* PROBING: the period the probe assumes */
     uint64_t present_by_ns;     /* VSYNC: a rendered frame's present waits for an update,
                                    at the latest until then (0: none waits) */
+    uint64_t slot_shift_ns;     /* render slots this much earlier than the schedule (TIMER's
+                                   re-measurement moves the render phase; 0 otherwise) */
+} tempo__sched_pace;
+
+typedef struct tempo__sched {
+    /* settings */
+    tempo_loop_policy policy;
+    uint32_t update_hz;
+    uint32_t render_hz;     /* the render cap; 0: none */
+    uint32_t max_frameskip; /* updates between two renders (at least) */
+    uint64_t step_ns;       /* round(1e9 / update_hz): the fixed policies' dt */
+    uint64_t max_gap_ns;    /* the stall clamp and the debt cap */
+    bool on_demand;         /* render on demand (INTERPOLATED) */
+
+    tempo__sched_pace pace; /* the pacing in force (loop_present.c's) */
 
     /* the schedule */
     uint64_t epoch_ns;       /* update tick 0 and render slot 0 */
     uint64_t tick;           /* index of the next update */
     uint64_t slot;           /* index of the next render slot */
-    uint64_t slot_shift_ns;  /* render slots this much earlier than the schedule (TIMER's
-                                re-measurement moves the render phase; 0 otherwise) */
     uint64_t last_update_ns; /* due time of the last update (VARIABLE: its time) */
     uint64_t last_render_ns; /* 0: none yet */
     uint32_t updates_since_render;

@@ -422,11 +422,11 @@ static void fake_vsync_present(tempo_loop *loop, void *user)
                            .ready = now, .ret = tempo_now_ns(), .k = (int64_t)k,
                            .cpu = cpu0 >= 0 && cpu1 >= cpu0 ? cpu1 - cpu0 : -1};
         if (loop != NULL) { /* still this frame's: the loop sets the next after the present */
-            v->planned = loop->sched.pacing == TEMPO_LOOP_PACING_VSYNC ? loop->sched.pace_wake_ns : 0;
+            v->planned = loop->sched.pace.pacing == TEMPO_LOOP_PACING_VSYNC ? loop->sched.pace.pace_wake_ns : 0;
             v->woke = loop->wake_ns;
-            v->lead = loop->pacer.lead_ns;
-            v->need = (double)loop->pacer.predicted_cost_ns + (double)loop->pacer.margin_ns +
-                      loop->pacer.extra_margin_ns;
+            v->lead = loop->pres.pacer.lead_ns;
+            v->need = (double)loop->pres.pacer.predicted_cost_ns + (double)loop->pres.pacer.margin_ns +
+                      loop->pres.pacer.extra_margin_ns;
         }
     }
 }

@@ -16,7 +16,7 @@
 #include <SDL.h>
 
 #include "harness.h"
-#include "loop_internal.h" /* L->window_visibility: a stand-in window system */
+#include "loop_internal.h" /* L->pres.window_visibility: a stand-in window system */
 #include "tempo/tempo.h"
 
 #define US TEMPO_NS_PER_US
@@ -735,7 +735,7 @@ static void withheld_run(bool run_while_hidden)
                          .clock = tempo_fake_clock_get(w.g.fc), .update = on_update, .render = on_render,
                          .on_pause = on_pause, .user = &w};
     w.loop = tempo_loop_create(&d);
-    w.loop->window_visibility = wayland_says_nothing;
+    w.loop->pres.window_visibility = wayland_says_nothing;
     /* on_update/on_render/on_pause take the game at the start of w. */
     run_until(w.loop, &w.g, T0 + 2 * S, 1000000);
     CHECK_EQ_INT(tempo_loop_get_pacing(w.loop), TEMPO_LOOP_PACING_VSYNC);

@@ -17,12 +17,10 @@ static tempo__sched base(void)
     return (tempo__sched){
         .policy = TEMPO_LOOP_INTERPOLATED,
         .update_hz = 60,
-        .display_hz = 60,
         .max_frameskip = 5,
         .max_gap_ns = 250 * MS,
         .step_ns = 16666667,
-        .pacing = TEMPO_LOOP_PACING_TIMER,
-        .nominal_period_ns = 16666667,
+        .pace = {.pacing = TEMPO_LOOP_PACING_TIMER, .display_hz = 60, .nominal_period_ns = 16666667},
         .epoch_ns = T0,
         .last_update_ns = T0 - 16666667,
         .dirty = true,
@@ -48,8 +46,8 @@ static void pace_is_the_cap_else_the_display_on_timer_pacing(void)
     s.render_hz = 144;
     CHECK_EQ_INT(tempo__sched_pace_hz(&s), 144);
     s.render_hz = 0;
-    s.pacing = TEMPO_LOOP_PACING_VSYNC;
-    s.vsync = true;
+    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
+    s.pace.vsync = true;
     CHECK_EQ_INT(tempo__sched_pace_hz(&s), 0); /* the vblanks pace */
 }
 
@@ -92,7 +90,7 @@ static void render_wanted_per_policy(void)
     s.game_paused = true;
     CHECK(tempo__sched_render_wanted(&s, false));
     s.game_paused = false;
-    s.pacing = TEMPO_LOOP_PACING_WITHHELD;
+    s.pace.pacing = TEMPO_LOOP_PACING_WITHHELD;
     CHECK(tempo__sched_render_wanted(&s, false));
 }
 
@@ -144,7 +142,7 @@ static void timer_slots_move_by_the_shift(void)
     const uint64_t P = 16666667, q = P / 4; /* 4166666 */
     s.slot = 5;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 70 * MS), T0 + 83333333);
-    s.slot_shift_ns = q;
+    s.pace.slot_shift_ns = q;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 70 * MS), T0 + 83333333 - q);
     /* A render on the shifted slot 5: the next one is slot 6 (unshifted,
      * it would be slot 5 again, 4.2 ms later). */
@@ -152,26 +150,26 @@ static void timer_slots_move_by_the_shift(void)
     CHECK_EQ_U64(tempo__sched_slot_after_render(&s, t), 6);
     s.last_render_ns = t;
     CHECK_EQ_U64(tempo__sched_realigned_slot(&s), 6);
-    s.slot_shift_ns = 0;
+    s.pace.slot_shift_ns = 0;
     CHECK_EQ_U64(tempo__sched_slot_after_render(&s, t), 5);
     CHECK_EQ_U64(tempo__sched_realigned_slot(&s), 5);
     /* The next pair's shift: slot 6 half a period early, 3/4 of a period
      * after the render above. */
     s.slot = 6;
-    s.slot_shift_ns = 2 * q;
+    s.pace.slot_shift_ns = 2 * q;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 80 * MS), T0 + 100 * MS - 2 * q);
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 80 * MS) - t, P - q);
     /* Never before the epoch's start at 0 (a shift larger than the slot's time). */
     tempo__sched z = base();
     z.epoch_ns = 0;
-    z.slot_shift_ns = q;
+    z.pace.slot_shift_ns = q;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&z, 0), 0);
     /* The vblanks pace (no slot schedule): the shift and the slot count
      * do not apply. */
-    s.pacing = TEMPO_LOOP_PACING_VSYNC;
-    s.vsync = true;
+    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
+    s.pace.vsync = true;
     s.last_render_ns = 0;
-    s.pace_wake_ns = T0 + 90 * MS;
+    s.pace.pace_wake_ns = T0 + 90 * MS;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 80 * MS), T0 + 90 * MS);
     CHECK_EQ_U64(tempo__sched_slot_after_render(&s, T0 + 90 * MS), 6);
 }
@@ -179,25 +177,25 @@ static void timer_slots_move_by_the_shift(void)
 static void vsync_slot_waits_for_the_pacer_and_one_nominal_period(void)
 {
     tempo__sched s = base();
-    s.pacing = TEMPO_LOOP_PACING_VSYNC;
-    s.vsync = true;
-    s.nominal_period_ns = 16 * MS;
+    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
+    s.pace.vsync = true;
+    s.pace.nominal_period_ns = 16 * MS;
     s.last_render_ns = T0 + 100 * MS;
     /* A present that does not block must not spin the loop: never sooner
      * than 15/16 of the nominal period after the last render. */
-    s.pace_wake_ns = 0;
+    s.pace.pace_wake_ns = 0;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 101 * MS), T0 + 115 * MS);
     /* The pacer's wake when it is later. */
-    s.pace_wake_ns = T0 + 120 * MS;
+    s.pace.pace_wake_ns = T0 + 120 * MS;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 101 * MS), T0 + 120 * MS);
     /* Probing: the probe's call time, without the floor. */
-    s.pacing = TEMPO_LOOP_PACING_PROBING;
-    s.vsync = false;
-    s.pace_wake_ns = T0 + 104 * MS;
+    s.pace.pacing = TEMPO_LOOP_PACING_PROBING;
+    s.pace.vsync = false;
+    s.pace.pace_wake_ns = T0 + 104 * MS;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 101 * MS), T0 + 104 * MS);
     /* Withheld presents: only the probe renders. */
-    s.pacing = TEMPO_LOOP_PACING_WITHHELD;
-    s.withheld_probe_ns = T0 + 600 * MS;
+    s.pace.pacing = TEMPO_LOOP_PACING_WITHHELD;
+    s.pace.withheld_probe_ns = T0 + 600 * MS;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 101 * MS), T0 + 600 * MS);
 }
 
@@ -205,15 +203,15 @@ static void lockstep_probe_alternates_tick_and_quarter_period(void)
 {
     tempo__sched s = base();
     s.policy = TEMPO_LOOP_LOCKSTEP;
-    s.pacing = TEMPO_LOOP_PACING_PROBING;
+    s.pace.pacing = TEMPO_LOOP_PACING_PROBING;
     s.last_update_ns = T0 + 50 * MS;
-    s.probe_period_ns = 16 * MS;
-    s.probe_n = 0;
+    s.pace.probe_period_ns = 16 * MS;
+    s.pace.probe_n = 0;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 40 * MS), T0 + 50 * MS);
-    s.probe_n = 1;
+    s.pace.probe_n = 1;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 40 * MS), T0 + 54 * MS);
     /* Never before the previous present's return, never before now. */
-    s.pace_wake_ns = T0 + 60 * MS;
+    s.pace.pace_wake_ns = T0 + 60 * MS;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 40 * MS), T0 + 60 * MS);
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 70 * MS), T0 + 70 * MS);
 }
@@ -251,7 +249,7 @@ static void max_frameskip_bounds_updates_between_renders(void)
     s.policy = TEMPO_LOOP_VARIABLE;
     CHECK(!tempo__sched_updates_blocked(&s));
     s.policy = TEMPO_LOOP_INTERPOLATED;
-    s.pacing = TEMPO_LOOP_PACING_WITHHELD;
+    s.pace.pacing = TEMPO_LOOP_PACING_WITHHELD;
     CHECK(!tempo__sched_updates_blocked(&s));
     p = tempo__sched_plan_fixed(&s, t, 0);
     CHECK_EQ_U64(p.limit, UINT64_MAX);
@@ -267,8 +265,8 @@ static void a_low_render_cap_does_not_slow_the_game(void)
     CHECK_EQ_U64(tempo__sched_updates_per_render(&s), 12);
     /* Vsync (no pace): the display rate's share. */
     s.render_hz = 0;
-    s.pacing = TEMPO_LOOP_PACING_VSYNC;
-    s.display_hz = 30;
+    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
+    s.pace.display_hz = 30;
     CHECK_EQ_U64(tempo__sched_updates_per_render(&s), 5); /* max(5, 4) */
 }
 

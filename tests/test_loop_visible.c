@@ -20,7 +20,7 @@
  * And what the window system says of a real window (plat_window_visibility:
  * SDL's flags on every driver, the X server's word on x11). The stand-in
  * window system of (b) and (c) replaces plat_window_visibility in the loop
- * (loop_internal.h, L->window_visibility); (a) and (d) use the real one. */
+ * (loop_internal.h, L->pres.window_visibility); (a) and (d) use the real one. */
 #include <stdio.h>
 #include <string.h>
 
@@ -234,7 +234,7 @@ static void hidden_by_the_window_system_pauses(void)
 {
     vgame g;
     v_init(&g, (tempo_loop_desc){0});
-    g.loop->window_visibility = stand_in;
+    g.loop->pres.window_visibility = stand_in;
     said = PLAT_VISIBILITY_SHOWN;
     g.vsync = true;
     g.withheld_from = T0 + 1 * S;
@@ -305,7 +305,7 @@ static void withheld_presents_pause_where_nothing_else_tells(void)
     for (int run = 0; run < 2; run++) {
         vgame g;
         v_init(&g, (tempo_loop_desc){.run_while_hidden = run});
-        g.loop->window_visibility = stand_in;
+        g.loop->pres.window_visibility = stand_in;
         said = PLAT_VISIBILITY_UNSAID; /* SDL 2.26 on Wayland, no keyboard focus */
         g.vsync = true;
         g.withheld_from = T0 + 1 * S;
