@@ -47,28 +47,6 @@
 #define DEFAULT_FRAMESKIP 5u
 #define DEFAULT_MAX_GAP_NS (250 * TEMPO_NS_PER_MS)
 
-static const char *const policy_names[TEMPO_LOOP_POLICY_COUNT] = {
-    "interpolated", "lockstep", "constant-speed-max-fps", "variable"};
-static const char *const wake_names[TEMPO_LOOP_WAKE_COUNT] = {"due",   "timer",  "input",
-                                                              "watch", "signal", "source"};
-static const char *const pacing_names[TEMPO_LOOP_PACING_COUNT] = {"timer", "vsync", "probing",
-                                                                  "presents-withheld"};
-
-const char *tempo_loop_policy_name(tempo_loop_policy policy)
-{
-    return (unsigned)policy < TEMPO_LOOP_POLICY_COUNT ? policy_names[policy] : "?";
-}
-
-const char *tempo_loop_pacing_name(tempo_loop_pacing pacing)
-{
-    return (unsigned)pacing < TEMPO_LOOP_PACING_COUNT ? pacing_names[pacing] : "?";
-}
-
-const char *tempo_loop_wake_name(tempo_loop_wake wake)
-{
-    return (unsigned)wake < TEMPO_LOOP_WAKE_COUNT ? wake_names[wake] : "?";
-}
-
 static uint64_t real_now(void *user)
 {
     (void)user;
@@ -90,8 +68,6 @@ static void realign(tempo_loop *L);
 static void apply_present(tempo_loop *L, tempo__present_verdict v);
 
 typedef struct tempo__frame_wait frame_wait;
-static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
-static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline);
 
 /* ---- Creation ----------------------------------------------------------------- */
 
@@ -137,7 +113,7 @@ tempo_loop *tempo__loop_new(const tempo_loop_desc *desc)
      * adapter (wait_clock). Nothing else in the loop tells them apart. */
     const bool fake = desc->clock.now != NULL;
     L->clock = fake ? desc->clock : (tempo_clock){real_now, NULL, NULL};
-    L->wait = fake ? wait_clock : wait_real;
+    L->wait = fake ? tempo__loop_wait_clock : tempo__loop_wait_real;
     L->thread = SDL_ThreadID();
     L->renderer = desc->renderer;
     L->present = desc->present;
@@ -267,19 +243,6 @@ bool tempo_loop_get_vsync(const tempo_loop *L)
 tempo_loop_pacing tempo_loop_get_pacing(const tempo_loop *L)
 {
     return L != NULL ? L->sched.pace.pacing : TEMPO_LOOP_PACING_TIMER;
-}
-
-uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
-{
-    if (L == NULL)
-        return 0;
-    /* With vsync, the period learnt from the presents: the fit's once it
-     * locked, or the interval the pacer restarted from when the display
-     * delivers fewer (or more) frames than its mode says. */
-    if (L->sched.pace.pacing == TEMPO_LOOP_PACING_VSYNC &&
-        (L->pres.pacer.locked || L->pres.pacer.guess_ns != (double)L->pres.pacer.nominal_period_ns))
-        return tempo__pacer_period_ns(&L->pres.pacer);
-    return step_of(L->sched.pace.display_hz);
 }
 
 /* First render slot after the last render on the current epoch. */
@@ -454,130 +417,6 @@ static void call_render(tempo_loop *L, float alpha)
     uint64_t a = loop_now(L);
     L->render(L, alpha, L->user);
     L->frame_game_ns += loop_now(L) - a;
-}
-
-/* ---- The wait ----------------------------------------------------------------- */
-
-struct tempo__frame_wait {
-    tempo__watch snap[TEMPO_LOOP_MAX_WATCHES]; /* the watches when the frame began */
-    bool fired[TEMPO_LOOP_MAX_WATCHES];
-    int nsnap;
-    tempo_loop_wake wake;
-    bool messages; /* the wait reported window messages: pump them */
-    bool slept;
-};
-
-/* Polls the snapshot's handles that have not fired yet, without waiting.
- * Each zero-timeout wait reports the lowest signalled one, which is then
- * left out, so this costs one call plus one per signalled handle. */
-static int poll_watches(frame_wait *fw)
-{
-    tempo_handle *sub[TEMPO_LOOP_MAX_WATCHES];
-    int map[TEMPO_LOOP_MAX_WATCHES], m = 0;
-    for (int j = 0; j < fw->nsnap; j++)
-        if (!fw->fired[j]) {
-            sub[m] = fw->snap[j].handle;
-            map[m++] = j;
-        }
-    while (m > 0) {
-        int q = tempo_wait(sub, m, 0, 0);
-        if (q == TEMPO_ETIMEDOUT)
-            break;
-        if (q < 0)
-            return q;
-        fw->fired[map[q]] = true;
-        memmove(&sub[q], &sub[q + 1], sizeof sub[0] * (size_t)(m - q - 1));
-        memmove(&map[q], &map[q + 1], sizeof map[0] * (size_t)(m - q - 1));
-        m--;
-    }
-    return 0;
-}
-
-/* The wait refused a handle: say which watch or source it was (the wake
- * event and the timer are the loop's own and stay alive). */
-static void name_dead_watch(const frame_wait *fw)
-{
-    for (int j = 0; j < fw->nsnap; j++)
-        if (tempo__handle_kind(fw->snap[j].handle) == 0) {
-            tempo__set_error(TEMPO_EINVAL,
-                             "tempo_loop_frame: the %s handle %p was destroyed while in the loop's wait set "
-                             "(unwatch or remove it first)",
-                             fw->snap[j].source >= 0 ? "source's" : "watched", (void *)fw->snap[j].handle);
-            return;
-        }
-}
-
-/* Sleeps until `deadline` (TEMPO_INFINITE: no timeout; <= now: do not
- * sleep) or until something arrives, on the real wait. */
-static int wait_real(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
-{
-    tempo_handle *set[TEMPO_WAIT_MAX_HANDLES];
-    set[0] = L->wake;
-    set[1] = L->timer;
-    for (int j = 0; j < fw->nsnap; j++)
-        set[2 + j] = fw->snap[j].handle;
-    int n = 2 + fw->nsnap;
-
-    uint64_t timeout = TEMPO_INFINITE;
-    if (deadline == TEMPO_INFINITE) {
-        if (L->timer_due != 0) {
-            tempo_timer_cancel(L->timer);
-            L->timer_due = 0;
-        }
-    } else if (deadline <= now) {
-        timeout = 0;
-    } else if (L->timer_due != deadline) {
-        tempo_timer_set(L->timer, deadline, 0);
-        L->timer_due = deadline;
-    }
-    int r = tempo_wait(set, n, timeout, TEMPO_WAIT_MESSAGES);
-    fw->slept = timeout != 0;
-    if (r == TEMPO_ETIMEDOUT) {
-        fw->wake = TEMPO_LOOP_WAKE_DUE;
-        return poll_watches(fw);
-    }
-    if (r < 0)
-        return r;
-    if (r == 0) {
-        fw->wake = TEMPO_LOOP_WAKE_SIGNAL;
-    } else if (r == 1) {
-        fw->wake = TEMPO_LOOP_WAKE_TIMER;
-        L->timer_due = 0; /* the one-shot fired and disarmed itself */
-    } else if (r < n) {
-        fw->wake = fw->snap[r - 2].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
-        fw->fired[r - 2] = true; /* its signal is consumed: remember it */
-    } else {
-        fw->wake = TEMPO_LOOP_WAKE_MESSAGES;
-        fw->messages = true;
-    }
-    if (!fw->slept)
-        fw->wake = TEMPO_LOOP_WAKE_DUE;
-    return poll_watches(fw); /* the wait returned one: the others too */
-}
-
-/* desc.clock's wait, the same contract as wait_real: hand the deadline to
- * the clock (which moves its time there, or as far as it likes), then look
- * at what arrived meanwhile without blocking. A wake is reported as the
- * real wait would: the first fired watch or source, else pending SDL
- * events, else the timer. */
-static int wait_clock(tempo_loop *L, frame_wait *fw, uint64_t now, uint64_t deadline)
-{
-    fw->slept = deadline > now;
-    if (fw->slept && L->clock.wait_until != NULL)
-        L->clock.wait_until(L->clock.user, deadline);
-    fw->messages = SDL_WasInit(SDL_INIT_EVENTS) != 0; /* pump: nobody else did */
-    fw->wake = fw->slept ? TEMPO_LOOP_WAKE_TIMER : TEMPO_LOOP_WAKE_DUE;
-    int rc = poll_watches(fw);
-    if (rc < 0 || fw->wake != TEMPO_LOOP_WAKE_TIMER)
-        return rc;
-    for (int j = 0; j < fw->nsnap; j++)
-        if (fw->fired[j]) { /* the first, as the real wait reports the lowest */
-            fw->wake = fw->snap[j].source >= 0 ? TEMPO_LOOP_WAKE_SOURCE : TEMPO_LOOP_WAKE_WATCH;
-            return 0;
-        }
-    if (fw->messages && SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
-        fw->wake = TEMPO_LOOP_WAKE_MESSAGES;
-    return 0;
 }
 
 /* ---- Deciding what is due ---------------------------------------------------------
@@ -908,7 +747,7 @@ int tempo_loop_frame(tempo_loop *L)
         deadline = t0; /* work remains and may go on now: do not sleep */
     int rc = L->wait(L, &fw, t0, deadline); /* fills fw: the wake and every fired watch */
     if (rc == TEMPO_EINVAL)
-        name_dead_watch(&fw);
+        tempo__loop_name_dead_watch(&fw);
     uint64_t t1 = loop_now(L);
     uint64_t wait_ns = fw.slept ? t1 - t0 : 0;
     /* Time nothing of the loop ran: since the previous frame ended, and
@@ -1075,33 +914,4 @@ uint64_t tempo_loop_next_due_ns(const tempo_loop *L)
     uint64_t now = loop_now(L);
     /* The first frame starts the schedule with an update at once. */
     return L->started ? next_deadline(L, now) : now;
-}
-
-const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
-{
-    if (L == NULL)
-        return NULL;
-    if (L->started)
-        tempo__stats_refresh(&L->st, loop_now(L));
-    L->st.pub.paused = L->pause_mask != 0;
-    L->st.pub.source_count = 0;
-    for (int i = 0; i < L->nwatch; i++) {
-        if (L->watches[i].source < 0)
-            continue;
-        const tempo__source *src = &L->watches[i].src;
-        tempo_loop_source_stats *o = &L->st.pub.sources[L->st.pub.source_count++];
-        memcpy(o->name, src->name, sizeof o->name);
-        o->pending = src->more;
-        o->parked = src->parked;
-        o->oldest_age_ns = src->oldest_age_ns;
-        o->last_second = src->last;
-        o->total = src->total;
-    }
-    L->st.pub.game_paused = L->sched.game_paused;
-    L->st.pub.vsync = L->sched.pace.vsync;
-    L->st.pub.pacing = L->sched.pace.pacing;
-    L->st.pub.refresh_ns = tempo_loop_get_refresh_ns(L);
-    L->st.pub.predicted_render_ns = L->sched.pace.vsync ? L->pres.pacer.predicted_cost_ns : 0;
-    L->st.pub.present_grid_ns = L->sched.pace.pacing == TEMPO_LOOP_PACING_TIMER ? L->pres.present_grid_ns : 0;
-    return &L->st.pub;
 }

@@ -189,8 +189,15 @@ typedef struct tempo__present {
 } tempo__present;
 
 
-/* What one frame's wait saw (loop.c). */
-struct tempo__frame_wait;
+/* What one frame's wait saw (loop_wait.c fills it for loop.c's frame). */
+struct tempo__frame_wait {
+    tempo__watch snap[TEMPO_LOOP_MAX_WATCHES]; /* the watches when the frame began */
+    bool fired[TEMPO_LOOP_MAX_WATCHES];
+    int nsnap;
+    tempo_loop_wake wake;
+    bool messages; /* the wait reported window messages: pump them */
+    bool slept;
+};
 
 /* Told of the loop's idle pause: at once when the loop is paused as the
  * input joins it, on every change after, and of its end when the input
@@ -323,6 +330,14 @@ static inline uint64_t loop_now(const tempo_loop *L)
 {
     return L->clock.now(L->clock.user);
 }
+
+/* loop_wait.c: the frame's wait, the same contract both ways: sleeps until
+ * `deadline` (TEMPO_INFINITE: no timeout; <= now: do not sleep) or until
+ * something arrives, and fills `fw` (the wake and every fired watch). */
+int tempo__loop_wait_real(tempo_loop *L, struct tempo__frame_wait *fw, uint64_t now, uint64_t deadline);
+int tempo__loop_wait_clock(tempo_loop *L, struct tempo__frame_wait *fw, uint64_t now, uint64_t deadline);
+/* The wait refused a handle: sets the error naming the watch or source. */
+void tempo__loop_name_dead_watch(const struct tempo__frame_wait *fw);
 
 /* loop_present.c: display pacing. Each call returns its verdict, which
  * the caller applies at once (loop.c, apply_present). */

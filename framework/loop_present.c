@@ -556,3 +556,16 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
     }
     L->pres.pace.pace_wake_ns = tempo__pacer_wake_ns(&L->pres.pacer, b);
 }
+
+uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)
+{
+    if (L == NULL)
+        return 0;
+    /* With vsync, the period learnt from the presents: the fit's once it
+     * locked, or the interval the pacer restarted from when the display
+     * delivers fewer (or more) frames than its mode says. */
+    if (L->sched.pace.pacing == TEMPO_LOOP_PACING_VSYNC &&
+        (L->pres.pacer.locked || L->pres.pacer.guess_ns != (double)L->pres.pacer.nominal_period_ns))
+        return tempo__pacer_period_ns(&L->pres.pacer);
+    return step_of(L->sched.pace.display_hz);
+}

@@ -1,5 +1,7 @@
-/* The loop's arithmetic that needs no clock: exact schedules, the lateness
- * histogram and the statistics windows. [loop thread] */
+/* The loop's statistics: exact schedules, the lateness histogram, the
+ * statistics windows, and the public view (tempo_loop_get_stats, gathered
+ * from the registry and the pacing; the names of policies, pacings and
+ * wakes). Only the frame (loop.c) writes the counters. [loop thread] */
 #include <string.h>
 
 #include "loop_internal.h"
@@ -223,4 +225,57 @@ void tempo__stats_refresh(tempo__loop_stats *s, uint64_t now_ns)
     partial.elapsed_ns = now_ns >= s->win_start_ns ? now_ns - s->win_start_ns : 0;
     add_counts(t, &partial);
     derive(t, &s->all_hist);
+}
+
+/* ---- Names and the public statistics -------------------------------------------- */
+
+static const char *const policy_names[TEMPO_LOOP_POLICY_COUNT] = {
+    "interpolated", "lockstep", "constant-speed-max-fps", "variable"};
+static const char *const wake_names[TEMPO_LOOP_WAKE_COUNT] = {"due",   "timer",  "input",
+                                                              "watch", "signal", "source"};
+static const char *const pacing_names[TEMPO_LOOP_PACING_COUNT] = {"timer", "vsync", "probing",
+                                                                  "presents-withheld"};
+
+const char *tempo_loop_policy_name(tempo_loop_policy policy)
+{
+    return (unsigned)policy < TEMPO_LOOP_POLICY_COUNT ? policy_names[policy] : "?";
+}
+
+const char *tempo_loop_pacing_name(tempo_loop_pacing pacing)
+{
+    return (unsigned)pacing < TEMPO_LOOP_PACING_COUNT ? pacing_names[pacing] : "?";
+}
+
+const char *tempo_loop_wake_name(tempo_loop_wake wake)
+{
+    return (unsigned)wake < TEMPO_LOOP_WAKE_COUNT ? wake_names[wake] : "?";
+}
+
+const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
+{
+    if (L == NULL)
+        return NULL;
+    if (L->started)
+        tempo__stats_refresh(&L->st, loop_now(L));
+    L->st.pub.paused = L->pause_mask != 0;
+    L->st.pub.source_count = 0;
+    for (int i = 0; i < L->nwatch; i++) {
+        if (L->watches[i].source < 0)
+            continue;
+        const tempo__source *src = &L->watches[i].src;
+        tempo_loop_source_stats *o = &L->st.pub.sources[L->st.pub.source_count++];
+        memcpy(o->name, src->name, sizeof o->name);
+        o->pending = src->more;
+        o->parked = src->parked;
+        o->oldest_age_ns = src->oldest_age_ns;
+        o->last_second = src->last;
+        o->total = src->total;
+    }
+    L->st.pub.game_paused = L->sched.game_paused;
+    L->st.pub.vsync = L->sched.pace.vsync;
+    L->st.pub.pacing = L->sched.pace.pacing;
+    L->st.pub.refresh_ns = tempo_loop_get_refresh_ns(L);
+    L->st.pub.predicted_render_ns = L->sched.pace.vsync ? L->pres.pacer.predicted_cost_ns : 0;
+    L->st.pub.present_grid_ns = L->sched.pace.pacing == TEMPO_LOOP_PACING_TIMER ? L->pres.present_grid_ns : 0;
+    return &L->st.pub;
 }
