@@ -53,17 +53,6 @@ static uint64_t real_now(void *user)
     return tempo_now_ns();
 }
 
-/* ---- Display pacing -------------------------------------------------------------- */
-
-/* The rate of the render slot schedule: the cap, else (without vsync) the
- * display's refresh rate; 0 when the vblanks alone pace (vsync, no cap). */
-static uint32_t pace_hz(const tempo_loop *L)
-{
-    const tempo__sched *s = &L->sched;
-    return tempo__sched_pace_hz(s);
-}
-
-
 static void realign(tempo_loop *L);
 static void apply_present(tempo_loop *L, tempo__present_verdict v);
 
@@ -419,36 +408,9 @@ static void call_render(tempo_loop *L, float alpha)
     L->frame_game_ns += loop_now(L) - a;
 }
 
-/* ---- Deciding what is due ---------------------------------------------------------
- * The decisions themselves are pure functions in loop_schedule.c, over the
- * schedule's state the loop keeps (L->sched). */
-
-static uint64_t next_tick_ns(const tempo_loop *L)
-{
-    const tempo__sched *s = &L->sched;
-    return tempo__sched_next_tick_ns(s);
-}
-
-static uint64_t render_slot_ns(const tempo_loop *L, uint64_t now)
-{
-    const tempo__sched *s = &L->sched;
-    return tempo__sched_render_slot_ns(s, now);
-}
-
-static bool render_wanted(const tempo_loop *L, bool variable_ran)
-{
-    const tempo__sched *s = &L->sched;
-    return tempo__sched_render_wanted(s, variable_ran);
-}
-
-/* The next instant something is due, for the wait. */
-static uint64_t next_deadline(const tempo_loop *L, uint64_t now)
-{
-    const tempo__sched *s = &L->sched;
-    return tempo__sched_next_deadline(s, now);
-}
-
-/* ---- Updates and render ------------------------------------------------------------- */
+/* ---- Updates and render -------------------------------------------------------------
+ * What is due is decided by pure functions in loop_schedule.c, over the
+ * schedule's state the loop keeps (L->sched); the frame applies it. */
 
 /* Runs the updates due at `t` under a fixed policy: the plan
  * (tempo__sched_plan_fixed) says how many and which clamp applies first. */
@@ -474,7 +436,7 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
     uint64_t ran = 0;
     while (ran < pending && ran < limit && !atomic_load(&L->quit)) {
         /* Re-read the schedule: an update may change the rate or policy. */
-        uint64_t tick_due = next_tick_ns(L);
+        uint64_t tick_due = tempo__sched_next_tick_ns(&L->sched);
         if (tick_due > t || L->sched.policy == TEMPO_LOOP_VARIABLE)
             break;
         L->sched.last_update_ns = tick_due;
@@ -502,10 +464,10 @@ static void run_fixed_updates(tempo_loop *L, uint64_t t)
  * Returns whether it ran. */
 static bool run_variable_update(tempo_loop *L, uint64_t t)
 {
-    uint64_t slot = render_slot_ns(L, t);
+    uint64_t slot = tempo__sched_render_slot_ns(&L->sched, t);
     if (t < slot)
         return false;
-    if (pace_hz(L) != 0)
+    if (tempo__sched_pace_hz(&L->sched) != 0)
         tempo__stats_lateness(&L->st, t - slot);
     const tempo__sched *s = &L->sched;
     bool stall;
@@ -531,13 +493,13 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
     L->unchanged_updates = 0;
     if (atomic_load(&L->quit))
         return;
-    if (!render_wanted(L, variable_ran)) {
+    if (!tempo__sched_render_wanted(&L->sched, variable_ran)) {
         if (unchanged != 0)
             L->st.win.skipped_renders++; /* the updates said nothing visible changed */
         return;
     }
     uint64_t t = loop_now(L);
-    if (t < render_slot_ns(L, t))
+    if (t < tempo__sched_render_slot_ns(&L->sched, t))
         return;
     L->sched.dirty = false;
     L->sched.event_dirty = false;
@@ -558,11 +520,7 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
  * changed, or the loop quit. */
 static void tell_sources_pause(tempo_loop *L)
 {
-    for (int i = 0; i < L->nwatch; i++) {
-        tempo__source *src = &L->watches[i].src;
-        if (src->pause_hook != NULL)
-            src->pause_hook(src->desc.self, L->notified_paused, L->sched.game_paused, L->told_quit);
-    }
+    tempo__loop_tell_sources(L, L->notified_paused, L->sched.game_paused, L->told_quit);
 }
 
 /* The loop has quit: tell the pause hooks once. */
@@ -572,17 +530,6 @@ static void note_quit(tempo_loop *L)
         L->told_quit = true;
         tell_sources_pause(L);
     }
-}
-
-int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn)
-{
-    tempo__source *src = L != NULL ? tempo__loop_find_source(L, handle) : NULL;
-    if (src == NULL)
-        return TEMPO_EINVAL;
-    src->pause_hook = fn;
-    if (fn != NULL)
-        fn(src->desc.self, L->notified_paused, L->sched.game_paused, L->told_quit);
-    return 0;
 }
 
 /* Acts on a change of the idle pause since the last look: tells desc.input
@@ -661,14 +608,14 @@ static uint64_t source_deadline(const tempo_loop *L, uint64_t now)
     /* While paused there is no schedule: a paused frame is one step (a
      * source woken long after the last one gets a step from now). */
     if (L->pause_mask != 0) {
-        uint64_t d = L->frame_seq_ns + L->sched.step_ns;
+        uint64_t d = L->reg.frame_seq_ns + L->sched.step_ns;
         return d > now ? d : now + L->sched.step_ns;
     }
     if (L->sched.display_driven) {
         const tempo__sched *s = &L->sched;
         return tempo__sched_display_source_by(s, L->wake_ns);
     }
-    return next_deadline(L, now);
+    return tempo__sched_next_deadline(&L->sched, now);
 }
 
 /* Pausing and resuming re-arm every parked source: a parking taken before a
@@ -686,7 +633,7 @@ static void source_pause_edge(tempo_loop *L, uint64_t now)
 /* While paused, parked work gets a frame every step. */
 static void paused_source_frame(tempo_loop *L, uint64_t now)
 {
-    if (L->pause_mask != 0 && tempo__loop_any_parked(L) && now >= L->frame_seq_ns + L->sched.step_ns)
+    if (L->pause_mask != 0 && tempo__loop_any_parked(L) && now >= L->reg.frame_seq_ns + L->sched.step_ns)
         tempo__loop_new_source_frame(L, now);
 }
 
@@ -712,7 +659,7 @@ int tempo_loop_frame(tempo_loop *L)
         L->st.win.probes = L->sched.pace.pacing == TEMPO_LOOP_PACING_PROBING;
         rebase(L, t0);
         L->sched.dirty = true;
-        L->frame_seq_ns = t0;
+        tempo__loop_sources_start(L, t0);
     }
     if (atomic_exchange(&L->render_requested, false))
         L->sched.dirty = true;
@@ -729,8 +676,8 @@ int tempo_loop_frame(tempo_loop *L)
     paused_source_frame(L, t0);
     frame_wait fw;
     fw.nsnap = 0;
-    for (int i = 0; i < L->nwatch; i++) {
-        const tempo__watch *w = &L->watches[i];
+    for (int i = 0; i < L->reg.nwatch; i++) {
+        const tempo__watch *w = &L->reg.watches[i];
         if (w->src.parked)
             continue; /* a source out of the wait until the next frame */
         fw.snap[fw.nsnap++] = *w;
@@ -738,9 +685,9 @@ int tempo_loop_frame(tempo_loop *L)
     memset(fw.fired, 0, sizeof fw.fired[0] * (size_t)fw.nsnap);
     fw.messages = false;
     bool paused_before = L->pause_mask != 0;
-    uint64_t deadline = paused_before ? TEMPO_INFINITE : next_deadline(L, t0);
+    uint64_t deadline = paused_before ? TEMPO_INFINITE : tempo__sched_next_deadline(&L->sched, t0);
     if (paused_before && tempo__loop_any_parked(L))
-        deadline = L->frame_seq_ns + L->sched.step_ns; /* the next paused frame */
+        deadline = L->reg.frame_seq_ns + L->sched.step_ns; /* the next paused frame */
     if (withheld_pause_only(L) && L->sched.pace.withheld_probe_ns < deadline)
         deadline = L->sched.pace.withheld_probe_ns; /* paused for withheld presents: keep probing */
     if (tempo__loop_any_ready(L))
@@ -776,16 +723,17 @@ int tempo_loop_frame(tempo_loop *L)
     int src_err = 0;
     for (int j = 0; j < fw.nsnap; j++) {
         int i = tempo__loop_find_watch(L, fw.snap[j].handle);
-        if (i < 0 || L->watches[i].id != fw.snap[j].id)
+        if (i < 0 || L->reg.watches[i].id != fw.snap[j].id)
             continue; /* unwatched (or re-watched) by an earlier callback */
-        const tempo__watch *w = &L->watches[i];
+        const tempo__watch *w = &L->reg.watches[i];
         if (w->source >= 0) {
             if (w->src.parked || !(fw.fired[j] || w->src.more))
                 continue;
             uint64_t now = loop_now(L);
-            int r = tempo__loop_dispatch_source(L, i, now, source_deadline(L, now));
-            if (r < 0 && src_err == 0)
-                src_err = r;
+            tempo__dispatch_verdict v = tempo__loop_dispatch_source(L, i, now, source_deadline(L, now));
+            L->frame_game_ns += v.game_ns;
+            if (v.err < 0 && src_err == 0)
+                src_err = v.err;
             continue;
         }
         if (!fw.fired[j])
@@ -865,13 +813,8 @@ int tempo_loop_frame(tempo_loop *L)
     uint64_t win_start = L->st.win_start_ns;
     tempo__stats_frame(&L->st, fw.wake, t0, t_end, wait_ns + L->frame_present_ns, L->frame_game_ns,
                        paused_before && fw.slept);
-    if (L->st.win_start_ns != win_start) {
-        for (int i = 0; i < L->nwatch; i++) {
-            tempo__source *src = &L->watches[i].src;
-            src->last = src->win;
-            memset(&src->win, 0, sizeof src->win);
-        }
-    }
+    if (L->st.win_start_ns != win_start)
+        tempo__loop_sources_roll_window(L);
     L->in_frame = false;
     if (src_err < 0)
         return src_err;
@@ -913,5 +856,5 @@ uint64_t tempo_loop_next_due_ns(const tempo_loop *L)
         return TEMPO_INFINITE;
     uint64_t now = loop_now(L);
     /* The first frame starts the schedule with an update at once. */
-    return L->started ? next_deadline(L, now) : now;
+    return L->started ? tempo__sched_next_deadline(&L->sched, now) : now;
 }

@@ -189,6 +189,19 @@ typedef struct tempo__present {
 } tempo__present;
 
 
+/* The loop's one registry of watches and sources (loop_sources.c's state:
+ * only that file writes it). */
+typedef struct tempo__registry {
+    tempo__watch watches[TEMPO_LOOP_MAX_WATCHES];
+    int nwatch;
+    uint64_t next_watch_id;
+    int nsource;             /* entries that are sources */
+    uint64_t frame_seq;      /* frames begun: parking lasts until it moves */
+    uint64_t frame_seq_ns;   /* when it last moved */
+    uint64_t dispatching;    /* entry id of the source inside dispatch, or 0 */
+    tempo__channels channels; /* the sources' record/replay channel ids */
+} tempo__registry;
+
 /* What one frame's wait saw (loop_wait.c fills it for loop.c's frame). */
 struct tempo__frame_wait {
     tempo__watch snap[TEMPO_LOOP_MAX_WATCHES]; /* the watches when the frame began */
@@ -288,20 +301,12 @@ struct tempo_loop {
     bool game_resumed;             /* restart the update schedule at the next frame */
     float frozen_alpha;            /* alpha while game-paused */
 
-    /* The registry: watches and sources in one table (tempo__watch). */
-    tempo__watch watches[TEMPO_LOOP_MAX_WATCHES];
-    int nwatch;
-    uint64_t next_watch_id;
+    tempo__registry reg;     /* the watches and sources (loop_sources.c's) */
 
     /* Sources. A "frame" for them is an iteration that ran an update or a
      * render, or, while paused with parked work, one update step. */
-    int nsource;             /* entries that are sources */
-    uint64_t frame_seq;      /* frames begun: parking lasts until it moves */
-    uint64_t frame_seq_ns;   /* when it last moved */
-    uint64_t dispatching;    /* entry id of the source inside dispatch, or 0 */
     bool frame_ran;          /* this iteration ran an update or a render */
     bool src_paused;         /* the pause state the sources last saw */
-    tempo__channels channels; /* the sources' record/replay channel ids */
 
     tempo__loop_stats st;
 
@@ -373,10 +378,21 @@ void tempo__loop_new_source_frame(tempo_loop *L, uint64_t now);
 /* Some source is parked with work left / has work it may do now. */
 bool tempo__loop_any_parked(const tempo_loop *L);
 bool tempo__loop_any_ready(const tempo_loop *L);
+/* What a source's dispatch asks of the frame: its error (the source was
+ * removed; 0: none) and the time it took, which is the game's. */
+typedef struct tempo__dispatch_verdict {
+    int err;
+    uint64_t game_ns;
+} tempo__dispatch_verdict;
 /* Dispatches entry `i` (a source) once, starting at `now` (the loop's
- * clock), with the frame's `deadline` (the next due update or render);
- * 0 or the source's error (it was removed). */
-int tempo__loop_dispatch_source(tempo_loop *L, int i, uint64_t now, uint64_t deadline);
+ * clock), with the frame's `deadline` (the next due update or render). */
+tempo__dispatch_verdict tempo__loop_dispatch_source(tempo_loop *L, int i, uint64_t now, uint64_t deadline);
+/* The first frame began at `now`. */
+void tempo__loop_sources_start(tempo_loop *L, uint64_t now);
+/* A statistics window is complete: each source's counts become its last. */
+void tempo__loop_sources_roll_window(tempo_loop *L);
+/* Calls every source's pause hook with the pauses given. */
+void tempo__loop_tell_sources(tempo_loop *L, bool idle_paused, bool game_paused, bool quitting);
 
 /* loop_events.c: SDL's events and the attached input. */
 /* Makes `in` the loop's input (it has none; the caller checked): SDL's

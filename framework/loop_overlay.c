@@ -94,9 +94,9 @@ static int history(const tempo_loop_stats *s, const uint64_t *ring, uint64_t *ou
 
 int tempo_loop_stats_height(const tempo_loop *L)
 {
-    if (L == NULL || L->nsource == 0)
+    if (L == NULL || L->reg.nsource == 0)
         return TEMPO_LOOP_STATS_H;
-    return TEMPO_LOOP_STATS_H + (L->nsource + 1) * TEMPO_LOOP_STATS_SOURCE_H;
+    return TEMPO_LOOP_STATS_H + (L->reg.nsource + 1) * TEMPO_LOOP_STATS_SOURCE_H;
 }
 
 /* One line per source under a heading: its share of the last second, items

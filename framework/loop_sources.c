@@ -1,7 +1,10 @@
 /* The loop's registry: the game's watches and the sources in one table
  * (tempo/loop.h: tempo_loop_watch, tempo_loop_add_source), and the
  * dispatch of one source with its deadline, parking and statistics. The
- * frame (loop.c) decides when; this file keeps the entries. [loop thread] */
+ * frame (loop.c) decides when; this file keeps the entries. Its state is
+ * its own (tempo_loop.reg, a tempo__registry): only this file writes it,
+ * and a dispatch, handed its start and deadline, returns what the frame
+ * applies (its error, the game time it took). [loop thread] */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,16 +18,16 @@
 
 int tempo__loop_find_watch(const tempo_loop *L, const tempo_handle *h)
 {
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].handle == h)
+    for (int i = 0; i < L->reg.nwatch; i++)
+        if (L->reg.watches[i].handle == h)
             return i;
     return -1;
 }
 
 static int find_watch_by_id(const tempo_loop *L, uint64_t id)
 {
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].id == id)
+    for (int i = 0; i < L->reg.nwatch; i++)
+        if (L->reg.watches[i].id == id)
             return i;
     return -1;
 }
@@ -33,18 +36,18 @@ static int find_watch_by_id(const tempo_loop *L, uint64_t id)
 tempo__source *tempo__loop_find_source(tempo_loop *L, const tempo_handle *h)
 {
     int i = h != NULL ? tempo__loop_find_watch(L, h) : -1;
-    return i >= 0 && L->watches[i].source >= 0 ? &L->watches[i].src : NULL;
+    return i >= 0 && L->reg.watches[i].source >= 0 ? &L->reg.watches[i].src : NULL;
 }
 
 /* A new entry at the end of the table, or NULL when it is full. */
 static tempo__watch *add_entry(tempo_loop *L, tempo_handle *handle)
 {
-    if (L->nwatch == TEMPO_LOOP_MAX_WATCHES)
+    if (L->reg.nwatch == TEMPO_LOOP_MAX_WATCHES)
         return NULL;
-    tempo__watch *w = &L->watches[L->nwatch++];
+    tempo__watch *w = &L->reg.watches[L->reg.nwatch++];
     memset(w, 0, sizeof *w);
     w->handle = handle;
-    w->id = ++L->next_watch_id;
+    w->id = ++L->reg.next_watch_id;
     w->source = -1;
     return w;
 }
@@ -72,8 +75,8 @@ static void drop_watch(tempo_loop *L, int i)
 {
     /* The frame dispatches from a snapshot and looks entries up by id before
      * each call, so compacting the live array here is safe mid-dispatch. */
-    memmove(&L->watches[i], &L->watches[i + 1], sizeof L->watches[0] * (size_t)(L->nwatch - i - 1));
-    L->nwatch--;
+    memmove(&L->reg.watches[i], &L->reg.watches[i + 1], sizeof L->reg.watches[0] * (size_t)(L->reg.nwatch - i - 1));
+    L->reg.nwatch--;
 }
 
 int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
@@ -83,7 +86,7 @@ int tempo_loop_unwatch(tempo_loop *L, tempo_handle *handle)
     int i = tempo__loop_find_watch(L, handle);
     if (i < 0)
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_unwatch: handle %p is not watched", (void *)handle);
-    if (L->watches[i].source >= 0) /* a source leaves with tempo_loop_remove_source */
+    if (L->reg.watches[i].source >= 0) /* a source leaves with tempo_loop_remove_source */
         return tempo__set_error(TEMPO_EINVAL, "tempo_loop_unwatch: handle %p is a source's "
                                               "(tempo_loop_remove_source removes it)", (void *)handle);
     drop_watch(L, i);
@@ -138,7 +141,7 @@ int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
     if (tempo__loop_find_watch(L, desc->handle) >= 0)
         return tempo__set_error(TEMPO_EBUSY, "tempo_loop_add_source: handle %p is already watched or a source",
                                 (void *)desc->handle);
-    if (L->nsource == TEMPO_LOOP_MAX_SOURCES)
+    if (L->reg.nsource == TEMPO_LOOP_MAX_SOURCES)
         return tempo__set_error(TEMPO_ETOOMANY, "tempo_loop_add_source: the loop already has %d sources",
                                 TEMPO_LOOP_MAX_SOURCES);
     tempo__watch *w = add_entry(L, desc->handle);
@@ -146,7 +149,7 @@ int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
         return tempo__set_error(TEMPO_ETOOMANY, "tempo_loop_add_source: the loop already waits on %d handles",
                                 TEMPO_LOOP_MAX_WATCHES);
     w->source = 0;
-    L->nsource++;
+    L->reg.nsource++;
     tempo__source *src = &w->src;
     src->desc = *desc;
     snprintf(src->name, sizeof src->name, "%s", desc->name ? desc->name : "source");
@@ -154,15 +157,15 @@ int tempo_loop_add_source(tempo_loop *L, const tempo_source_desc *desc)
     src->progress_frame = UINT64_MAX;
     /* What it delivers is recorded and replayed through its channel. */
     if (desc->deliver != NULL)
-        src->channel = new_channel(&L->channels, src->name);
+        src->channel = new_channel(&L->reg.channels, src->name);
     return 0;
 }
 
 int tempo__loop_channel_source(tempo_loop *L, uint32_t channel, tempo_source_deliver_fn *deliver, void **self)
 {
-    for (int i = 0; channel != 0 && i < L->nwatch; i++) {
-        const tempo__source *src = &L->watches[i].src;
-        if (L->watches[i].source >= 0 && src->channel == channel) {
+    for (int i = 0; channel != 0 && i < L->reg.nwatch; i++) {
+        const tempo__source *src = &L->reg.watches[i].src;
+        if (L->reg.watches[i].source >= 0 && src->channel == channel) {
             *deliver = src->desc.deliver;
             *self = src->desc.self;
             return 0;
@@ -186,9 +189,9 @@ int tempo__loop_source_lookup(tempo_loop *L, tempo_handle *handle, tempo_source_
 /* Removes the source entry i, then runs its detach. */
 static void drop_source(tempo_loop *L, int i)
 {
-    tempo__source gone = L->watches[i].src;
+    tempo__source gone = L->reg.watches[i].src;
     drop_watch(L, i);
-    L->nsource--;
+    L->reg.nsource--;
     if (gone.desc.detach != NULL)
         gone.desc.detach(gone.desc.self);
 }
@@ -196,9 +199,9 @@ static void drop_source(tempo_loop *L, int i)
 int tempo__loop_remove_source(tempo_loop *L, tempo_handle *handle)
 {
     int i = L != NULL && handle != NULL ? tempo__loop_find_watch(L, handle) : -1;
-    if (i < 0 || L->watches[i].source < 0)
+    if (i < 0 || L->reg.watches[i].source < 0)
         return TEMPO_EINVAL;
-    if (L->watches[i].id == L->dispatching)
+    if (L->reg.watches[i].id == L->reg.dispatching)
         return TEMPO_EBUSY; /* its dispatch is still running: detach would free it */
     drop_source(L, i);
     return 0;
@@ -231,9 +234,9 @@ int tempo__leave_loop(tempo_loop *L, tempo_handle *handle, const char *what)
  * two): start again from the end each time. */
 void tempo__loop_detach_all(tempo_loop *L)
 {
-    while (L->nsource > 0) {
-        int i = L->nwatch - 1;
-        while (L->watches[i].source < 0)
+    while (L->reg.nsource > 0) {
+        int i = L->reg.nwatch - 1;
+        while (L->reg.watches[i].source < 0)
             i--;
         drop_source(L, i);
     }
@@ -244,16 +247,16 @@ void tempo__loop_detach_all(tempo_loop *L)
  * ends here, so no parking outlives a frame, a pause or a resume. */
 void tempo__loop_new_source_frame(tempo_loop *L, uint64_t now)
 {
-    L->frame_seq++;
-    L->frame_seq_ns = now;
-    for (int i = 0; i < L->nwatch; i++)
-        L->watches[i].src.parked = false; /* false for every watch too */
+    L->reg.frame_seq++;
+    L->reg.frame_seq_ns = now;
+    for (int i = 0; i < L->reg.nwatch; i++)
+        L->reg.watches[i].src.parked = false; /* false for every watch too */
 }
 
 bool tempo__loop_any_parked(const tempo_loop *L)
 {
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].src.parked)
+    for (int i = 0; i < L->reg.nwatch; i++)
+        if (L->reg.watches[i].src.parked)
             return true;
     return false;
 }
@@ -262,8 +265,8 @@ bool tempo__loop_any_parked(const tempo_loop *L)
  * without waiting (its handle may be an auto-reset one already consumed). */
 bool tempo__loop_any_ready(const tempo_loop *L)
 {
-    for (int i = 0; i < L->nwatch; i++)
-        if (L->watches[i].src.more && !L->watches[i].src.parked)
+    for (int i = 0; i < L->reg.nwatch; i++)
+        if (L->reg.watches[i].src.more && !L->reg.watches[i].src.parked)
             return true;
     return false;
 }
@@ -284,28 +287,28 @@ static void add_source_counts(tempo_loop_source_counts *c, uint64_t busy, uint32
 /* Dispatches the source of entry i once, at `now` with `deadline` (the
  * frame's: the next due update or render). Returns 0 or the dispatch's
  * error (the source is then removed). */
-int tempo__loop_dispatch_source(tempo_loop *L, int i, uint64_t now, uint64_t deadline)
+tempo__dispatch_verdict tempo__loop_dispatch_source(tempo_loop *L, int i, uint64_t now, uint64_t deadline)
 {
-    tempo__source *src = &L->watches[i].src;
-    uint64_t id = L->watches[i].id;
+    tempo__source *src = &L->reg.watches[i].src;
+    uint64_t id = L->reg.watches[i].id;
     tempo_source_call call = {
         .now_ns = now,
         .deadline_ns = deadline,
-        .must_progress = src->progress_frame != L->frame_seq,
-        .frame = L->frame_seq,
+        .must_progress = src->progress_frame != L->reg.frame_seq,
+        .frame = L->reg.frame_seq,
         .replaying = L->hooks.replaying,
     };
     if (call.must_progress)
-        src->progress_frame = L->frame_seq;
-    L->dispatching = id;
+        src->progress_frame = L->reg.frame_seq;
+    L->reg.dispatching = id;
     int r = src->desc.dispatch(src->desc.self, &call);
-    L->dispatching = 0;
+    L->reg.dispatching = 0;
     uint64_t t = loop_now(L);
-    L->frame_game_ns += t - now;
+    tempo__dispatch_verdict v = {.err = 0, .game_ns = t - now};
     /* The dispatch may have added or removed other entries (not itself):
      * find it again. */
     i = find_watch_by_id(L, id);
-    src = &L->watches[i].src;
+    src = &L->reg.watches[i].src;
     bool overrun = t > call.deadline_ns;
     bool forced = now >= call.deadline_ns && call.items > 0;
     add_source_counts(&src->win, t - now, call.items, overrun, forced, call.oldest_age_ns);
@@ -314,13 +317,52 @@ int tempo__loop_dispatch_source(tempo_loop *L, int i, uint64_t now, uint64_t dea
     if (r < 0) {
         tempo__set_error(r, "loop: source \"%s\" failed (%s): removed", src->name, tempo_strerror(r));
         drop_source(L, i);
-        return r;
+        v.err = r;
+        return v;
     }
     src->more = r > 0;
     /* Park a source that has used its time (or could not use it): it waits
      * for the next frame instead of waking the loop again at once. One that
      * stopped early on its own budget is called again next iteration. */
     src->parked = src->more && (t >= call.deadline_ns || call.items == 0);
+    return v;
+}
+
+void tempo__loop_sources_start(tempo_loop *L, uint64_t now)
+{
+    L->reg.frame_seq_ns = now;
+}
+
+/* A statistics window is complete: each source's becomes its last. */
+void tempo__loop_sources_roll_window(tempo_loop *L)
+{
+    for (int i = 0; i < L->reg.nwatch; i++) {
+        tempo__source *src = &L->reg.watches[i].src;
+        src->last = src->win;
+        memset(&src->win, 0, sizeof src->win);
+    }
+}
+
+/* ---- Pause hooks (tempo__source_pause_fn) -------------------------------------------- */
+
+void tempo__loop_tell_sources(tempo_loop *L, bool idle_paused, bool game_paused, bool quitting)
+{
+    for (int i = 0; i < L->reg.nwatch; i++) {
+        tempo__source *src = &L->reg.watches[i].src;
+        if (src->pause_hook != NULL)
+            src->pause_hook(src->desc.self, idle_paused, game_paused, quitting);
+    }
+}
+
+int tempo__loop_source_pause_hook(tempo_loop *L, tempo_handle *handle, tempo__source_pause_fn fn)
+{
+    tempo__source *src = L != NULL ? tempo__loop_find_source(L, handle) : NULL;
+    if (src == NULL)
+        return TEMPO_EINVAL;
+    src->pause_hook = fn;
+    if (fn != NULL)
+        fn(src->desc.self, L->notified_paused, L->sched.game_paused, L->told_quit);
     return 0;
 }
+
 

@@ -259,10 +259,10 @@ const tempo_loop_stats *tempo_loop_get_stats(tempo_loop *L)
         tempo__stats_refresh(&L->st, loop_now(L));
     L->st.pub.paused = L->pause_mask != 0;
     L->st.pub.source_count = 0;
-    for (int i = 0; i < L->nwatch; i++) {
-        if (L->watches[i].source < 0)
+    for (int i = 0; i < L->reg.nwatch; i++) {
+        if (L->reg.watches[i].source < 0)
             continue;
-        const tempo__source *src = &L->watches[i].src;
+        const tempo__source *src = &L->reg.watches[i].src;
         tempo_loop_source_stats *o = &L->st.pub.sources[L->st.pub.source_count++];
         memcpy(o->name, src->name, sizeof o->name);
         o->pending = src->more;
