@@ -1,7 +1,12 @@
-/* Internals of tempo_loop shared by loop.c (the frame), loop_stats.c (the
- * counters, lateness histogram and schedule arithmetic) and loop_overlay.c
- * (the statistics panel). Everything here runs on the loop thread except
- * the two atomics marked [any thread]. */
+/* Internals of tempo_loop shared by the loop's files (docs/layout.md):
+ * loop.c (the object and the frame, the one writer of the pause, the
+ * owed render and the statistics), loop_schedule.c (exact schedules and
+ * the decisions), loop_present.c (display pacing: tempo__present),
+ * loop_sources.c (the registry: tempo__registry), loop_events.c,
+ * loop_wait.c, loop_stats.c and loop_overlay.c. Each part's state is a
+ * struct of its own inside struct tempo_loop, written only by its file.
+ * Everything here runs on the loop thread except the two atomics marked
+ * [any thread]. */
 #ifndef TEMPO_LOOP_INTERNAL_H
 #define TEMPO_LOOP_INTERNAL_H
 
@@ -12,7 +17,7 @@
 #include "platform.h"
 #include "tempo/loop.h"
 
-/* ---- Schedules -----------------------------------------------------------
+/* ---- Schedules (loop_schedule.c) -----------------------------------------
  * A schedule of rate `hz` starting at `epoch` has its k-th slot at
  * epoch + floor(k * 1e9 / hz), computed exactly in 64-bit integers for any
  * k and hz <= TEMPO__LOOP_MAX_HZ, so a loop never drifts from the clock. */

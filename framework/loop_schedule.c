@@ -1,8 +1,10 @@
-/* The loop's scheduling decisions (loop_schedule.h): pure functions of a
- * tempo__sched snapshot and the times passed in. */
+/* The loop's scheduling decisions (loop_schedule.h): pure functions of the
+ * schedule's state (a tempo__sched) and the times passed in, and the exact
+ * schedule arithmetic under them (tempo__sched_at/_count, loop_internal.h).
+ * Calls nothing of the loop's other files. */
 #include "loop_schedule.h"
 
-#include "loop_internal.h" /* tempo__sched_at, tempo__sched_count */
+#include "loop_internal.h" /* tempo__sched_at, tempo__sched_count (defined here) */
 
 /* The largest float below 1: alpha must stay in [0,1) even when the float
  * conversion of a value just below 1 rounds up. */
@@ -12,6 +14,38 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
 }
+
+/* ---- Exact schedules (loop_internal.h) ------------------------------------- */
+
+#define NS_PER_S UINT64_C(1000000000)
+
+uint64_t tempo__sched_at(uint64_t epoch_ns, uint32_t hz, uint64_t k)
+{
+    /* floor(k * 1e9 / hz) without overflowing k * 1e9: split k = q*hz + r,
+     * then k*1e9/hz = q*1e9 + r*1e9/hz exactly (r*1e9 < hz*1e9 fits). */
+    uint64_t q = k / hz, r = k % hz;
+    if (q > (UINT64_MAX - NS_PER_S) / NS_PER_S)
+        return UINT64_MAX;
+    uint64_t off = q * NS_PER_S + r * NS_PER_S / hz;
+    return off > UINT64_MAX - epoch_ns ? UINT64_MAX : epoch_ns + off;
+}
+
+uint64_t tempo__sched_count(uint64_t epoch_ns, uint32_t hz, uint64_t t)
+{
+    if (t < epoch_ns)
+        return 0;
+    /* Slot k is due iff floor(k*1e9/hz) <= e  <=>  k*1e9 < (e+1)*hz
+     * <=>  k <= ((e+1)*hz - 1) / 1e9, so count = ((e+1)*hz - 1)/1e9 + 1.
+     * With e+1 = a*1e9 + b: (e+1)*hz = a*hz*1e9 + b*hz. */
+    uint64_t e = t - epoch_ns;
+    uint64_t e1 = e == UINT64_MAX ? e : e + 1; /* off by one at the end of time only */
+    uint64_t a = e1 / NS_PER_S, b = e1 % NS_PER_S;
+    if (b == 0)
+        return a * hz;
+    return a * hz + (b * hz - 1) / NS_PER_S + 1;
+}
+
+/* ---- Decisions ---------------------------------------------------------- */
 
 uint32_t tempo__sched_pace_hz(const tempo__sched *s)
 {

@@ -1,5 +1,5 @@
-/* The loop's statistics: exact schedules, the lateness histogram, the
- * statistics windows, and the public view (tempo_loop_get_stats, gathered
+/* The loop's statistics: the lateness histogram, the statistics windows,
+ * and the public view (tempo_loop_get_stats, gathered
  * from the registry and the pacing; the names of policies, pacings and
  * wakes). Only the frame (loop.c) writes the counters. [loop thread] */
 #include <string.h>
@@ -7,34 +7,6 @@
 #include "loop_internal.h"
 
 #define NS_PER_S UINT64_C(1000000000)
-
-/* ---- Schedules ------------------------------------------------------------- */
-
-uint64_t tempo__sched_at(uint64_t epoch_ns, uint32_t hz, uint64_t k)
-{
-    /* floor(k * 1e9 / hz) without overflowing k * 1e9: split k = q*hz + r,
-     * then k*1e9/hz = q*1e9 + r*1e9/hz exactly (r*1e9 < hz*1e9 fits). */
-    uint64_t q = k / hz, r = k % hz;
-    if (q > (UINT64_MAX - NS_PER_S) / NS_PER_S)
-        return UINT64_MAX;
-    uint64_t off = q * NS_PER_S + r * NS_PER_S / hz;
-    return off > UINT64_MAX - epoch_ns ? UINT64_MAX : epoch_ns + off;
-}
-
-uint64_t tempo__sched_count(uint64_t epoch_ns, uint32_t hz, uint64_t t)
-{
-    if (t < epoch_ns)
-        return 0;
-    /* Slot k is due iff floor(k*1e9/hz) <= e  <=>  k*1e9 < (e+1)*hz
-     * <=>  k <= ((e+1)*hz - 1) / 1e9, so count = ((e+1)*hz - 1)/1e9 + 1.
-     * With e+1 = a*1e9 + b: (e+1)*hz = a*hz*1e9 + b*hz. */
-    uint64_t e = t - epoch_ns;
-    uint64_t e1 = e == UINT64_MAX ? e : e + 1; /* off by one at the end of time only */
-    uint64_t a = e1 / NS_PER_S, b = e1 % NS_PER_S;
-    if (b == 0)
-        return a * hz;
-    return a * hz + (b * hz - 1) / NS_PER_S + 1;
-}
 
 /* ---- Histogram ---------------------------------------------------------------- */
 
