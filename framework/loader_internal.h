@@ -1,16 +1,30 @@
 /* The background loader's insides, shared by its files (tempo/loader.h is
  * the public side). The names here are private to the loader_*.c files.
+ * Its files stand on floors, and calls only point down (docs/layout.md):
  *
  *   loader.c          the object: create and destroy, the loop it belongs to
- *   loader_queue.c    requests, the three lists and the progress groups;
- *                     submit, cancel and the queries (any thread)
- *   loader_reader.c   the reader threads: take a request, read its file,
- *                     run its format's decoder [loader thread]
+ *   loader_queue.c    submit in priority order, the progress groups, cancel
+ *                     and the queries (any thread)
+ *   loader_reader.c   the reader threads: take a request, run its format's
+ *                     decoder [loader thread]
+ *   loader_deliver.c  process(): finalize + done on the loop thread within a
+ *                     budget, strips sized to the time left, the
+ *                     record/replay delivery hooks
+ *   ------
  *   loader_formats.c  the per-format table: one entry per tempo_load_type
  *                     (decode off the loop thread, finalize and free on it)
- *   loader_deliver.c  process(): finalize + done on the loop thread, texture
- *                     uploads in strips, the record/replay delivery hooks
+ *   ------
+ *   loader_io.c       a request's file: open, measure, read whole
+ *   loader_upload.c   texture uploads in strips, learning the cost per byte
+ *   ------
+ *   loader_request.c  the request and its lists, the group lookup, the idle
+ *                     signal, a request's failure record and its freeing
  *   upload_split.c    the pure strip-size arithmetic (upload_split.h)
+ *
+ * loader.c calls the floors under it (the reader's thread body, delivery,
+ * the formats' setup); queue, reader and deliver call none of each other.
+ * Above them all, loader_source.c (tempo_loader_attach) uses the public API
+ * and the hooks in sources_internal.h.
  *
  * One lock (`lock`) guards everything shared between the loop thread, the
  * loader threads and other submitters: the three request lists, the counters,
@@ -134,9 +148,11 @@ struct tempo_loader {
     tempo__attachment at; /* the loop it is a source of (loader_source.c) */
 };
 
-/* ---- loader_queue.c: requests and lists ----------------------------------- */
+/* ---- loader_request.c: the request and its lists ------------------------ */
 
 void tempo__loader_list_push_back(load_list *l, load_req *r);
+/* Inserts r after `at` (NULL: at the front). */
+void tempo__loader_list_insert_after(load_list *l, load_req *at, load_req *r);
 void tempo__loader_list_remove(load_list *l, load_req *r);
 load_req *tempo__loader_list_pop_front(load_list *l);
 load_req *tempo__loader_list_find(load_list *l, uint64_t id);
@@ -153,16 +169,13 @@ const char *tempo__loader_sdl_text(const char *fallback);
 /* Frees the request itself (its result objects must be gone). [loop thread] */
 void tempo__loader_free_req(load_req *r);
 
-/* ---- loader_reader.c: the reader threads ---------------------------------- */
+/* ---- loader_io.c: a request's file ---------------------------------------- */
 
-/* A loader thread's reusable file buffer (see read_all in loader_reader.c). */
+/* A loader thread's reusable file buffer (kept by loader_reader.c). */
 typedef struct load_scratch {
     unsigned char *buf;
     size_t cap;
 } load_scratch;
-
-/* The reader thread's body: plat_thread_create(tempo__loader_reader_main, name, loader). */
-int tempo__loader_reader_main(void *loader);
 
 /* Opens r->path (regular files only) and measures it, counting the size
  * into its group. On failure records it in r and returns it. [loader thread] */
@@ -172,6 +185,19 @@ int tempo__loader_open(tempo_loader *l, load_req *r, SDL_RWops **out, uint64_t *
  * by `s`) or, with s NULL, into a new SDL_malloc'd buffer that the caller
  * owns. Sets r->bytes. [loader thread] */
 int tempo__loader_read_all(tempo_loader *l, load_req *r, load_scratch *s, unsigned char **buf, size_t *len);
+
+/* ---- loader_upload.c: texture uploads in strips ----------------------------- */
+
+/* Whether r's image goes up in strips. [loop thread] */
+bool tempo__loader_streamable(const tempo_loader *l, const load_req *r);
+
+/* The bytes of one row of `s` as the texture holds it (its pitch may pad). */
+uint64_t tempo__loader_row_bytes(const SDL_Surface *s);
+
+/* Uploads the next `rows` rows of r's surface (creating the texture first)
+ * and learns the cost per byte. Returns 0 or a failed request's error (the
+ * texture, if any, is freed with the request). [loop thread] */
+int tempo__loader_upload_rows(tempo_loader *l, load_req *r, int rows);
 
 /* ---- loader_formats.c: one entry per request type -------------------------
  * Adding a format is adding an entry: its tempo_load_type, whether it names
@@ -199,15 +225,12 @@ const load_format *tempo__load_format_of(tempo_load_type type);
 int tempo__load_formats_ref(void);
 void tempo__load_formats_unref(void);
 
+/* ---- loader_reader.c: the reader threads ---------------------------------- */
+
+/* The reader thread's body: plat_thread_create(tempo__loader_reader_main, name, loader). */
+int tempo__loader_reader_main(void *loader);
+
 /* ---- loader_deliver.c: the loop thread's half ------------------------------ */
-
-/* Whether r's image goes up in strips. [loop thread] */
-bool tempo__loader_streamable(const tempo_loader *l, const load_req *r);
-
-/* Uploads the next `rows` rows of r's surface (creating the texture first)
- * and learns the cost per byte. Returns 0 or a failed request's error (the
- * texture, if any, is freed with the request). [loop thread] */
-int tempo__loader_upload_rows(tempo_loader *l, load_req *r, int rows);
 
 /* Finalizes (unless cancelled or failed), counts and delivers one request,
  * then frees it. `destroying`: the loader is going away, so everything not
