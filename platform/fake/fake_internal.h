@@ -1,7 +1,11 @@
 /* What the fake backend's files share (platform/fake/). One process-wide
  * lock, the handles' (plat_handle_lock, plat_handle.h), guards the virtual
  * clock, every handle's state and the scripts; one condition variable wakes
- * every blocked wait when any of them changes. */
+ * every blocked wait when any of them changes.
+ *
+ * Everything declared here is fake_clock.c's: the lock and the condition
+ * variable, the clock and the scripts it fires. fake_wait.c calls down into
+ * it and nothing here calls the wait. */
 #ifndef TEMPO_FAKE_INTERNAL_H
 #define TEMPO_FAKE_INTERNAL_H
 
@@ -9,6 +13,8 @@
 #include <stdint.h>
 
 #include <SDL.h>
+
+#include "platform.h"
 
 /* The lock (plat_handle_lock) and the condition variable, both created by
  * the first fake__lock() (NULL with the detail set if SDL cannot make
@@ -29,8 +35,12 @@ uint64_t fake__now_locked(void);
  * due by then and wakes every blocked wait. */
 void fake__advance_locked(uint64_t t);
 
-/* [fake__lock] Sets every scripted event due at `now` (fake_wait.c). */
+/* [fake__lock] Sets every scripted event due at `now`, earliest first. */
 void fake__fire_scripts_locked(uint64_t now);
+
+/* [fake__lock] The earliest scripted signal of one of the n handles, or
+ * `limit` if none is earlier (a wait's next deadline). */
+uint64_t fake__next_script_locked(plat_handle *const *handles, int n, uint64_t limit);
 
 /* The real monotonic clock, ns. */
 uint64_t fake__real_now_ns(void);

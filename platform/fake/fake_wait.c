@@ -1,27 +1,23 @@
-/* The fake backend's wait and scripts (fake_platform.h). The handles are
- * the sdl backend's handle half (plat_handle.h, common/plat_handle.c): the
- * same objects, states, references and timers, compared with the virtual
- * clock (plat_now_ns), so their semantics (missed ticks, a cancel keeps a
- * due tick) are the same by construction.
+/* The fake backend's wait (fake_platform.h). The handles are the sdl
+ * backend's handle half (plat_handle.h, common/plat_handle.c): the same
+ * objects, states, references and timers, compared with the virtual clock
+ * (plat_now_ns), so their semantics (missed ticks, a cancel keeps a due
+ * tick) are the same by construction.
  *
  * Every handle's state, the clock and the scripts are guarded by the
  * handles' one lock (fake__lock); any change broadcasts one condition
- * variable (plat_handle_changed, below), and every blocked wait re-checks
- * its handles. A wait that would block moves the virtual clock to its next
- * deadline (its timeout, its timers' next ticks, its events' scripted
- * signals) instead of sleeping; only a wait with none blocks for real. */
+ * variable, and every blocked wait re-checks its handles. A wait that would
+ * block moves the virtual clock to its next deadline (its timeout, its
+ * timers' next ticks, its events' scripted signals) instead of sleeping;
+ * only a wait with none blocks for real. The clock, the scripts and the
+ * condition variable are fake_clock.c's: this file only calls down into
+ * them (fake_internal.h). */
 #include "fake_internal.h"
 #include "fake_platform.h"
 #include "plat_handle.h"
 #include "plat_sdl_hook.h"
 #include "tempo_internal.h"
 
-typedef struct script {
-    plat_handle *event; /* retained; NULL: free entry */
-    uint64_t at_ns;
-} script;
-
-static script g_scripts[PLAT_FAKE_MAX_SCRIPTS]; /* [fake__lock] */
 static uint64_t g_msg_gen; /* [fake__lock] SDL events pushed by other threads */
 
 const char *plat_backend_name(void)
@@ -43,71 +39,13 @@ const char *plat_wait_route(void)
  * before the set or re-arm takes the lock. */
 const bool plat_fault_pause_before_signal = true;
 
-/* [fake__lock] Every blocked wait re-checks its handles (plat_handle.h). */
-void plat_handle_changed(const plat_handle *h)
-{
-    (void)h;
-    fake__wake_all_locked();
-}
-
-/* ---- Scripts ------------------------------------------------------------ */
-
-int plat_fake_script_set(plat_handle *event, uint64_t at_ns)
-{
-    if (event == NULL || event->kind != PLAT_HANDLE_EVENT)
-        return TEMPO_EINVAL;
-    SDL_mutex *lock = fake__lock();
-    SDL_LockMutex(lock);
-    int rc = TEMPO_EFULL;
-    for (int i = 0; i < PLAT_FAKE_MAX_SCRIPTS; i++)
-        if (g_scripts[i].event == NULL) {
-            plat_handles_retain(&event, 1);
-            g_scripts[i] = (script){event, at_ns};
-            rc = 0;
-            break;
-        }
-    if (rc == 0) {
-        fake__fire_scripts_locked(fake__now_locked()); /* due already: set now */
-        fake__wake_all_locked();
-    }
-    SDL_UnlockMutex(lock);
-    return rc;
-}
-
-void fake__fire_scripts_locked(uint64_t now)
-{
-    /* In time order, so two scripts on one auto-reset event due together
-     * still set it once (a second set of a set event does nothing). */
-    for (;;) {
-        int first = -1;
-        for (int i = 0; i < PLAT_FAKE_MAX_SCRIPTS; i++)
-            if (g_scripts[i].event != NULL && g_scripts[i].at_ns <= now &&
-                (first < 0 || g_scripts[i].at_ns < g_scripts[first].at_ns))
-                first = i;
-        if (first < 0)
-            return;
-        plat_handle *e = g_scripts[first].event;
-        g_scripts[first].event = NULL;
-        plat_event_set_locked(e);
-        plat_handles_release(&e, 1);
-    }
-}
-
 /* ---- The wait ----------------------------------------------------------- */
 
 /* [fake__lock] The earliest instant one of the handles may become
  * signalled on its own (a timer tick, a scripted set), capped by `limit`. */
 static uint64_t next_wake(plat_handle *const *handles, int n, uint64_t limit)
 {
-    uint64_t at = plat_handles_next_due(handles, n, limit);
-    for (int i = 0; i < n; i++) {
-        if (handles[i]->magic != PLAT_HANDLE_MAGIC)
-            continue;
-        for (int k = 0; k < PLAT_FAKE_MAX_SCRIPTS; k++)
-            if (g_scripts[k].event == handles[i] && g_scripts[k].at_ns < at)
-                at = g_scripts[k].at_ns;
-    }
-    return at;
+    return fake__next_script_locked(handles, n, plat_handles_next_due(handles, n, limit));
 }
 
 /* [any thread pushing an SDL event] (plat_sdl_hook.h) */
