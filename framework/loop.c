@@ -836,20 +836,6 @@ int tempo_loop_display_frame(tempo_loop *L)
     return r;
 }
 
-void tempo__loop_run_ended(tempo_loop *L, int result)
-{
-    tempo_loop_stop_fn fn = L->on_stop;
-    if (fn != NULL)
-        fn(L, result, L->user); /* it may destroy L: nothing touches L after */
-}
-
-int tempo_loop_run(tempo_loop *L)
-{
-    if (L == NULL)
-        return tempo__set_error(TEMPO_EINVAL, "tempo_loop_run: loop is NULL");
-    return plat_loop_run(L); /* the backend owns how frames follow each other */
-}
-
 uint64_t tempo_loop_next_due_ns(const tempo_loop *L)
 {
     if (L == NULL || L->pause_mask != 0)

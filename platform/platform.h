@@ -13,15 +13,15 @@
  * plat_announce.h) and platform/common/ (plat_handle.c: the handles of the
  * backends that emulate them -- sdl, web, fake -- whose waits differ only
  * in how they sleep and wake, plat_handle.h; plat_file.c: the file reader,
- * plat_file_open_read; plat_loop_run.c: tempo_loop_run's blocking frames,
- * every backend but the web; plat_sdl_hook.c: the SDL event-queue hook and
+ * plat_file_open_read; plat_host_none.c: the host-loop stub of every
+ * backend but the web, plat_host.h; plat_sdl_hook.c: the SDL event-queue hook and
  * controller polling of message waits, every build; plat_clock_windows.c:
  * the clock and process usage, Windows builds). Under both lies the ground
  * floor, platform/os/ (os.h: thin OS wrappers, one file per OS where the OS
  * differs: os_file_posix.c, os_file_windows.c), which calls neither SDL nor
  * Tempo.
  *
- * The platform layer never calls up into the framework's public API: it
+ * The platform layer never calls up into the framework: it
  * works with its own objects (plat_handle, plat_input...), and the framework
  * maps public ids to them (framework/handle_pool.c) before calling down, or
  * lends a public id to a backend-owned object (tempo__handle_lend). What it
@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "plat_host.h"
 #include "tempo/wait.h"
 
 /* ---- Identity ---------------------------------------------------------- */
@@ -85,19 +86,6 @@ plat_visibility plat_window_visibility(struct SDL_Window *window);
 
 /* Frees process-wide resources; see tempo_shutdown(). [loop thread] */
 void plat_shutdown(void);
-
-/* tempo_loop_run(): runs `loop` (already checked non-NULL) until it quits.
- * sdl, win32: calls tempo_loop_frame() until it returns non-zero and
- * returns 0 or its negative error (platform/common/plat_loop_run.c). web:
- * hands the loop to the browser's animation frames and timers and does not
- * return (platform/web/web_loop.c). [loop thread] */
-struct tempo_loop;
-int plat_loop_run(struct tempo_loop *loop);
-/* [framework, loop.c] What plat_loop_run calls once when the frames end,
- * after the last one and outside every frame, with 0 (quit) or the negative
- * error: runs desc.on_stop, which may destroy the loop (the backend touches
- * it no more). */
-void tempo__loop_run_ended(struct tempo_loop *loop, int result);
 
 /* ---- Clock ------------------------------------------------------------- */
 

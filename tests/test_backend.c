@@ -14,9 +14,10 @@
 static void no_capability_is_had_for_zero(void)
 {
     CHECK(!tempo_backend_has(0));
-    const unsigned all[] = {TEMPO_CAP_NATIVE_INPUT, TEMPO_CAP_OS_MESSAGE_WAIT, TEMPO_CAP_SDL_ROUTE};
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
+    const unsigned all[] = {TEMPO_CAP_NATIVE_INPUT, TEMPO_CAP_OS_MESSAGE_WAIT, TEMPO_CAP_SDL_ROUTE,
+                            TEMPO_CAP_HOST_LOOP};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
             CHECK_EQ_INT(tempo_backend_has(all[i] | all[j]),
                          tempo_backend_has(all[i]) && tempo_backend_has(all[j]));
 }

@@ -1,41 +1,42 @@
-/* The web backend's loop driver: tempo_loop_run() hands the loop to the
- * browser.
+/* The web backend's host loop (plat_host.h): tempo_loop_run() hands the
+ * loop to the browser.
  *
  * A page's main thread must never block: while it runs, the browser neither
  * paints, nor delivers input, nor runs timers, and a tempo_loop_run() that
  * waited in a loop on it froze the page ("waiting 96.7 %", nothing painted).
- * So here the browser is the wait: tempo_loop_run() registers a frame
+ * So here the browser is the wait: plat_host_run() registers a frame
  * callback (emscripten_set_main_loop_arg with fps 0: requestAnimationFrame,
  * the page's vsync) and returns to the browser. Every animation frame runs
- * one tempo_loop_display_frame(): the display is the vsync, so a wanted
- * render happens there and only there (the loop's own 60 Hz render slots
- * would beat against the browser's frames). Its wait is a poll (web_wait.c:
- * timeouts are 0 on the main thread): it dispatches what arrived, runs the
- * updates that are due, gives sources their time and renders. Between
- * animation frames a browser timer (setTimeout) runs a tempo_loop_frame()
- * at the loop's next deadline (tempo_loop_next_due_ns: an update tick or
- * source work, never a render), so updates keep their rate between frames
- * and while the browser sends none (a hidden tab gets no animation frames,
- * and timers throttled to ~1/s).
+ * one display frame (calls->frame(display true): tempo_loop_display_frame);
+ * the display is the vsync, so a wanted render happens there and only there
+ * (the loop's own 60 Hz render slots would beat against the browser's
+ * frames). Its wait is a poll (web_wait.c: timeouts are 0 on the main
+ * thread): it dispatches what arrived, runs the updates that are due, gives
+ * sources their time and renders. Between animation frames a browser timer
+ * (setTimeout) runs a frame (display false: tempo_loop_frame) at the loop's
+ * next deadline (calls->next_due_ns: an update tick or source work, never a
+ * render), so updates keep their rate between frames and while the browser
+ * sends none (a hidden tab gets no animation frames, and timers throttled
+ * to ~1/s).
  *
  * The frame callback never returns into main(): emscripten unwinds main's
  * caller with simulate_infinite_loop, so nothing after tempo_loop_run() in
  * main runs, and main's locals stay where they are (emscripten does not pop
  * main's stack frame; its docs warn against relying on that: keep the
  * game's state static or on the heap). When the loop quits or fails, the
- * callbacks stop, desc.on_stop runs (the game's shutdown: the same code as
- * after tempo_loop_run() returns on the other backends) and the page stays
- * as it is.
+ * callbacks stop, calls->ended runs desc.on_stop (the game's shutdown: the
+ * same code as after tempo_loop_run() returns on the other backends) and the
+ * page stays as it is.
  *
  * What the page can read (the gallery and tests/web_test.js do):
  *   Module.tempoLoop   "running", "quit" or "error: <text>";
  *   Module.tempoStats  once a second: the loop's last-second counts
  *                      (updates/s, renders/s, tick lateness) beside the
  *                      browser's animation frames/s, timer frames/s, the
- *                      main-thread time per animation frame spent in
- *                      tempo_loop_display_frame() and the main-thread ms per
- *                      second spent in Tempo's frames (game callbacks
- *                      included), and the longest single frame;
+ *                      main-thread time per animation frame spent in its
+ *                      display frame and the main-thread ms per second spent
+ *                      in Tempo's frames (game callbacks included), and the
+ *                      longest single frame;
  *   Module.tempoSlowFrames  [start, ms] (performance.now() milliseconds) of
  *                      every frame that took WEB_SLOW_FRAME_MS or longer,
  *                      the first 1000: what tests/web_test.js compares its
@@ -48,13 +49,14 @@
 #include <emscripten.h>
 #include <emscripten/eventloop.h>
 
+#include "plat_host.h"
 #include "platform.h"
-#include "tempo/loop.h"
-#include "web_internal.h"
 #include "tempo_internal.h"
+#include "web_internal.h"
 
 typedef struct web_driver {
-    tempo_loop *loop;
+    const plat_host_calls *calls; /* the framework's, until calls->ended */
+    void *user;
     bool running;
     int result;        /* once stopped: 0 (quit) or the negative error */
     bool frames_set;   /* emscripten_set_main_loop_arg was called */
@@ -63,8 +65,8 @@ typedef struct web_driver {
     /* this second's figures for Module.tempoStats */
     uint64_t win_start;
     uint32_t win_rafs, win_timer_frames;
-    uint64_t win_frame_ns; /* inside tempo_loop_display_frame() */
-    uint64_t win_timer_ns; /* inside tempo_loop_frame() from timers */
+    uint64_t win_frame_ns; /* inside display frames */
+    uint64_t win_timer_ns; /* inside frames from timers */
     uint64_t win_longest_ns; /* the longest single frame */
 } web_driver;
 
@@ -106,8 +108,8 @@ static void publish_stats(web_driver *d, uint64_t now)
     if (now - d->win_start < 1000000000u)
         return;
     double s = (double)(now - d->win_start) / 1e9;
-    const tempo_loop_stats *st = tempo_loop_get_stats(d->loop);
-    const tempo_loop_counts *c = &st->last_second;
+    plat_host_counts counts, *c = &counts;
+    d->calls->counts(d->user, c);
     publish_numbers(d->win_rafs / s, d->win_timer_frames / s,
                     d->win_rafs ? (double)d->win_frame_ns / 1e6 / d->win_rafs : 0.0,
                     (double)(d->win_frame_ns + d->win_timer_ns) / 1e6 / s, (double)d->win_longest_ns / 1e6,
@@ -126,7 +128,7 @@ static void run_frame(web_driver *d, bool display)
 {
     uint64_t a = plat_now_ns();
     web__in_driver_frame = true;
-    int r = display ? tempo_loop_display_frame(d->loop) : tempo_loop_frame(d->loop);
+    int r = d->calls->frame(d->user, display);
     web__in_driver_frame = false;
     uint64_t b = plat_now_ns();
     if (display)
@@ -146,20 +148,16 @@ static void run_frame(web_driver *d, bool display)
     d->timer_id = 0;
     if (d->frames_set)
         emscripten_cancel_main_loop();
-    if (r < 0) {
-        char why[256], state[300];
-        snprintf(why, sizeof why, "%s (%s)", tempo_strerror(r), tempo_get_error());
-        snprintf(state, sizeof state, "error: %s", why);
-        tempo__log(TEMPO_LOG_ERROR, "tempo_loop_run: the loop stopped: %s", why);
-        publish_state(state);
-    } else {
-        tempo__log(TEMPO_LOG_INFO, "tempo_loop_run: the loop quit; the page stays as it is");
-        publish_state("quit");
-    }
+    char why[256], state[300];
+    d->calls->stopped(d->user, r, why, sizeof why); /* logs it */
+    snprintf(state, sizeof state, "%s%s", r < 0 ? "error: " : "", why);
+    publish_state(state);
     /* desc.on_stop: the game's shutdown, which may destroy the loop. */
-    tempo_loop *loop = d->loop;
-    d->loop = NULL;
-    tempo__loop_run_ended(loop, d->result);
+    const plat_host_calls *calls = d->calls;
+    void *user = d->user;
+    d->calls = NULL;
+    d->user = NULL;
+    calls->ended(user, d->result);
 }
 
 static void on_timer(void *user)
@@ -178,7 +176,7 @@ static void on_timer(void *user)
  * tick or source work (renders are the animation frames'). */
 static void arm_timer(web_driver *d)
 {
-    uint64_t due = tempo_loop_next_due_ns(d->loop);
+    uint64_t due = d->calls->next_due_ns(d->user);
     if (d->timer_id != 0 && d->timer_at == due)
         return;
     if (d->timer_id != 0)
@@ -217,12 +215,12 @@ static void on_animation_frame(void *user)
     arm_timer(d);
 }
 
-int plat_loop_run(tempo_loop *loop)
+int plat_host_run(const plat_host_calls *calls, void *user)
 {
     web_driver *d = &g_drv;
     if (d->running)
         return tempo__set_error(TEMPO_EBUSY, "tempo_loop_run: a loop already runs in this page");
-    *d = (web_driver){.loop = loop, .running = true};
+    *d = (web_driver){.calls = calls, .user = user, .running = true};
     publish_state("running");
     /* The first frame now: it starts the schedule (and sets the first
      * deadlines) before the first animation frame. */

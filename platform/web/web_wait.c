@@ -14,7 +14,8 @@
  *    arrive), at most WEB_POLL_MS apart; without Asyncify such a wait is one
  *    poll. Worker threads (loader, network) block as on any backend.
  *  - plat_backend_name: "web"; plat_capabilities: the sdl-events route is
- *    the only one (no display fd, no eventfd). */
+ *    the only one (no display fd, no eventfd), and the browser owns the
+ *    loop (TEMPO_CAP_HOST_LOOP: web_loop.c). */
 #define plat_wait web__sdl_wait
 #define plat_backend_name web__sdl_backend_name
 #define plat_capabilities web__sdl_capabilities
@@ -45,7 +46,7 @@ const char *plat_backend_name(void)
 
 unsigned plat_capabilities(void)
 {
-    return TEMPO_CAP_SDL_ROUTE;
+    return TEMPO_CAP_SDL_ROUTE | TEMPO_CAP_HOST_LOOP;
 }
 
 /* [main thread] Set by web_loop.c around the frames it runs: those waits

@@ -147,7 +147,13 @@ enum {
      * plus an SDL user event for cross-thread wakes), selectable with the
      * environment variable TEMPO_SDL_WAIT_ROUTE=sdl where it is not
      * already the only route. */
-    TEMPO_CAP_SDL_ROUTE = 1u << 2
+    TEMPO_CAP_SDL_ROUTE = 1u << 2,
+    /* The host owns the thread's event loop (web: the browser's main
+     * thread, which must never block): tempo_loop_run() hands the loop's
+     * frames to the host's callbacks and does not return into main(), so
+     * the game's shutdown goes in desc.on_stop (docs/web.md). Without it,
+     * tempo_loop_run() runs the frames itself and returns when they end. */
+    TEMPO_CAP_HOST_LOOP = 1u << 3
 };
 
 /* True if the backend has every capability in `caps` (TEMPO_CAP_* bits);
