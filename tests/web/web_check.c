@@ -14,7 +14,7 @@
 #include "tempo_internal.h"
 
 #if !TEMPO_HAVE_NET
-#error "tests/web needs tempo/net.h (platform/web/web_net.c): configure with -Dnet=auto, as ./dev web does"
+#error "tests/web needs tempo/net.h (framework/net_none.c): configure with -Dnet=auto, as ./dev web does"
 #endif
 
 static void the_backend_is_the_webs(void)

@@ -1,16 +1,19 @@
-/* tempo/net.h on the web backend: not supported. A browser page has no TCP
- * sockets (only WebSockets and WebRTC, which speak their own protocols to
- * servers made for them), so the network thread cannot connect to a Tempo
- * server. The entry points exist, so a game built for every backend links
- * and decides at run time: tempo_net_create() fails with TEMPO_ENOTSUP and
- * says why in tempo_get_error(); no tempo_net can exist, so the calls that
- * take one return TEMPO_EINVAL, as for NULL natively. The frame header
- * (tempo_net_frame_header) is framework/net_frame.c's, as everywhere.
- * docs/web.md. */
+/* tempo/net.h without a transport: the build of a backend that has no
+ * sockets (web: a browser page has no TCP sockets; WebSockets and WebRTC
+ * speak their own protocols, to servers made for them). framework/meson.build
+ * compiles this file instead of net.c there. The entry points exist, so a
+ * game built for every backend links and decides at run time:
+ * tempo_net_create() fails with TEMPO_ENOTSUP and says why in
+ * tempo_get_error(); no tempo_net can exist, so the calls that take one
+ * return TEMPO_EINVAL, as for NULL natively. The frame header
+ * (tempo_net_frame_header) is net_frame.c's, as everywhere. A transport for
+ * such a backend (issue 41: WebSockets) replaces this file in the meson
+ * choice, beside net.c's TCP. */
 #include <stddef.h>
 
 #include "tempo/net.h"
 #include "tempo/sources.h"
+#include "platform.h"
 #include "tempo_internal.h"
 
 /* [loop thread] */
@@ -19,8 +22,8 @@ tempo_net *tempo_net_create(const tempo_net_desc *desc)
     (void)desc;
     /* The caller sees the NULL: DEBUG, like every expected failure. */
     tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOTSUP,
-                        "tempo_net_create: not supported on the web backend (a browser page has no TCP sockets; "
-                        "docs/web.md)");
+                        "tempo_net_create: not supported on the %s backend (it has no TCP sockets)",
+                        plat_backend_name());
     return NULL;
 }
 
