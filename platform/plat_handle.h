@@ -3,7 +3,7 @@
  * timers (platform/common/plat_handle.c). The other half -- how a blocked
  * wait sleeps and is woken -- is each backend's own: the sdl backend's
  * wakers (eventfd or condition variable) and SDL event routes
- * (platform/sdl/sdl_wait.c, which the web backend builds too), the fake
+ * (platform/common/plat_sdl_wait.c, which the web backend builds too), the fake
  * backend's one condition variable and virtual clock
  * (platform/fake/fake_wait.c). The win32 backend has real kernel objects
  * and none of this.
@@ -35,7 +35,7 @@
 #include "platform.h"
 
 /* A handle whose signal is a descriptor being readable (a file watch: only
- * the sdl backend's sdl_filewatch.c makes them). */
+ * the sdl backend's plat_filewatch_inotify.c makes them). */
 typedef struct plat_fd_ops {
     bool (*readable)(int fd); /* [handle lock] now, without blocking */
     void (*close)(int fd);    /* at the last release */
@@ -97,7 +97,7 @@ void plat_handle_changed(const plat_handle *h);
  * plat_event_set and plat_timer_set pause before they take the lock, as a
  * signal preempted between its lookup and its effect (fake). false: the
  * wait half pauses inside its own wake-up, between its steps (sdl: in
- * sdl_waker_signal). */
+ * plat_waker_signal). */
 extern const bool plat_fault_pause_before_signal;
 
 /* ---- Fault injection ---------------------------------------------------- */

@@ -1,6 +1,6 @@
 /* SDL's portable clock and millisecond sleep, where no OS clock is used:
  * the sdl backend on systems without clock_gettime (and the web backend,
- * which builds sdl_clock.c), and the fake backend with real time on.
+ * which builds plat_clock_sdl.c), and the fake backend with real time on.
  * Header-only; thread: any. */
 #ifndef TEMPO_PLAT_SDL_CLOCK_H
 #define TEMPO_PLAT_SDL_CLOCK_H

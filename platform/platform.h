@@ -200,7 +200,7 @@ struct SDL_RWops *plat_file_open_read(const char *path, bool *not_regular);
  * entries, not recursive: it is signalled -- manual-reset, by the OS, with
  * no thread and no polling -- while changes wait to be read, and
  * plat_filewatch_read() reads them (which unsignals it). sdl backend: an
- * inotify descriptor (Linux; sdl_filewatch.c) that message waits on the fd
+ * inotify descriptor (Linux; plat_filewatch_inotify.c) that message waits on the fd
  * route and non-message waits put in their ppoll() set; elsewhere
  * TEMPO_ENOTSUP. win32 backend: ReadDirectoryChangesW with an OVERLAPPED
  * event in the wait set (win32_filewatch.c). It is destroyed with
@@ -258,7 +258,7 @@ uint64_t plat_fault_signal_pauses(void);
  * button and controller numbering). The win32 backend does, through
  * DirectInput8 with SetEventNotification, and has TEMPO_CAP_NATIVE_INPUT.
  * The sdl backend has no native input (it arrives as SDL events): it defines
- * these functions as stubs (sdl_input.c) whose plat_input_open fails with
+ * these functions as stubs (plat_input_none.c) whose plat_input_open fails with
  * TEMPO_ENOTSUP, so no caller needs to know the backend.
  * While keyboard/mouse are open here, SDL still reports the same keys as
  * SDL events: the input layer must take those devices from one source only. */

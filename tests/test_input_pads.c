@@ -137,7 +137,7 @@ static void virtual_pad_is_opened_and_reported(void)
     CHECK(st.polling);
     CHECK_EQ_INT(st.poll_hz, 250);
 
-    /* A message wait now keeps the fd route and polls (see sdl_wait.c). */
+    /* A message wait now keeps the fd route and polls (see plat_sdl_wait.c). */
     tempo_wait(NULL, 0, 0, TEMPO_WAIT_MESSAGES);
     const char *route = tempo_wait_route();
     tt_note("route with a controller open: %s", route);

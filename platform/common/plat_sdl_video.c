@@ -26,7 +26,7 @@
 #include <wayland-client.h>
 #endif
 /* SDL_syswm.h includes <X11/Xlib.h> whenever SDL was built with its x11
- * driver: only for a build that has the X11 headers (as sdl_wait.c). */
+ * driver: only for a build that has the X11 headers (as plat_sdl_wait.c). */
 #if defined(TEMPO_HAVE_X11) && defined(SDL_VIDEO_DRIVER_X11)
 #include <SDL_syswm.h>
 #include <X11/Xatom.h>

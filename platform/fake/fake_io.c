@@ -1,7 +1,7 @@
 /* The fake backend's file watches: none, reported as TEMPO_ENOTSUP like
  * the sdl backend off Linux. Files are read by the shared reader
  * (common/plat_file.c); native input is the sdl backend's (none: input
- * arrives as SDL events, ../sdl/sdl_input.c). */
+ * arrives as SDL events, common/plat_input_none.c). */
 #include <stddef.h>
 
 #include "platform.h"

@@ -102,7 +102,7 @@ void plat_mutex_unlock(plat_mutex *m)
 }
 
 /* The browser keeps no CPU time per thread (or per page): no number rather
- * than a made-up one. plat_process_usage (platform/sdl/sdl_clock.c, built
+ * than a made-up one. plat_process_usage (platform/common/plat_clock_sdl.c, built
  * without clock_gettime here) says the same. */
 int plat_thread_cpu_ns(uint64_t *out_ns)
 {

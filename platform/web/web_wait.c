@@ -1,8 +1,7 @@
-/* The wait of the web backend: platform/sdl's (sdl_wait.c, on its portable
- * condition-variable waker and the sdl-events message route; the handles
- * themselves are common/plat_handle.c's, as on every backend but win32),
- * compiled here with the three functions this backend answers itself moved
- * aside, so that no line of it is copied:
+/* The wait of the web backend: the common wait over SDL (plat_sdl_wait.h,
+ * common/plat_sdl_wait.c, on the portable condition-variable waker and the
+ * sdl-events message route; the handles themselves are common/plat_handle.c's,
+ * as on every backend but win32), with what this backend answers itself:
  *  - plat_wait: on the page's main thread a wait never blocks. Blocking
  *    there freezes the page -- no paint, no input, no timers, nothing that
  *    could end the wait ever runs -- and emscripten's SDL_WaitEventTimeout /
@@ -16,18 +15,11 @@
  *  - plat_backend_name: "web"; plat_capabilities: the sdl-events route is
  *    the only one (no display fd, no eventfd), and the browser owns the
  *    loop (TEMPO_CAP_HOST_LOOP: web_loop.c). */
-#define plat_wait web__sdl_wait
-#define plat_backend_name web__sdl_backend_name
-#define plat_capabilities web__sdl_capabilities
-#include "sdl/sdl_wait.c"
-#undef plat_wait
-#undef plat_backend_name
-#undef plat_capabilities
-
 #include <emscripten.h>
 #include <emscripten/threading.h>
 
-#include "tempo/wait.h"
+#include "plat_sdl_wait.h"
+#include "platform.h"
 #include "web_internal.h"
 
 /* How often a main-thread wait under Asyncify looks again: the sleep hands
@@ -37,8 +29,6 @@
 /* Whether the program was linked with -sASYNCIFY (emscripten_sleep works). */
 EM_JS(int, web_has_asyncify, (void), { return typeof Asyncify === 'object' ? 1 : 0; });
 
-/* platform.h, included by sdl_wait.c above, declared the moved-aside names
- * (web__sdl_wait...); the real ones follow. */
 const char *plat_backend_name(void)
 {
     return "web";
@@ -57,12 +47,12 @@ bool web__in_driver_frame;
 int plat_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags)
 {
     if (timeout_ns == 0 || !emscripten_is_main_browser_thread())
-        return web__sdl_wait(handles, n, timeout_ns, flags);
+        return plat_sdl_wait(handles, n, timeout_ns, flags);
     if (web__in_driver_frame || !web_has_asyncify())
-        return web__sdl_wait(handles, n, 0, flags); /* a poll: see the top of this file */
+        return plat_sdl_wait(handles, n, 0, flags); /* a poll: see the top of this file */
     uint64_t deadline = timeout_ns == TEMPO_INFINITE ? UINT64_MAX : plat_now_ns() + timeout_ns;
     for (;;) {
-        int r = web__sdl_wait(handles, n, 0, flags);
+        int r = plat_sdl_wait(handles, n, 0, flags);
         uint64_t now = plat_now_ns();
         if (r != TEMPO_ETIMEDOUT || now >= deadline)
             return r;

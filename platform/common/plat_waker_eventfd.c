@@ -1,5 +1,5 @@
 /* Linux waker: an eventfd for signals, an absolute timerfd for deadlines,
- * and ppoll() over both plus the caller's extra descriptor. See sdl_waker.h.
+ * and ppoll() over both plus the caller's extra descriptor. See plat_waker.h.
  *
  * Why a timerfd rather than ppoll's own timeout: the kernel lets a poll
  * sleep overshoot by max(timer slack, timeout / 1000) -- ~17 us for a 60 Hz
@@ -25,27 +25,27 @@
 
 #include "plat_handle.h"
 #include "platform.h"
-#include "sdl_waker.h"
+#include "plat_waker.h"
 #include "tempo_internal.h"
 
-struct sdl_waker {
+struct plat_waker {
     int event_fd;
     int timer_fd;
-    /* Set by sdl_waker_signal before it writes the eventfd, so a drain of a
+    /* Set by plat_waker_signal before it writes the eventfd, so a drain of a
      * waker nobody signalled (the common case) costs no read() syscall.
      * Only a hint: a signal split by a preemption (flag set, a drain clears
      * the flag and reads, then the write lands) leaves the eventfd readable
-     * with the flag clear. So sdl_waker_block reads whenever ppoll() says
+     * with the flag clear. So plat_waker_block reads whenever ppoll() says
      * readable, whatever the flag says: a readable eventfd is always drained
      * by the next sleep, at the cost of one early return, never a spin. */
     atomic_bool pending;
 };
 
-const bool sdl_waker_has_fd = true;
+const bool plat_waker_has_fd = true;
 
-sdl_waker *sdl_waker_create(void)
+plat_waker *plat_waker_create(void)
 {
-    sdl_waker *w = malloc(sizeof *w);
+    plat_waker *w = malloc(sizeof *w);
     if (w == NULL) {
         tempo__set_error(TEMPO_ENOMEM, "waker: out of memory");
         return NULL;
@@ -67,7 +67,7 @@ sdl_waker *sdl_waker_create(void)
     return w;
 }
 
-void sdl_waker_destroy(sdl_waker *w)
+void plat_waker_destroy(plat_waker *w)
 {
     if (w == NULL)
         return;
@@ -78,22 +78,22 @@ void sdl_waker_destroy(sdl_waker *w)
 
 /* Empties the eventfd. Non-blocking: EAGAIN when it was empty (a concurrent
  * read took the count, or the write has not landed yet), which is fine. */
-static void read_counter(sdl_waker *w)
+static void read_counter(plat_waker *w)
 {
     uint64_t count;
     if (read(w->event_fd, &count, sizeof count) < 0 && errno != EAGAIN)
         tempo__set_error(TEMPO_EPLATFORM, "eventfd read: %s", strerror(errno));
 }
 
-void sdl_waker_drain(sdl_waker *w)
+void plat_waker_drain(plat_waker *w)
 {
     /* A readable eventfd with the flag clear (see `pending`) slips past this
-     * check; the next sdl_waker_block drains it. */
+     * check; the next plat_waker_block drains it. */
     if (atomic_exchange(&w->pending, false))
         read_counter(w);
 }
 
-void sdl_waker_signal(sdl_waker *w)
+void plat_waker_signal(plat_waker *w)
 {
     atomic_store(&w->pending, true);
     plat_fault_pause();
@@ -117,7 +117,7 @@ static void tighten_timer_slack(void)
     }
 }
 
-int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd, const int *watch_fds,
+int plat_waker_block(plat_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd, const int *watch_fds,
                     int n_watch)
 {
     tighten_timer_slack();

@@ -1,23 +1,23 @@
 /* Portable waker: an SDL condition variable on the backend's handle lock.
  * SDL2's timed waits take milliseconds, so deadlines are rounded up to the
- * next millisecond: late by up to ~1 ms, never early. See sdl_waker.h. */
+ * next millisecond: late by up to ~1 ms, never early. See plat_waker.h. */
 #include <stdlib.h>
 
 #include "plat_handle.h"
 #include "platform.h"
-#include "sdl_waker.h"
+#include "plat_waker.h"
 #include "tempo_internal.h"
 
-struct sdl_waker {
+struct plat_waker {
     SDL_cond *cond;
     bool signaled; /* guarded by the handle lock */
 };
 
-const bool sdl_waker_has_fd = false;
+const bool plat_waker_has_fd = false;
 
-sdl_waker *sdl_waker_create(void)
+plat_waker *plat_waker_create(void)
 {
-    sdl_waker *w = calloc(1, sizeof *w);
+    plat_waker *w = calloc(1, sizeof *w);
     if (w == NULL) {
         tempo__set_error(TEMPO_ENOMEM, "waker: out of memory");
         return NULL;
@@ -31,7 +31,7 @@ sdl_waker *sdl_waker_create(void)
     return w;
 }
 
-void sdl_waker_destroy(sdl_waker *w)
+void plat_waker_destroy(plat_waker *w)
 {
     if (w == NULL)
         return;
@@ -39,22 +39,22 @@ void sdl_waker_destroy(sdl_waker *w)
     free(w);
 }
 
-void sdl_waker_drain(sdl_waker *w)
+void plat_waker_drain(plat_waker *w)
 {
     w->signaled = false;
 }
 
-void sdl_waker_signal(sdl_waker *w)
+void plat_waker_signal(plat_waker *w)
 {
     w->signaled = true;
     plat_fault_pause();
     SDL_CondSignal(w->cond);
 }
 
-int sdl_waker_block(sdl_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd, const int *watch_fds,
+int plat_waker_block(plat_waker *w, SDL_mutex *lock, uint64_t deadline_ns, int extra_fd, const int *watch_fds,
                     int n_watch)
 {
-    /* No descriptors here: file watches are Linux-only (sdl_filewatch.c). */
+    /* No descriptors here: file watches are Linux-only (plat_filewatch_inotify.c). */
     (void)extra_fd;
     (void)watch_fds;
     (void)n_watch;

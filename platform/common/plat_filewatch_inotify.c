@@ -1,6 +1,6 @@
-/* File watches on the sdl backend: one inotify descriptor per watched
- * directory, as a PLAT_HANDLE_FILEWATCH handle (sdl_filewatch.h) that the
- * wait puts in its ppoll() set. Linux only: other systems running the sdl
+/* File watches on inotify (a common module: the sdl and web backends): one
+ * inotify descriptor per watched directory, as a PLAT_HANDLE_FILEWATCH
+ * handle (plat_filewatch_inotify.h) that the wait puts in its ppoll() set. Linux only: other systems running the sdl
  * backend report TEMPO_ENOTSUP (macOS would want kqueue or FSEvents).
  *
  * Events watched: a file closed after writing (IN_CLOSE_WRITE: an editor
@@ -9,10 +9,10 @@
  * left out on purpose: it fires on every write() of a save in progress,
  * while IN_CLOSE_WRITE says the content is complete. */
 #include "plat_handle.h"
-#include "sdl_filewatch.h"
+#include "plat_filewatch_inotify.h"
 #include "tempo_internal.h"
 
-int sdl__fd_handle_fd(const plat_handle *h)
+int plat_fd_handle_fd(const plat_handle *h)
 {
     /* Under the lock: magic changes on destroy, and the fields beside it
      * (signaled) are written by setters on other threads (TSan saw the
@@ -78,7 +78,7 @@ plat_handle *plat_filewatch_create(const char *dir)
 
 int plat_filewatch_read(plat_handle *fw, plat_filewatch_fn fn, void *user)
 {
-    int fd = sdl__fd_handle_fd(fw);
+    int fd = plat_fd_handle_fd(fw);
     if (fd < 0)
         return 0; /* destroyed meanwhile: nothing more will come */
     /* Aligned for struct inotify_event; room for many events per read(). */

@@ -1,4 +1,4 @@
-/* Clock and precise sleep of the SDL backend.
+/* Clock and precise sleep on SDL (a common module: the sdl and web backends).
  *
  * On POSIX systems the clock is CLOCK_MONOTONIC, the same clock ppoll() and
  * clock_nanosleep() count timeouts on, so deadlines computed here and

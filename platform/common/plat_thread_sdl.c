@@ -1,4 +1,5 @@
-/* Threads and mutexes of the SDL backend: thin wrappers over SDL's. */
+/* Threads and mutexes on SDL (a common module: the sdl and fake backends):
+ * thin wrappers over SDL's. */
 #if defined(__linux__)
 #ifndef _GNU_SOURCE /* sdl2-compat's flags already define it (-D_GNU_SOURCE=1) */
 #define _GNU_SOURCE /* RUSAGE_THREAD, SCHED_BATCH, gettid */

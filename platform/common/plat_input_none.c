@@ -1,8 +1,8 @@
-/* Native input of the SDL backend: there is none. Keyboard, mouse and
- * controller input arrive as SDL events, which tempo_input_handle_sdl()
- * translates (framework/input.c); plat_input_open() says so with
- * TEMPO_ENOTSUP so tempo_input_attach_window() leaves everything on that
- * path. Mirror of platform/win32/win32_dinput.c. */
+/* No native input (a common module: the sdl, web and fake backends).
+ * Keyboard, mouse and controller input arrive as SDL events, which
+ * tempo_input_handle_sdl() translates (framework/input.c); plat_input_open()
+ * says so with TEMPO_ENOTSUP so tempo_input_attach_window() leaves
+ * everything on that path. Mirror of platform/win32/win32_dinput.c. */
 #include <stddef.h>
 
 #include "platform.h"
@@ -13,7 +13,8 @@ plat_input *plat_input_open(struct SDL_Window *window, unsigned devices)
     (void)window;
     (void)devices;
     /* Expected (TEMPO_CAP_NATIVE_INPUT is not set) and returned: DEBUG. */
-    tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOTSUP, "native input: the sdl backend reads input from SDL events");
+    tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_ENOTSUP, "native input: the %s backend reads input from SDL events",
+                        plat_backend_name());
     return NULL;
 }
 
