@@ -1,4 +1,6 @@
-/* Error codes and the per-thread native detail. */
+/* Error codes and the per-thread native detail, and the log: the basement
+ * under both floors (tempo_internal.h). Calls nothing of the framework or
+ * the platform: SDL's log and the C library only. */
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>

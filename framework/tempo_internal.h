@@ -1,4 +1,8 @@
-/* Internal helpers shared by framework/ and platform/ (tempo__ prefix). */
+/* The basement: the error detail and the log, below both the framework and
+ * the platform floor (docs/layout.md). Every floor may call these, as every
+ * part of SDL calls SDL_SetError; they call nothing of either floor
+ * (framework/error.c: SDL's log and the C library only), so no call into
+ * them points up. */
 #ifndef TEMPO_INTERNAL_H
 #define TEMPO_INTERNAL_H
 

@@ -32,7 +32,7 @@
 #include <SDL.h>
 
 #include "plat_sched.h"
-#include "platform.h"
+#include "plat_wait.h"
 
 /* A handle whose signal is a descriptor being readable (a file watch: only
  * the sdl backend's plat_filewatch_inotify.c makes them). */

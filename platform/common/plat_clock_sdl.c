@@ -16,7 +16,7 @@
 
 #include <SDL.h>
 
-#include "platform.h"
+#include "plat_clock.h"
 
 #if defined(TEMPO_HAVE_CLOCK_GETTIME)
 

@@ -13,7 +13,7 @@
 
 #include <stdatomic.h>
 
-#include "platform.h"
+#include "plat_clock.h"
 #include "tempo_internal.h"
 
 uint64_t plat_now_ns(void)

@@ -10,7 +10,7 @@
 #include <SDL.h>
 
 #include "os/os.h"
-#include "platform.h"
+#include "plat_file.h"
 
 /* As much as stdio's and SDL's own file readers buffer. */
 #define READ_AHEAD 4096

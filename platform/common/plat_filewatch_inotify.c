@@ -8,6 +8,8 @@
  * write-a-temporary-then-rename save), created and deleted. IN_MODIFY is
  * left out on purpose: it fires on every write() of a save in progress,
  * while IN_CLOSE_WRITE says the content is complete. */
+#include "plat_file.h"
+#include "plat_wait.h"
 #include "plat_handle.h"
 #include "plat_filewatch_inotify.h"
 #include "tempo_internal.h"

@@ -8,7 +8,7 @@
 #ifndef TEMPO_PLAT_FILEWATCH_INOTIFY_H
 #define TEMPO_PLAT_FILEWATCH_INOTIFY_H
 
-#include "platform.h"
+#include "plat_wait.h"
 
 /* The descriptor of a live FILEWATCH handle, or -1 (destroyed, or another
  * kind): a wait puts it in its ppoll() set. Thread: any. */

@@ -11,6 +11,8 @@
  * gives the same semantics (missed ticks, a cancel keeps a due tick). */
 #include <stdlib.h>
 
+#include "plat_wait.h"
+#include "plat_clock.h"
 #include "plat_handle.h"
 #include "tempo_internal.h"
 

@@ -5,7 +5,9 @@
  * everything on that path. Mirror of platform/win32/win32_dinput.c. */
 #include <stddef.h>
 
-#include "platform.h"
+#include "plat_backend.h"
+#include "plat_input.h"
+#include "plat_wait.h"
 #include "tempo_internal.h"
 
 plat_input *plat_input_open(struct SDL_Window *window, unsigned devices)

@@ -5,7 +5,7 @@
 #include <SDL.h>
 
 #include "plat_sdl_hook.h"
-#include "platform.h"
+#include "plat_wait.h"
 
 static plat_announce g_announce;
 static _Atomic(SDL_threadID) g_loop_thread;  /* the thread of the last message wait */

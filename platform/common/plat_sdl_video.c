@@ -19,7 +19,7 @@
 
 #include <SDL.h>
 
-#include "platform.h"
+#include "plat_video.h"
 #include "tempo_internal.h"
 
 #if defined(TEMPO_HAVE_WAYLAND)

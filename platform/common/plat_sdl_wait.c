@@ -73,7 +73,9 @@
 #include "plat_filewatch_inotify.h"
 #include "plat_sdl_wait.h"
 #include "plat_waker.h"
-#include "platform.h"
+#include "plat_backend.h"
+#include "plat_clock.h"
+#include "plat_wait.h"
 #include "tempo_internal.h"
 
 typedef struct waiter {

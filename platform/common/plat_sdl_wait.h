@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "plat_wait.h"
 #include "plat_handle.h"
 
 /* plat_wait (platform.h) over SDL: the fd route (eventfd waker, Linux) or

@@ -21,7 +21,7 @@
 
 #include <SDL.h>
 
-#include "platform.h"
+#include "plat_thread.h"
 #include "tempo_internal.h"
 
 plat_thread *plat_thread_create(int (*fn)(void *arg), const char *name, void *arg)

@@ -24,7 +24,8 @@
 #include <unistd.h>
 
 #include "plat_handle.h"
-#include "platform.h"
+#include "plat_clock.h"
+#include "plat_wait.h"
 #include "plat_waker.h"
 #include "tempo_internal.h"
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plat_clock.h"
+#include "plat_wait.h"
 #include "fake_internal.h"
 #include "fake_platform.h"
 #include "plat_handle.h"

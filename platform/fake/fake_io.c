@@ -4,7 +4,8 @@
  * arrives as SDL events, common/plat_input_none.c). */
 #include <stddef.h>
 
-#include "platform.h"
+#include "plat_file.h"
+#include "plat_wait.h"
 #include "tempo_internal.h"
 
 plat_handle *plat_filewatch_create(const char *dir)

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "platform.h"
+#include "plat_wait.h"
 
 /* Where the virtual clock starts: far from 0, which some callers treat as
  * "never". */

@@ -12,6 +12,8 @@
  * only a wait with none blocks for real. The clock, the scripts and the
  * condition variable are fake_clock.c's: this file only calls down into
  * them (fake_internal.h). */
+#include "plat_backend.h"
+#include "plat_wait.h"
 #include "fake_internal.h"
 #include "fake_platform.h"
 #include "plat_handle.h"

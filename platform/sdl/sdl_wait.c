@@ -6,7 +6,8 @@
  * (plat_filewatch_inotify.c), no native input (plat_input_none.c) and no
  * host loop (plat_host_none.c). Mirror of platform/win32/win32_wait.c. */
 #include "plat_sdl_wait.h"
-#include "platform.h"
+#include "plat_backend.h"
+#include "plat_wait.h"
 
 const char *plat_backend_name(void)
 {

@@ -50,7 +50,7 @@
 #include <emscripten/eventloop.h>
 
 #include "plat_host.h"
-#include "platform.h"
+#include "plat_clock.h"
 #include "tempo_internal.h"
 #include "web_internal.h"
 

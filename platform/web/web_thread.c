@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform.h"
+#include "plat_thread.h"
 #include "tempo_internal.h"
 
 struct plat_thread {

@@ -19,7 +19,9 @@
 #include <emscripten/threading.h>
 
 #include "plat_sdl_wait.h"
-#include "platform.h"
+#include "plat_backend.h"
+#include "plat_clock.h"
+#include "plat_wait.h"
 #include "web_internal.h"
 
 /* How often a main-thread wait under Asyncify looks again: the sleep hands

@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "platform.h"
+#include "plat_clock.h"
 #include "tempo_internal.h"
 #include "win32_internal.h"
 

@@ -51,7 +51,8 @@
 #include <dbt.h>
 #include <dinput.h>
 
-#include "platform.h"
+#include "plat_input.h"
+#include "plat_wait.h"
 #include "tempo/input.h"
 #include "tempo_internal.h"
 

@@ -9,7 +9,8 @@
  * of these; the framework waits for them to settle. */
 #include <stdlib.h>
 
-#include "platform.h"
+#include "plat_file.h"
+#include "plat_wait.h"
 #include "tempo_internal.h"
 #include "win32_internal.h"
 

@@ -16,7 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "platform.h"
+#include "plat_input.h"
+#include "plat_wait.h"
 #include "tempo/wait.h"
 
 /* Records GetLastError()'s code and FormatMessage text, prefixed by `what`

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform.h"
+#include "plat_thread.h"
 #include "tempo_internal.h"
 #include "win32_internal.h"
 

@@ -56,7 +56,9 @@
 #include "plat_announce.h"
 #include "plat_sdl_hook.h"
 #include "plat_sched.h"
-#include "platform.h"
+#include "plat_backend.h"
+#include "plat_clock.h"
+#include "plat_wait.h"
 #include "tempo_internal.h"
 #include "win32_internal.h"
 
