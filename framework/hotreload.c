@@ -1,6 +1,6 @@
 /* Asset hot-reload (tempo/hotreload.h): a source written only against the
  * source contract (tempo_loop_add_source) and the loader's public API, on a
- * platform file watch (platform.h, PLAT_HANDLE_FILEWATCH). [loop thread]
+ * platform file watch (plat_file.h, PLAT_HANDLE_FILEWATCH). [loop thread]
  *
  * Two sources: the directory's change handle ("hotreload"), whose dispatch
  * reads the OS's notices and marks watched files as settling, and a one-shot

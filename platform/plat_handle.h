@@ -18,7 +18,7 @@
  *  - plat_handle_changed(), which the wait half defines: "this handle was
  *    set or re-armed, wake whoever waits on it".
  *
- * platform.h declares the public side (plat_event_create ...
+ * plat_wait.h declares the public side (plat_event_create ...
  * plat_handle_destroy), defined in plat_handle.c; what follows is for the
  * wait halves. Thread: any, unless tagged [handle lock] (the caller holds
  * plat_handle_lock()). */
@@ -93,7 +93,7 @@ uint64_t plat_handles_next_due(plat_handle *const *h, int n, uint64_t limit_ns);
  * how long to sleep): wake every blocked wait that may hold it. */
 void plat_handle_changed(const plat_handle *h);
 
-/* Where plat_fault_set_signal_delay_ns()'s pause goes (platform.h). true:
+/* Where plat_fault_set_signal_delay_ns()'s pause goes (plat_wait.h). true:
  * plat_event_set and plat_timer_set pause before they take the lock, as a
  * signal preempted between its lookup and its effect (fake). false: the
  * wait half pauses inside its own wake-up, between its steps (sdl: in

@@ -9,7 +9,7 @@
  *   calls the backend's wake function for the blocked waiter.
  * - Controllers. SDL2 only polls game controllers (in SDL_PumpEvents), and a
  *   message wait with a joystick open must pump at the input layer's
- *   interval (plat_set_input_poll_interval_ns, declared in platform.h, is
+ *   interval (plat_set_input_poll_interval_ns, declared in plat_wait.h, is
  *   defined here for both backends).
  *
  * Thread rules are on each function. */

@@ -1,4 +1,4 @@
-/* DirectInput8 on the win32 backend (platform.h's plat_input_*): keys and
+/* DirectInput8 on the win32 backend (plat_input.h's plat_input_*): keys and
  * mouse clicks typed by xdotool into a window arrive as Tempo input events,
  * read only when the DirectInput notification handle ends tempo_wait.
  *

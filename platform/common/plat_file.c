@@ -1,4 +1,4 @@
-/* plat_file_open_read (platform.h): the one file reader of both backends.
+/* plat_file_open_read (plat_file.h): the one file reader of both backends.
  * The OS part (opening only regular files, without blocking; UTF-16 paths on
  * Windows) is the ground floor's (platform/os/os.h); this file wraps the
  * opened file as the SDL_RWops that SDL_image and SDL_mixer read, with a

@@ -1,4 +1,4 @@
-/* plat_video_prepare (platform.h): what Tempo knows about SDL2's video
+/* plat_video_prepare (plat_video.h): what Tempo knows about SDL2's video
  * drivers that must be settled before SDL_Init(SDL_INIT_VIDEO). Shared by
  * both backends; only the Linux sdl backend has anything to check (the
  * Wayland part is compiled with libwayland-client, TEMPO_HAVE_WAYLAND).

@@ -13,7 +13,7 @@
 #include "plat_wait.h"
 #include "plat_handle.h"
 
-/* plat_wait (platform.h) over SDL: the fd route (eventfd waker, Linux) or
+/* plat_wait (plat_wait.h) over SDL: the fd route (eventfd waker, Linux) or
  * the sdl-events route; its thread rules and results are plat_wait's. */
 int plat_sdl_wait(plat_handle *const *handles, int n, uint64_t timeout_ns, unsigned flags);
 
