@@ -18,7 +18,6 @@
 #include "tempo/loader.h"
 #include "tempo/loop.h"
 #include "tempo/netq.h"
-#include "tempo/sources.h"
 #include "tempo/tempo.h"
 
 #define US TEMPO_NS_PER_US

@@ -23,7 +23,6 @@
 #include "tempo/loop.h"
 #include "tempo/net.h"
 #include "tempo/netq.h"
-#include "tempo/sources.h"
 
 #define S TEMPO_NS_PER_S
 #define GIVE_UP_NS (30 * S) /* only when something is lost or blocked */

@@ -22,7 +22,6 @@
 #include "replay_file.h"
 #include "tempo/audio.h"
 #include "tempo/loader.h"
-#include "tempo/sources.h"
 #include "tempo/input.h"
 #include "tempo/loop.h"
 #include "tempo/replay.h"

@@ -51,7 +51,6 @@
 #include <tempo/hotreload.h>
 #include <tempo/loader.h>
 #include <tempo/loop.h>
-#include <tempo/sources.h>
 #include <tempo/wait.h>
 
 #include "sample.h"

@@ -9,7 +9,7 @@
  * SDL_mixer's callbacks: those only count frames, record and signal.
  *
  *   tempo_audio *au = tempo_audio_create(NULL);
- *   tempo_audio_attach(au, loop, on_notice, game);    // tempo/sources.h
+ *   tempo_audio_attach(au, loop, on_notice, game);    // a source of the loop
  *   int ch = tempo_audio_play(au, -1, click, 0);
  *   tempo_audio_mark(au, ch, 24000, NULL, 1);   // frame 24000: 0.5 s at 48 kHz
  *   tempo_audio_mark_ms(au, ch, 750, NULL, 3);  // or in time: 750 ms in
@@ -20,7 +20,7 @@
  *       on_beat(user, n->tag, n->play_ns);   // on the loop thread, in order
  *   }
  *
- * tempo_audio_attach makes the notices a source of the loop (tempo/sources.h):
+ * tempo_audio_attach makes the notices a source of the loop (tempo/source.h):
  * the loop waits on the audio's handle, reads the notices and calls
  * on_notice, paced and counted like every source, recorded and replayed
  * with the loop. Do not tempo_loop_watch() tempo_audio_handle(): it is a
@@ -96,6 +96,7 @@ extern "C" {
 #define TEMPO_AUDIO_MUSIC (-2)
 
 typedef struct tempo_audio tempo_audio;
+typedef struct tempo_loop tempo_loop; /* tempo/loop.h */
 
 /* Every int field is 0 (the default) or in the range beside it; anything
  * else makes tempo_audio_create fail with TEMPO_EINVAL. */
@@ -211,12 +212,30 @@ TEMPO_API int tempo_audio_get_spec(const tempo_audio *au, tempo_audio_spec *out)
 
 /* The manual-reset event that is signalled while notices are waiting to be
  * read (tempo_audio_poll resets it when it empties the queue). With a loop,
- * attach the audio instead (tempo_audio_attach, tempo/sources.h): the loop
+ * attach the audio instead (tempo_audio_attach, below): the loop
  * then waits on this handle itself. Do not tempo_loop_watch() it: it stays
  * signalled until the notices are read, so the loop would wake again at
  * once, spinning. Without a loop, tempo_wait() on it. Owned by `au`; valid
  * until tempo_audio_destroy. */
 TEMPO_API tempo_handle *tempo_audio_handle(tempo_audio *au);
+
+/* Called for each audio notice, in the order raised, on the loop thread. */
+typedef void (*tempo_audio_notice_fn)(const tempo_audio_notice *notice, void *user);
+
+/* The audio's notices (tempo_audio_mark, _mark_end): the loop reads them
+ * with tempo_audio_poll() and calls fn(notice, user) for each. Named "audio"
+ * in the statistics (its oldest age is how long a notice waited after being
+ * raised). Do not call tempo_audio_poll() yourself while attached. While
+ * attached, the audio follows the loop's game pause and idle pause as its
+ * desc asked (tempo_audio_desc.pause_with_game, quiet_when_idle; from the
+ * attach on: a loop already paused pauses it at once); detaching ends
+ * that. tempo_audio_destroy() detaches it first. Returns 0, TEMPO_EINVAL,
+ * TEMPO_EBUSY (already attached to a loop), TEMPO_ETOOMANY or
+ * TEMPO_ENOMEM. */
+TEMPO_API int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user);
+/* Leaves the loop it is attached to. Returns 0, TEMPO_EINVAL (NULL, not
+ * attached) or TEMPO_EBUSY (from its own notice callback). */
+TEMPO_API int tempo_audio_detach(tempo_audio *au);
 
 /* Plays `chunk` (loaded in the device format, e.g. Mix_LoadWAV or
  * Mix_QuickLoad_RAW after tempo_audio_get_spec) on `channel`, or on a free

@@ -1,5 +1,7 @@
 /*
- * tempo/debugdraw.h - a built-in bitmap font and frame-time graph for debug overlays.
+ * tempo/debugdraw.h - a built-in bitmap font and frame-time graph for debug overlays, and the
+ * overlay a tempo_loop draws of its statistics (tempo_loop_draw_stats; the numbers are
+ * tempo/stats.h's).
  *
  * Everything here draws through SDL_Renderer only, so an overlay works on any renderer backend
  * (software, GL, D3D, Metal) without a font library or a texture upload. Draw calls are batched:
@@ -100,6 +102,57 @@ typedef struct tempo_debug_graph_desc {
  */
 TEMPO_API int tempo_debug_graph(SDL_Renderer *r, const tempo_debug_graph_desc *desc,
                                 const uint64_t *samples_ns, int n);
+
+/* ---- The loop's statistics overlay --------------------------------------- */
+
+typedef struct tempo_loop tempo_loop; /* tempo/loop.h */
+
+/* Size of the panel at scale 1: TEMPO_LOOP_STATS_W x TEMPO_LOOP_STATS_H
+ * without sources, plus TEMPO_LOOP_STATS_SOURCE_H per source and one
+ * heading line (tempo_loop_stats_height()). At scale k every length is k
+ * times these. */
+#define TEMPO_LOOP_STATS_W 300
+#define TEMPO_LOOP_STATS_H 224
+#define TEMPO_LOOP_STATS_SOURCE_H 12
+
+/* The panel's height at scale 1 now. TEMPO_LOOP_STATS_H for NULL. */
+TEMPO_API int tempo_loop_stats_height(const tempo_loop *loop);
+
+/* The automatic scale of the panel: the largest integer k (1..16) with the
+ * panel (panel_w x panel_h at scale 1) at most a quarter of the area's
+ * width and half its height, and at least 1 (so a small window gets the
+ * scale-1 panel, a 2560 px one twice that). 1 for sizes <= 0. A pure
+ * function. Thread: any. */
+TEMPO_API int tempo_loop_stats_fit_scale(int area_w, int area_h, int panel_w, int panel_h);
+
+/* The scale tempo_loop_draw_stats() uses on `renderer` now:
+ * tempo_loop_stats_fit_scale() of the area it draws into, which is the
+ * renderer's logical size when one is set (SDL_RenderSetLogicalSize),
+ * else its output size (the window's pixels, or the render target's, in
+ * HiDPI pixels too) divided by its render scale (SDL_RenderSetScale), and
+ * of the panel's size now. The panel then covers TEMPO_LOOP_STATS_W * k by
+ * tempo_loop_stats_height(loop) * k. 1 for a NULL renderer (or when SDL
+ * cannot tell the size). Thread: the renderer's thread. */
+TEMPO_API int tempo_loop_stats_scale(const tempo_loop *loop, SDL_Renderer *renderer);
+
+/* Draws the statistics overlay (policy and rates, last-second numbers,
+ * lateness, wait/game/loop shares, wake reasons, drops, a frame-time graph,
+ * and per source: share of time, items/s, overruns and oldest age) as a
+ * panel with its top-left corner at (x, y), with tempo/debugdraw.h, at
+ * the scale tempo_loop_stats_scale(loop, renderer) gives: scaled to the
+ * window, TEMPO_LOOP_STATS_W x tempo_loop_stats_height() at scale 1. The
+ * renderer's draw colour and blend mode are restored. Call it from the
+ * render callback, before presenting. Thread: the renderer's thread (the
+ * loop thread). Returns 0, TEMPO_EINVAL (NULL loop or renderer) or
+ * TEMPO_EPLATFORM (an SDL call failed; detail in tempo_get_error()). */
+TEMPO_API int tempo_loop_draw_stats(tempo_loop *loop, SDL_Renderer *renderer, int x, int y);
+
+/* tempo_loop_draw_stats() at a given integer scale (1..16), e.g. to draw
+ * into a texture of known size (TEMPO_LOOP_STATS_W * scale by
+ * tempo_loop_stats_height() * scale) that is copied to the window. Returns
+ * as tempo_loop_draw_stats, and TEMPO_EINVAL for a scale out of range. */
+TEMPO_API int tempo_loop_draw_stats_scaled(tempo_loop *loop, SDL_Renderer *renderer, int x, int y,
+                                           int scale);
 
 #ifdef __cplusplus
 }

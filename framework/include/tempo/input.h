@@ -190,6 +190,7 @@ TEMPO_API int tempo_input_from_sdl(const SDL_Event *e, uint64_t now_ns, tempo_in
 /* ---- The per-frame input buffer ---------------------------------------- */
 
 typedef struct tempo_input tempo_input;
+typedef struct tempo_loop tempo_loop; /* tempo/loop.h */
 
 typedef struct tempo_input_desc {
     int capacity;       /* events the ring holds between two reads; 0 = 1024.
@@ -225,11 +226,30 @@ typedef struct tempo_input_stats {
  * tempo_get_error()). Thread: loop thread, after SDL_Init(SDL_INIT_VIDEO). */
 TEMPO_API tempo_input *tempo_input_create(const tempo_input_desc *desc);
 
-/* Leaves the loop it feeds (tempo_input_detach, tempo/sources.h; so it may
+/* Leaves the loop it feeds (tempo_input_detach, below; so it may
  * be destroyed before its loop), closes the controllers it opened, lifts
  * the controller polling, frees the ring (queued events are discarded).
  * Not from its own listener. NULL is a no-op. Thread: loop thread. */
 TEMPO_API void tempo_input_destroy(tempo_input *in);
+
+/* Makes `in` the loop's input buffer: what tempo_loop_desc.input does
+ * at create, later. Every SDL event the loop takes goes to
+ * tempo_input_handle_sdl(in, ...) first, desc.input_event becomes the
+ * input's listener, a paused loop suspends its controller polling, native
+ * input (tempo_input_attach_window) becomes one of the loop's sources, and
+ * a recording or replay takes its ring over from the attach on (see
+ * desc.input in tempo/loop.h). One input per loop, one loop per input.
+ * tempo_input_destroy() detaches it first, and tempo_loop_destroy() lets
+ * go of it: destroy them in any order (not the input from its own
+ * listener). Returns 0 (also when already attached to this loop),
+ * TEMPO_EINVAL (NULL) or TEMPO_EBUSY (attached to another loop, or the loop
+ * has another input). */
+TEMPO_API int tempo_input_attach(tempo_input *in, tempo_loop *loop);
+/* Leaves the loop: SDL events reach the event callback only, the listener
+ * and any polling suspension of the loop's are lifted, native input leaves
+ * the wait set, and a recording or replay lets go of the ring. Events in
+ * the ring stay. Returns 0 or TEMPO_EINVAL (NULL, not attached). */
+TEMPO_API int tempo_input_detach(tempo_input *in);
 
 /* Feeds one SDL event from the loop's event pump: opens/closes controllers
  * on SDL_CONTROLLERDEVICEADDED/REMOVED (adjusting the polling), translates

@@ -11,7 +11,7 @@
  *   tempo_loader_submit(ld, &(tempo_load_request){
  *       .type = TEMPO_LOAD_IMAGE, .path = "hero.png", .group = LEVEL, .done = on_hero });
  *   ...
- *   tempo_loader_attach(ld, loop);         // tempo/sources.h: the loop finalizes
+ *   tempo_loader_attach(ld, loop);         // the loop finalizes
  *                                          // between frames
  *   tempo_load_progress p;
  *   tempo_loader_progress(ld, LEVEL, &p);  // p.items_done / p.items_total
@@ -36,80 +36,35 @@
  * loader thread (the default) results are delivered in that order; with more,
  * requests start in that order and are delivered as they finish.
  *
- * Library requirements (what the loader relies on):
- *  - SDL_image: tempo_loader_create() calls IMG_Init() for PNG, JPG, TIF and
- *    WEBP on the loop thread before any loader thread starts, because the
- *    decoders otherwise initialise themselves lazily on first use, unlocked.
- *    Call IMG_Quit() (if at all) after tempo_loader_destroy().
- *  - SDL_mixer (sound and music requests), checked against SDL_mixer 2.6:
- *    * Mix_OpenAudio() must have been called before a sound or music request
- *      is submitted, and Mix_CloseAudio()/Mix_Quit() only after
- *      tempo_loader_destroy(): Mix_LoadWAV_RW() reads the device format
- *      without a lock. Without open audio the request fails with TEMPO_EINVAL.
- *    * Call Mix_Init() for the compressed formats you load (OGG, MP3, FLAC,
- *      OPUS) before the first sound or music request of that format
- *      (tempo_audio_create() does it for OGG, MP3, FLAC and OPUS: opening the
- *      tempo_audio before submitting is enough; see tempo/audio.h). A decoder used for the first time is opened
- *      lazily and appended to an unlocked global list. Tempo serialises all
- *      of its own Mix_Load* calls with one process-wide lock, but a first-use
- *      load on another thread at the same moment would still race.
- *    * A sound (Mix_Chunk) that is not WAV/AIFF/VOC is decoded by SDL_mixer
- *      while it holds the audio device lock (mixer.c, Mix_LoadMusic_RW), so
- *      playback stalls for the decode time. Keep sound effects as WAV, or
- *      load long compressed audio as music, which streams.
- *    * Music streams from its file during playback: the Mix_Music keeps the
- *      file open until Mix_FreeMusic().
+ * Library requirements (checked against SDL_image 2.6 and SDL_mixer 2.6;
+ * docs/loading.md, "SDL_image and SDL_mixer", says why each holds):
+ *  - tempo_loader_create() calls IMG_Init() for PNG, JPG, TIF and WEBP on
+ *    the loop thread; call IMG_Quit() (if at all) after
+ *    tempo_loader_destroy().
+ *  - Sound and music requests need Mix_OpenAudio() first (else the request
+ *    fails with TEMPO_EINVAL); Mix_CloseAudio()/Mix_Quit() only after
+ *    tempo_loader_destroy(). Call Mix_Init() for the compressed formats you
+ *    load before their first request (tempo_audio_create() does it for OGG,
+ *    MP3, FLAC and OPUS: opening the tempo_audio first is enough).
+ *  - A sound (Mix_Chunk) that is not WAV/AIFF/VOC stalls playback for its
+ *    decode time: keep sound effects as WAV, load long compressed audio as
+ *    music, which streams from its file (kept open until Mix_FreeMusic()).
  *
  * Hostile files: every bad file becomes that request's error, never a
  * crash, a giant allocation or a hang. Before a decoder sees the data the
- * loader identifies the format by its first bytes (never by the file name),
- * checks what its header claims, and then calls that format's decoder
- * itself, so SDL_image's or SDL_mixer's own detection cannot pick another:
- *  - images: the size a PNG, JPEG, GIF (its first image block), BMP, QOI,
- *    WEBP, PNM, XPM or TGA header claims against desc.max_texture_size and
- *    desc.max_image_pixels; PNM and XPM must also hold the pixels they claim,
- *    PNG chunks must not run past the end. TGA has no magic bytes: like
- *    SDL_image, the loader takes a file for TGA only when it is named
- *    ".tga" (or carries the TGA 2.0 footer), and checks its header too.
- *    SVG, TIFF, ICO/CUR, PCX, LBM, XCF, XV, AVIF and JPEG XL cannot be
- *    checked before decoding (an 80-byte SVG can claim 40000x40000):
- *    refused with TEMPO_ENOTSUP unless desc.allow_unchecked_formats.
- *  - sound and music: WAV and AIFF headers must claim 1-8 channels at
- *    1000-768000 Hz, wherever in the file the chunk is. Music is checked
- *    the way SDL_mixer 2.6's music reader walks the file (no pad bytes in
- *    WAV, every "fmt " chunk, smpl loop counts, LIST/ID3 lengths), so a
- *    file read differently by the two cannot slip through (SDL_mixer 2.6.2
- *    dies with SIGFPE on 0-channel music and reads past its buffer on a
- *    lying smpl chunk). A file starting "WAVE" instead of "RIFF" is refused.
- *    A WAV sound's data length past the end of the file is clamped (SDL
- *    would malloc the claimed size, up to 4 GiB); an AIFF frame count past
- *    it is refused. Data without an audio signature (SDL_mixer's MOD
- *    fallback) is refused with TEMPO_ENOTSUP unless allow_unchecked_formats.
- *  - MIDI (sound and music): every track is walked event by event; a
- *    malformed or cut event is TEMPO_EFORMAT, and a song that may last
- *    longer than 10 minutes as a sound, or a day as music, is TEMPO_ERANGE
- *    (the bound: the longest track at the file's slowest tempo). A sound is
- *    rendered whole into memory by SDL_mixer (10 minutes: 106 MB at 44.1 kHz
- *    16-bit stereo), and a 40-byte file's delta times can claim 388 hours:
- *    the old loader's thread grew by ~60 MB/s for over an hour on one. Load
- *    long MIDI songs as music, which streams.
- *  - files: only regular files are opened; a FIFO, device or socket fails
- *    with TEMPO_EIO at once (a FIFO would block open() forever).
- * The default image limit is TEMPO_LOADER_DEFAULT_MAX_PIXELS (8192 x 8192 =
- * 64 Mpx): such an image costs 256 MiB as a 32-bit surface, and up to twice
- * that while the loader converts it to the texture format. Measured without
- * a renderer (SDL_image 2.6.3, libpng): an 8192x8192 PNG took 1.2 s on the
- * loader thread and 270 MB peak RSS; a 16000x16000 one is refused in 10 ms
- * by default, and with max_image_pixels raised took 3.5 s and 1.0 GB.
- *
- * Expected failures are in the result (and logged at TEMPO_LOG_DEBUG only,
- * see tempo_log_set_level): a game loading untrusted files is not flooded.
- * One thing outside Tempo's reach: SDL_image keeps libpng's own error
- * handler, which prints "libpng error: ..." to stderr. The loader refuses
- * what it can before libpng reads the file (a chunk cut short, a critical
- * chunk whose CRC fails: a damaged file), so only a file made with valid
- * CRCs around bad compressed data still gets libpng's line (and
- * TEMPO_EFORMAT).
+ * loader identifies the format by its first bytes (never by the file name;
+ * TGA, which has none, by the name ".tga"), checks what its header claims
+ * (image sizes against desc.max_texture_size and desc.max_image_pixels,
+ * default TEMPO_LOADER_DEFAULT_MAX_PIXELS; audio channels and rates; MIDI
+ * songs over 10 minutes as a sound or a day as music are TEMPO_ERANGE), and
+ * calls that format's decoder itself. Formats that cannot be checked first
+ * (SVG, TIFF, ICO/CUR, PCX, LBM, XCF, XV, AVIF, JPEG XL, data without an
+ * audio signature) are TEMPO_ENOTSUP unless desc.allow_unchecked_formats.
+ * Only regular files are opened (a FIFO or device: TEMPO_EIO at once).
+ * docs/loading.md ("What the loader checks") has every check, and the
+ * costs measured. Expected failures are in the result (and logged at
+ * TEMPO_LOG_DEBUG only, see tempo_log_set_level): a game loading untrusted
+ * files is not flooded.
  *
  * Threads: create, destroy and process on the loop thread (the renderer's
  * thread); submit, cancel, progress, stats and wait_idle from any thread.
@@ -138,6 +93,7 @@ struct SDL_Texture;
 struct SDL_Surface;
 
 typedef struct tempo_loader tempo_loader;
+typedef struct tempo_loop tempo_loop; /* tempo/loop.h */
 
 typedef enum tempo_load_type {
     TEMPO_LOAD_IMAGE = 1, /* SDL_image decode -> SDL_Surface, or SDL_Texture with a renderer */
@@ -365,13 +321,35 @@ TEMPO_API int tempo_loader_cancel_group(tempo_loader *loader, uint32_t group);
 
 /* Signalled (manual-reset) while finished results wait for
  * tempo_loader_process(); reset by process when none are left. With a loop,
- * attach the loader instead (tempo_loader_attach, tempo/sources.h): the
+ * attach the loader instead (tempo_loader_attach, below): the
  * loop then waits on this handle and processes the results itself. Do not
  * tempo_loop_watch() it: it stays signalled until the results are
  * processed, so a watch whose callback leaves any makes the loop spin.
  * Without a loop, tempo_wait() on it. Owned by the loader: do not set,
  * reset or destroy it. Thread: any. */
 TEMPO_API tempo_handle *tempo_loader_handle(tempo_loader *loader);
+
+/* The loader's finished results: each frame the loop finalizes and delivers
+ * them (each request's `done`) in the idle time before the next update or
+ * render, and at least one per frame, however long one takes (the loader's
+ * running cost estimate can no longer starve delivery). An image whose
+ * texture upload does not fit before the deadline goes up in strips of rows
+ * sized by the learnt upload cost, one strip batch per dispatch, and is
+ * delivered when its last rows are up: a strip counts as one unit (of the
+ * per-frame guarantee and of the "loader" items in the statistics, which
+ * are deliveries plus strips; tempo_loader_stats.upload_strips has the
+ * strips). While paused it
+ * keeps delivering, a step at a time. The loader's desc.clock must be the
+ * loop's clock (both default to tempo_now_ns()). Named "loader" in the
+ * statistics (without item ages: each result's latency_ns has it).
+ * tempo_loader_destroy() detaches it first. Returns 0, TEMPO_EINVAL (NULL),
+ * TEMPO_EBUSY (already attached to a loop), TEMPO_ETOOMANY (no source
+ * slot) or TEMPO_ENOMEM. */
+TEMPO_API int tempo_loader_attach(tempo_loader *loader, tempo_loop *loop);
+/* Leaves the loop it is attached to; results wait in the loader again
+ * (tempo_loader_process). Returns 0, TEMPO_EINVAL (NULL, not attached) or
+ * TEMPO_EBUSY (from its own dispatch). */
+TEMPO_API int tempo_loader_detach(tempo_loader *loader);
 
 /* Finalizes finished results and delivers them (`done`) until the budget
  * (desc.finalize_budget_ns, on desc.clock) is used up, checking the clock
@@ -411,7 +389,7 @@ TEMPO_API int tempo_loader_process(tempo_loader *loader);
  * Its estimate only changes when an item is delivered, so called alone it
  * can deliver nothing for good once one slow item made the estimate longer
  * than every gap between frames. In a tempo_loop (tempo/loop.h) use
- * tempo_loader_attach() (tempo/sources.h) instead: the loop gives the
+ * tempo_loader_attach() instead: the loop gives the
  * deadline, parks the loader until the next frame when its time is used,
  * and guarantees one item per frame whatever the estimate says. */
 TEMPO_API int tempo_loader_process_until(tempo_loader *loader, uint64_t deadline_ns);

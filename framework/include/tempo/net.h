@@ -120,6 +120,7 @@ typedef struct tempo_net_status {
 } tempo_net_status;
 
 typedef struct tempo_net tempo_net;
+typedef struct tempo_loop tempo_loop; /* tempo/loop.h */
 
 typedef struct tempo_net_desc {
     const char *host;           /* NULL => "127.0.0.1"; copied */
@@ -180,12 +181,24 @@ TEMPO_API tempo_net *tempo_net_create(const tempo_net_desc *desc);
  * connection and frees everything. Frames received but not yet pushed are
  * discarded; messages already pushed stay in the queue. Waits for a connect
  * still in progress (instant on 127.0.0.1; up to the OS connect timeout
- * for an unreachable remote host). Attached (tempo_net_attach in
- * tempo/sources.h), it detaches the queue first, so a new tempo_net on the
+ * for an unreachable remote host). Attached (tempo_net_attach,
+ * below), it detaches the queue first, so a new tempo_net on the
  * same queue is attached again; from the queue's own handler (a reconnect
  * on CLOSED) the queue stays attached instead. NULL is a no-op. No other
  * thread may be inside tempo_net_send() on it. Thread: the loop thread. */
 TEMPO_API void tempo_net_destroy(tempo_net *net);
+
+/* Attaches the network thread's queue (tempo_net_desc.queue) to `loop` as
+ * tempo_netq_attach() does: frames and TEMPO_NET_MSG_CONNECTED / _CLOSED /
+ * _ERROR reach fn on the loop thread. tempo_net_destroy() detaches the
+ * queue (the queue itself outlives the net: tempo_netq_destroy detaches it
+ * too), except when called from the queue's own handler (a reconnect on
+ * CLOSED): the queue then stays attached and keeps delivering to fn, so
+ * give the new net the same queue and do not attach again. Returns as
+ * tempo_netq_attach(). Thread: loop thread. */
+TEMPO_API int tempo_net_attach(tempo_net *net, tempo_loop *loop, tempo_netq_handler fn, void *user);
+/* Detaches the net's queue. Returns as tempo_netq_detach(). */
+TEMPO_API int tempo_net_detach(tempo_net *net);
 
 /* Queues one frame (type 1..65535, `size` bytes of `data`, copied: the
  * caller keeps `data`) for the network thread to send, and returns at once:

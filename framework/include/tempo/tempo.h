@@ -11,13 +11,15 @@
 #include "clock.h"
 #include "wait.h"
 #include "loop.h"
+#include "source.h"
+#include "stats.h"
 #include "input.h"
 #include "audio.h"
 #include "loader.h"
 #include "hotreload.h"
 #include "netq.h"
 #include "debugdraw.h"
-#include "sources.h"
+#include "sources.h" /* compatibility: its attaches are in the objects' headers */
 #include "replay.h"
 #include "determinism.h"
 #if TEMPO_HAVE_NET
