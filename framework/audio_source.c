@@ -5,8 +5,8 @@
 #include "audio_internal.h"
 #include "loop_internal.h"
 #include "sources_internal.h"
+#include "tempo/audio.h"
 #include "tempo/loop.h"
-#include "tempo/sources.h"
 #include "tempo_internal.h"
 
 typedef struct audio_source {

@@ -7,7 +7,6 @@
 #include "loop_internal.h"
 #include "sources_internal.h"
 #include "tempo/input.h"
-#include "tempo/sources.h"
 #include "tempo_internal.h"
 
 /* A paused loop suspends the input's controller polling (SDL2 can only

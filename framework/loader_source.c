@@ -24,8 +24,8 @@
 #include <stdlib.h>
 
 #include "sources_internal.h"
+#include "tempo/loader.h"
 #include "tempo/loop.h"
-#include "tempo/sources.h"
 #include "tempo_internal.h"
 
 /* How long a replay waits for the loader threads to finish one request. */

@@ -50,7 +50,6 @@
 #include "plat_socket.h"
 #include "platform.h"
 #include "tempo/net.h"
-#include "tempo/sources.h"
 #include "tempo_internal.h"
 
 #define DEFAULT_SEND_CAP ((size_t)4 << 20)

@@ -1,9 +1,12 @@
-/* What the framework's sources share with their adapters (tempo/sources.h).
+/* What the framework's sources share with their adapters (tempo/source.h).
  * [loop thread] */
 #ifndef TEMPO_SOURCES_INTERNAL_H
 #define TEMPO_SOURCES_INTERNAL_H
 
-#include "tempo/sources.h"
+#include "tempo/audio.h"
+#include "tempo/input.h"
+#include "tempo/loader.h"
+#include "tempo/source.h"
 
 /* ---- Where an attached object keeps its loop, and how it leaves it ---------
  * Each object (tempo_loader, tempo_audio, tempo_input, tempo_netq; a
