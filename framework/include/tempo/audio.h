@@ -222,19 +222,20 @@ TEMPO_API tempo_handle *tempo_audio_handle(tempo_audio *au);
 /* Called for each audio notice, in the order raised, on the loop thread. */
 typedef void (*tempo_audio_notice_fn)(const tempo_audio_notice *notice, void *user);
 
-/* The audio's notices (tempo_audio_mark, _mark_end): the loop reads them
- * with tempo_audio_poll() and calls fn(notice, user) for each. Named "audio"
- * in the statistics (its oldest age is how long a notice waited after being
- * raised). Do not call tempo_audio_poll() yourself while attached. While
- * attached, the audio follows the loop's game pause and idle pause as its
- * desc asked (tempo_audio_desc.pause_with_game, quiet_when_idle; from the
- * attach on: a loop already paused pauses it at once); detaching ends
- * that. tempo_audio_destroy() detaches it first. Returns 0, TEMPO_EINVAL,
- * TEMPO_EBUSY (already attached to a loop), TEMPO_ETOOMANY or
- * TEMPO_ENOMEM. */
+/* Makes the audio's notices (tempo_audio_mark, _mark_end) a source of
+ * `loop`: the loop reads them with tempo_audio_poll() and calls fn(notice,
+ * user) for each. Named "audio" in the statistics (its oldest age is how
+ * long a notice waited after being raised). Do not call tempo_audio_poll()
+ * yourself while attached. While attached, the audio follows the loop's game
+ * pause and idle pause as its desc asked (tempo_audio_desc.pause_with_game,
+ * quiet_when_idle; from the attach on: a loop already paused pauses it at
+ * once); detaching ends that. tempo_audio_destroy() detaches it first.
+ * Returns 0, TEMPO_EINVAL, TEMPO_EBUSY (already attached to a loop),
+ * TEMPO_ETOOMANY or TEMPO_ENOMEM. Thread: loop thread. */
 TEMPO_API int tempo_audio_attach(tempo_audio *au, tempo_loop *loop, tempo_audio_notice_fn fn, void *user);
 /* Leaves the loop it is attached to. Returns 0, TEMPO_EINVAL (NULL, not
- * attached) or TEMPO_EBUSY (from its own notice callback). */
+ * attached) or TEMPO_EBUSY (from its own notice callback). Thread: loop
+ * thread. */
 TEMPO_API int tempo_audio_detach(tempo_audio *au);
 
 /* Plays `chunk` (loaded in the device format, e.g. Mix_LoadWAV or

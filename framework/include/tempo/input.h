@@ -243,12 +243,13 @@ TEMPO_API void tempo_input_destroy(tempo_input *in);
  * go of it: destroy them in any order (not the input from its own
  * listener). Returns 0 (also when already attached to this loop),
  * TEMPO_EINVAL (NULL) or TEMPO_EBUSY (attached to another loop, or the loop
- * has another input). */
+ * has another input). Thread: loop thread. */
 TEMPO_API int tempo_input_attach(tempo_input *in, tempo_loop *loop);
 /* Leaves the loop: SDL events reach the event callback only, the listener
  * and any polling suspension of the loop's are lifted, native input leaves
  * the wait set, and a recording or replay lets go of the ring. Events in
- * the ring stay. Returns 0 or TEMPO_EINVAL (NULL, not attached). */
+ * the ring stay. Returns 0 or TEMPO_EINVAL (NULL, not attached).
+ * Thread: loop thread. */
 TEMPO_API int tempo_input_detach(tempo_input *in);
 
 /* Feeds one SDL event from the loop's event pump: opens/closes controllers

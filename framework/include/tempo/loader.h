@@ -329,26 +329,26 @@ TEMPO_API int tempo_loader_cancel_group(tempo_loader *loader, uint32_t group);
  * reset or destroy it. Thread: any. */
 TEMPO_API tempo_handle *tempo_loader_handle(tempo_loader *loader);
 
-/* The loader's finished results: each frame the loop finalizes and delivers
- * them (each request's `done`) in the idle time before the next update or
- * render, and at least one per frame, however long one takes (the loader's
- * running cost estimate can no longer starve delivery). An image whose
- * texture upload does not fit before the deadline goes up in strips of rows
- * sized by the learnt upload cost, one strip batch per dispatch, and is
- * delivered when its last rows are up: a strip counts as one unit (of the
- * per-frame guarantee and of the "loader" items in the statistics, which
- * are deliveries plus strips; tempo_loader_stats.upload_strips has the
- * strips). While paused it
- * keeps delivering, a step at a time. The loader's desc.clock must be the
- * loop's clock (both default to tempo_now_ns()). Named "loader" in the
- * statistics (without item ages: each result's latency_ns has it).
+/* Makes the loader a source of `loop`: each frame the loop finalizes and
+ * delivers its finished results (each request's `done`) in the idle time
+ * before the next update or render, and at least one per frame, however long
+ * one takes (the loader's running cost estimate can no longer starve
+ * delivery). An image whose texture upload does not fit before the deadline
+ * goes up in strips of rows sized by the learnt upload cost, one strip batch
+ * per dispatch, and is delivered when its last rows are up: a strip counts
+ * as one unit (of the per-frame guarantee and of the "loader" items in the
+ * statistics, which are deliveries plus strips;
+ * tempo_loader_stats.upload_strips has the strips). While paused it keeps
+ * delivering, a step at a time. The loader's desc.clock must be the loop's
+ * clock (both default to tempo_now_ns()). Named "loader" in the statistics
+ * (without item ages: each result's latency_ns has it).
  * tempo_loader_destroy() detaches it first. Returns 0, TEMPO_EINVAL (NULL),
- * TEMPO_EBUSY (already attached to a loop), TEMPO_ETOOMANY (no source
- * slot) or TEMPO_ENOMEM. */
+ * TEMPO_EBUSY (already attached to a loop), TEMPO_ETOOMANY (no source slot)
+ * or TEMPO_ENOMEM. Thread: loop thread. */
 TEMPO_API int tempo_loader_attach(tempo_loader *loader, tempo_loop *loop);
 /* Leaves the loop it is attached to; results wait in the loader again
  * (tempo_loader_process). Returns 0, TEMPO_EINVAL (NULL, not attached) or
- * TEMPO_EBUSY (from its own dispatch). */
+ * TEMPO_EBUSY (from its own dispatch). Thread: loop thread. */
 TEMPO_API int tempo_loader_detach(tempo_loader *loader);
 
 /* Finalizes finished results and delivers them (`done`) until the budget

@@ -197,7 +197,8 @@ TEMPO_API void tempo_net_destroy(tempo_net *net);
  * give the new net the same queue and do not attach again. Returns as
  * tempo_netq_attach(). Thread: loop thread. */
 TEMPO_API int tempo_net_attach(tempo_net *net, tempo_loop *loop, tempo_netq_handler fn, void *user);
-/* Detaches the net's queue. Returns as tempo_netq_detach(). */
+/* Detaches the net's queue. Returns as tempo_netq_detach(). Thread: loop
+ * thread. */
 TEMPO_API int tempo_net_detach(tempo_net *net);
 
 /* Queues one frame (type 1..65535, `size` bytes of `data`, copied: the
