@@ -1,5 +1,5 @@
 /* tempo_audio_attach(): audio notices as a tempo_loop source
- * (tempo/sources.h), built on tempo_audio_poll(). [loop thread] */
+ * (tempo/audio.h), built on tempo_audio_poll(). [loop thread] */
 #include <stdlib.h>
 
 #include "audio_internal.h"

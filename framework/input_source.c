@@ -1,5 +1,5 @@
 /* tempo_input_attach(): the input buffer as the loop's input
- * (tempo/sources.h), beside the loader's and the audio's adapters. The
+ * (tempo/input.h), beside the loader's and the audio's adapters. The
  * loop's side (SDL events into the input, the listener, native devices as a
  * source) is the loop's own (loop_events.c: tempo__loop_take_input); this
  * file decides what the input does with the loop's pauses and how it leaves

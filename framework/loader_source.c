@@ -1,4 +1,4 @@
-/* tempo_loader_attach(): the loader as a tempo_loop source (tempo/sources.h),
+/* tempo_loader_attach(): the loader as a tempo_loop source (tempo/loader.h),
  * built on the loader's public API plus two hooks of its own
  * (sources_internal.h). [loop thread]
  *

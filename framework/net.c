@@ -609,7 +609,7 @@ int tempo_net_get_stats(tempo_net *n, tempo_net_stats *out)
     return 0;
 }
 
-/* ---- As a loop source (tempo/sources.h): attaching the net is attaching its queue ---- */
+/* ---- As a loop source (tempo/net.h): attaching the net is attaching its queue ---- */
 
 int tempo_net_attach(tempo_net *n, tempo_loop *loop, tempo_netq_handler fn, void *user)
 {

@@ -12,7 +12,6 @@
 #include <stddef.h>
 
 #include "tempo/net.h"
-#include "tempo/sources.h"
 #include "platform.h"
 #include "tempo_internal.h"
 
