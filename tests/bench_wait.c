@@ -736,27 +736,11 @@ static void print_targets(const method *m, const result *r)
            cell[5], cell[6]);
 }
 
-/* The 1-minute load average, or a negative number where unknown: timing on a
- * shared machine means little without it. */
-static double load_average(void)
-{
-    double load = -1;
-#if defined(__linux__)
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f != NULL) {
-        if (fscanf(f, "%lf", &load) != 1)
-            load = -1;
-        fclose(f);
-    }
-#endif
-    return load;
-}
-
 static int parent_main(const char *self, double seconds)
 {
     result results[METHOD_COUNT];
     int failed = 0;
-    double load_before = load_average();
+    double load_before = bench_load_average();
     for (int i = 0; i < METHOD_COUNT; i++) {
         if (strcmp(methods[i].name, "tempo-sdl-route") == 0 && !tempo_backend_has(TEMPO_CAP_SDL_ROUTE)) {
             /* The pure-SDL fallback route exists only in the SDL backend. */
@@ -794,7 +778,7 @@ static int parent_main(const char *self, double seconds)
     if (load_before >= 0)
         printf("machine: %d CPUs, load average %.2f before and %.2f after (other work on the machine shows up as "
                "lateness and CPU noise)\n",
-               SDL_GetCPUCount(), load_before, load_average());
+               SDL_GetCPUCount(), load_before, bench_load_average());
     printf("\n");
     printf("%-24s %-14s %-31s   %-17s  ratio to %s\n", "", "idle", "tick lateness vs ideal (ms)",
            "x-thread wake (ms)", ref_label);
