@@ -4,7 +4,7 @@
 # Everything apt-get and dpkg print goes to stderr: on a new machine they print hundreds of lines
 # (progress, "Selecting previously unselected package ...", maintainer scripts), and some scripts'
 # stdout is read by another (.ci/win-env prints the meson cross file's path, which ./dev captures).
-# tests/test_scripts.sh holds every such script to that under shims that make the machine look new.
+# tests/lint/test_scripts.sh holds every such script to that under shims that make the machine look new.
 
 # as_root CMD...: CMD as root (sudo -n when not root: never a password prompt in a script).
 as_root() {
@@ -106,3 +106,27 @@ deb_src_one() {
         if [ -f "$f" ] && [ "${f##*/}" != tempo-src.list ]; then sed -n 's/^[ \t]*deb[ \t]\{1,\}/deb-src /p' "$f"; fi
     done
 }
+
+# write_if_changed FILE: standard input into FILE, only when it differs from what FILE holds. The
+# meson cross files are written on every run; a rewritten one, even unchanged, is newer than the
+# builds that read it, and made every ./dev web and Windows build run meson again.
+write_if_changed() {
+    local new
+    new=$(cat; echo x)
+    new=${new%x}
+    [ -f "$1" ] && [ "$(cat "$1"; echo x)" = "${new}x" ] && return 0
+    printf '%s' "$new" >"$1.tmp" && mv -f "$1.tmp" "$1"
+}
+
+# linux_pkgs: the Debian packages the Linux build, the tests and the benchmarks need (./dev, and
+# the .ci/ scripts that build build/).
+# libclang-rt-dev: the runtimes (libFuzzer) of Debian's default clang, whatever its version
+# (libclang-rt-14-dev on Debian 12, -19- on 13). SDL2 is classic SDL2 or sdl2-compat, whichever
+# the machine has (missing_pkgs: "a|b"). make: the CMake consumer's generator. dpkg-dev: meson
+# asks its dpkg-architecture for Debian's multiarch libdir (lib/x86_64-linux-gnu); without it
+# meson installs into lib64, where Debian's CMake does not look, and the CMake consumer failed
+# wherever no earlier stage (the Windows one) had installed it (the sdl2-compat row, --linux).
+linux_pkgs=(gcc pkg-config python3 meson ninja-build
+  'libsdl2-dev|libsdl2-compat-dev' libsdl2-image-dev libsdl2-mixer-dev libsdl2-net-dev libx11-dev
+  xvfb xauth xdotool x11-utils valgrind clang libclang-rt-dev cmake make dpkg-dev git
+  libwayland-dev weston)

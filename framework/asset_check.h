@@ -3,7 +3,7 @@
  * A pure module (no SDL, no allocation, no I/O of its own): bytes in, the
  * format and what its header claims out, or a precise reason to refuse. The
  * loader (loader.c) runs these checks on a loader thread and then calls the
- * one decoder whose header was checked; tests/fuzz_asset_check.c fuzzes them.
+ * one decoder whose header was checked; tests/fuzz/fuzz_asset_check.c fuzzes them.
  *
  * Formats are recognised by their magic bytes, never by the file name (a
  * TGA, which has no magic, is the one exception: see tempo__asset_check_image).

@@ -92,7 +92,7 @@ static void add_side(text *t, const tempo_build *b, const char *label)
 
 int tempo_build_compare(const tempo_build *a, const tempo_build *b, char *why, size_t size)
 {
-    /* No tempo__set_error: this file stands alone (tests/fp_check and
+    /* No tempo__set_error: this file stands alone (tests/unit/fp_check and
      * .ci/fp-matrix link it without the rest of Tempo). */
     if (a == NULL || b == NULL || (why == NULL && size > 0))
         return TEMPO_EINVAL;

@@ -91,6 +91,7 @@ tempo_loop *tempo__loop_new(const tempo_loop_desc *desc)
     L->sched.max_gap_ns = desc->max_gap_ns ? desc->max_gap_ns : DEFAULT_MAX_GAP_NS;
     L->sched.step_ns = step_of(L->sched.update_hz);
     L->sched.on_demand = desc->render_on_demand;
+    L->sched.low_latency = desc->low_latency;
     L->pause_on_focus = desc->pause_on_focus_loss;
     L->run_hidden = desc->run_while_hidden;
     L->update = desc->update;
@@ -275,6 +276,8 @@ static uint64_t next_update_for_wait(const tempo_loop *L)
     if (s->policy == TEMPO_LOOP_VARIABLE || s->policy == TEMPO_LOOP_LOCKSTEP || s->game_paused ||
         s->display_driven || L->pause_mask != 0 || atomic_load(&L->quit))
         return UINT64_MAX;
+    if (s->low_latency)
+        return UINT64_MAX; /* the ticks run at the render wakes: no present waits for one */
     if (tempo__sched_updates_blocked(s))
         return UINT64_MAX;
     return tempo__sched_next_tick_ns(s);
@@ -412,17 +415,20 @@ static void call_render(tempo_loop *L, float alpha)
  * What is due is decided by pure functions in loop_schedule.c, over the
  * schedule's state the loop keeps (L->sched); the frame applies it. */
 
-/* Runs the updates due at `t` under a fixed policy: the plan
- * (tempo__sched_plan_fixed) says how many and which clamp applies first. */
-static void run_fixed_updates(tempo_loop *L, uint64_t t)
+/* Runs the updates due at `now` under a fixed policy: the plan
+ * (tempo__sched_plan_fixed) says how many and which clamp applies first.
+ * With low latency at a render wake, those due before the vblank the
+ * render aims at (tempo__sched_tick_horizon), a little early. */
+static void run_fixed_updates(tempo_loop *L, uint64_t now)
 {
     const tempo__sched *s = &L->sched;
+    uint64_t t = tempo__sched_tick_horizon(s, now);
     tempo__sched_plan plan = tempo__sched_plan_fixed(s, t, L->absent_ns);
     if (!plan.run)
         return;
     tempo_loop_counts *c = &L->st.win;
     uint64_t pending = plan.pending, limit = plan.limit;
-    tempo__stats_lateness(&L->st, plan.late_ns);
+    tempo__stats_lateness(&L->st, now > plan.due_ns ? now - plan.due_ns : 0); /* early: on time */
     if (plan.clamp == TEMPO__SCHED_STALL) {
         c->stalls++;
         c->dropped_updates += plan.dropped;

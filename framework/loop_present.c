@@ -58,6 +58,21 @@ static uint32_t display_hz_of(SDL_Window *window)
     return tempo__pacer_display_hz(rate);
 }
 
+/* The pacer for a display of `hz`, low latency as the descriptor said. */
+static void pacer_start(tempo_loop *L, uint32_t hz)
+{
+    tempo__pacer_init(&L->pres.pacer, step_of(hz), 0);
+    tempo__pacer_set_low_latency(&L->pres.pacer, L->sched.low_latency);
+}
+
+/* The pacer's next wake after a present that returned at `b` (VSYNC), and
+ * the vblank it aims at (the low-latency ticks run before it). */
+static void set_wake(tempo_loop *L, uint64_t b)
+{
+    L->pres.pace.pace_wake_ns = tempo__pacer_wake_ns(&L->pres.pacer, b);
+    L->pres.pace.pace_vblank_ns = tempo__pacer_wake_vblank_ns(&L->pres.pacer, b);
+}
+
 /* What the call under way asks of the loop (tempo__present_verdict). */
 static void told_withheld_pause(tempo_loop *L, bool on)
 {
@@ -92,6 +107,7 @@ static void pace_reset(tempo_loop *L)
 {
     tempo__pacer_reset(&L->pres.pacer);
     L->pres.pace.pace_wake_ns = 0;
+    L->pres.pace.pace_vblank_ns = 0;
     L->pres.last_return_ns = 0;
 }
 
@@ -184,7 +200,7 @@ tempo__present_verdict tempo__loop_present_start(tempo_loop *L, const tempo_loop
     P->display_hz_given = desc->display_hz != 0;
     P->pace.display_hz = P->display_hz_given ? tempo__pacer_display_hz((int)desc->display_hz)
                                              : display_hz_of(L->window);
-    tempo__pacer_init(&P->pacer, step_of(P->pace.display_hz), 0);
+    pacer_start(L, P->pace.display_hz);
     /* Not SDL_RENDERER_PRESENTVSYNC: the software renderer reports it and
      * does not block. The presents themselves are measured; SDL's software
      * renderer has no vblank of its own to wait for (tempo__pacer_judge). */
@@ -220,7 +236,7 @@ tempo__present_verdict tempo__loop_display_changed(tempo_loop *L)
     begin(L);
     if (!L->pres.display_hz_given) {
         L->pres.pace.display_hz = display_hz_of(L->window);
-        tempo__pacer_init(&L->pres.pacer, step_of(L->pres.pace.display_hz), 0);
+        pacer_start(L, L->pres.pace.display_hz);
         told_withheld_pause(L, false);
         set_pacing(L, initial_pacing(L)); /* measure the new display's presents */
     } else {
@@ -320,7 +336,7 @@ static void timer_present(tempo_loop *L, uint64_t a, uint64_t b)
         uint32_t hz = display_hz_of(L->window);
         if (hz != L->pres.pace.display_hz) {
             L->pres.pace.display_hz = hz;
-            tempo__pacer_init(&L->pres.pacer, step_of(hz), 0);
+            pacer_start(L, hz);
             reprobe_from_scratch(L, b); /* another display: measure from scratch */
             return;
         }
@@ -532,7 +548,7 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
              * returns): a held lead only makes its updates wait longer. */
             if (b > start && !L->pres.software_present)
                 tempo__pacer_hold_lead(&L->pres.pacer, (double)(b - start));
-            L->pres.pace.pace_wake_ns = tempo__pacer_wake_ns(&L->pres.pacer, b);
+            set_wake(L, b);
         } else if (verdict == TEMPO__PROBE_FREE) {
             timer_verdict(L, b, 0);
         } else {
@@ -554,7 +570,7 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
         timer_verdict(L, b, tempo__pacer_period_ns(&L->pres.pacer));
         return;
     }
-    L->pres.pace.pace_wake_ns = tempo__pacer_wake_ns(&L->pres.pacer, b);
+    set_wake(L, b);
 }
 
 uint64_t tempo_loop_get_refresh_ns(const tempo_loop *L)

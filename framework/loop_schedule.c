@@ -140,6 +140,25 @@ uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_st
     return by;
 }
 
+bool tempo__sched_ticks_at_render(const tempo__sched *s)
+{
+    return s->low_latency && s->pace.vsync && s->pace.pace_vblank_ns != 0 && s->render_hz == 0 &&
+           (s->policy == TEMPO_LOOP_INTERPOLATED || s->policy == TEMPO_LOOP_CONSTANT_SPEED_MAX_FPS) &&
+           !s->game_paused && !s->display_driven && s->pace.present_by_ns == 0;
+}
+
+uint64_t tempo__sched_tick_horizon(const tempo__sched *s, uint64_t now)
+{
+    if (!tempo__sched_ticks_at_render(s))
+        return now;
+    uint64_t v = s->pace.pace_vblank_ns;
+    if (v <= now)
+        return now; /* the vblank is past (no render since): the ticks due now */
+    if (now >= tempo__sched_render_slot_ns(s, now))
+        return v - 1; /* the render's wake: every tick its frame shows */
+    return 0; /* before the wake (input, a source): the ticks wait for it */
+}
+
 bool tempo__sched_render_wanted(const tempo__sched *s, bool variable_ran)
 {
     if (s->pace.pacing == TEMPO_LOOP_PACING_WITHHELD)
@@ -194,6 +213,10 @@ uint64_t tempo__sched_next_deadline(const tempo__sched *s, uint64_t now)
     if (s->game_paused)
         return slot; /* no ticks while the game is paused */
     uint64_t tick = tempo__sched_next_tick_ns(s);
+    /* Low latency: a tick due before the vblank the next render aims at
+     * runs at that render's wake (tempo__sched_tick_horizon), not alone. */
+    if (tempo__sched_ticks_at_render(s) && tick < slot && tick < s->pace.pace_vblank_ns)
+        tick = slot;
     switch (s->policy) {
     case TEMPO_LOOP_VARIABLE:
         return slot; /* a frame (update + render) per render slot */
@@ -324,10 +347,16 @@ uint64_t tempo__sched_phase_move(const tempo__sched *s, uint64_t t)
      * meets (one did: 3.5 ms late where none had been). */
     uint64_t n = (s->step_ns + P / 2) / P;
     uint64_t off = s->step_ns > n * P ? s->step_ns - n * P : n * P - s->step_ns;
-    if (n < 2 || off > P / 16)
+    /* Low latency with an update every frame: the ticks run at the render
+     * wakes (tempo__sched_tick_horizon), whatever their phase; the phase
+     * only decides which render a tick belongs to, so keep it half a
+     * period from the vblank that decides it (the fit's jitter would
+     * otherwise give one render two ticks and the next none). */
+    bool mid = s->low_latency && n == 1;
+    if ((n < 2 && !mid) || n == 0 || off > P / 16)
         return 0;
     uint64_t due = tempo__sched_at(s->epoch_ns, s->update_hz, s->tick);
-    uint64_t want = t + P / 8;
+    uint64_t want = t + (mid ? P / 2 : P / 8);
     uint64_t move = want >= due ? (want - due) % P : P - (due - want) % P;
     /* Already there, give or take a sixteenth (a second verdict, or a
      * display that drifted a little since): a move of almost a whole

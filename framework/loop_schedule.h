@@ -6,7 +6,7 @@
  * clamp and the debt cap). Everything here is arithmetic on a tempo__sched,
  * the schedule's state, which the loop keeps as one (tempo_loop.sched) and
  * hands in; `now` and every other time is an argument. No SDL, no platform
- * and no clock call, so tests/test_loop_schedule.c drives each decision with
+ * and no clock call, so tests/unit/test_loop_schedule.c drives each decision with
  * numbers it chooses. loop.c applies the decisions (runs the updates, moves
  * the epoch, counts the statistics). [loop thread, like the loop] */
 #ifndef TEMPO_LOOP_SCHEDULE_H
@@ -26,6 +26,7 @@ typedef struct tempo__sched_pace {
     uint32_t display_hz;        /* the pace without vsync and cap */
     uint64_t nominal_period_ns; /* the display mode's refresh period */
     uint64_t pace_wake_ns;      /* vsync/probing: the pacer's next wake (0: none) */
+    uint64_t pace_vblank_ns;    /* vsync: the vblank that wake aims at (0: none, the fit is young) */
     uint64_t withheld_probe_ns; /* WITHHELD: the next probe render */
     int probe_n;                /* PROBING: presents measured in this round */
     uint64_t probe_period_ns;   /* PROBING: the period the probe assumes */
@@ -44,6 +45,7 @@ typedef struct tempo__sched {
     uint64_t step_ns;       /* round(1e9 / update_hz): the fixed policies' dt */
     uint64_t max_gap_ns;    /* the stall clamp and the debt cap */
     bool on_demand;         /* render on demand (INTERPOLATED) */
+    bool low_latency;       /* desc.low_latency: ticks at the render wakes (tempo__sched_ticks_at_render) */
 
     tempo__sched_pace pace; /* the pacing in force (loop_present.c's) */
 
@@ -87,6 +89,21 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now);
  * until the next one is expected. A due update tick comes first. */
 uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_start_ns);
 
+/* Low latency (desc.low_latency): whether the update ticks run at the
+ * render wakes now: vsync pacing with a fit that names the vblank the wake
+ * aims at (pace_vblank_ns), INTERPOLATED or CONSTANT_SPEED_MAX_FPS, no
+ * render cap, not in the game's pause nor display-driven, no present
+ * waiting. */
+bool tempo__sched_ticks_at_render(const tempo__sched *s);
+
+/* The time up to which the fixed policies' ticks run in a frame at `now`:
+ * `now`, or while the ticks run at the render wakes and the vblank the
+ * next render aims at is ahead: at the render slot, up to (not including)
+ * that vblank (the ticks whose input that frame shows run before its
+ * render, early by less than the lead); before the slot (a frame woken by
+ * input or a source), 0: no tick runs, they wait for the render's wake. */
+uint64_t tempo__sched_tick_horizon(const tempo__sched *s, uint64_t now);
+
 /* Whether the policy wants a render now that events and updates ran
  * (`variable_ran`: VARIABLE's update ran this frame). */
 bool tempo__sched_render_wanted(const tempo__sched *s, bool variable_ran);
@@ -100,7 +117,10 @@ uint64_t tempo__sched_updates_per_render(const tempo__sched *s);
 bool tempo__sched_updates_blocked(const tempo__sched *s);
 
 /* The next instant something is due, for the wait (may be <= now). While
- * a present waits: the next update, or the present's latest call. */
+ * a present waits: the next update, or the present's latest call. While
+ * the ticks run at the render wakes (tempo__sched_ticks_at_render), a tick
+ * due before the vblank the next render aims at is held until the render
+ * slot: the loop does not wake for it alone. */
 uint64_t tempo__sched_next_deadline(const tempo__sched *s, uint64_t now);
 
 /* The render slot index to continue from after the epoch moved: the first
@@ -129,8 +149,11 @@ uint64_t tempo__sched_variable_dt(const tempo__sched *s, uint64_t t, bool *stall
  * far the epoch moves later (under a period; 0: no move) so that the
  * update ticks fall an eighth of a nominal period after a vblank. Only
  * when every update falls on one phase of the vblanks, for the fixed
- * policies whose renders follow the pacer, not in the game's pause. The
- * caller moves the epoch and realigns the render slot. */
+ * policies whose renders follow the pacer, not in the game's pause. With
+ * low_latency and an update every frame, half a period before a vblank
+ * instead (the ticks run at the render wakes: away from the vblank that
+ * decides which render a tick belongs to). The caller moves the epoch and
+ * realigns the render slot. */
 uint64_t tempo__sched_phase_move(const tempo__sched *s, uint64_t t);
 
 /* What a late fixed-policy frame does with the update debt. */

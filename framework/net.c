@@ -46,41 +46,27 @@
 
 #include <SDL_net.h>
 
+#include "net_core.h"
 #include "net_frame.h"
 #include "plat_socket.h"
 #include "platform.h"
 #include "tempo/net.h"
 #include "tempo_internal.h"
 
-#define DEFAULT_SEND_CAP ((size_t)4 << 20)
-#define MIN_SEND_CAP ((size_t)64)
-#define MAX_SEND_CAP ((size_t)1 << 30)
-#define DEFAULT_FLUSH_NS TEMPO_NS_PER_S
-
 struct tempo_net {
-    tempo_netq *q;
-    bool attached; /* [loop thread] tempo_net_attach attached q (its destroy detaches it) */
-    char host[256];
-    uint16_t port;
-    tempo__frame_limits lim;
-    uint64_t flush_timeout_ns;
+    tempo__net_core core; /* first: what both transports share (net_core.h) */
     tempo_handle *stop; /* manual-reset: cancels a push_wait in progress */
     atomic_bool stopping;
-    atomic_int error; /* 0, or the code that ended the connection */
     plat_thread *thread;
     UDPsocket wake;
     plat_socket wake_fd;
 
-    plat_mutex *lock;
-    /* [lock] */
+    /* [core.lock] */
     UDPpacket *wake_pkt; /* one byte, addressed to the wake socket */
     TCPsocket sock;      /* NULL until connected */
     plat_socket fd;      /* sock's OS socket */
     bool ended;          /* CLOSED or ERROR reported: sends fail */
     uint64_t flush_deadline_ns;
-    uint8_t *tx; /* the send ring: tx_len bytes from tx_head, wrapping */
-    size_t tx_cap, tx_head, tx_len;
-    tempo_net_stats st; /* queued_bytes, send_cap_bytes, bytes_total filled on read */
 
     /* [network thread] */
     uint8_t *rx;
@@ -111,19 +97,19 @@ static void report(tempo_net *n, uint32_t type, int code, const char *fmt, ...)
     vsnprintf(st.detail, sizeof st.detail, fmt, ap);
     va_end(ap);
     if (type != TEMPO_NET_MSG_CONNECTED) {
-        atomic_store(&n->error, type == TEMPO_NET_MSG_CLOSED ? TEMPO_ESHUTDOWN : code);
-        plat_mutex_lock(n->lock);
+        atomic_store(&n->core.error, type == TEMPO_NET_MSG_CLOSED ? TEMPO_ESHUTDOWN : code);
+        plat_mutex_lock(n->core.lock);
         n->ended = true;
-        n->st.dropped_bytes += n->tx_len;
-        n->tx_len = 0;
-        n->tx_head = 0;
-        plat_mutex_unlock(n->lock);
+        n->core.st.dropped_bytes += n->core.tx_len;
+        n->core.tx_len = 0;
+        n->core.tx_head = 0;
+        plat_mutex_unlock(n->core.lock);
     }
     /* The game gets this in the ERROR message and from tempo_net_error():
      * a caller-visible outcome, so DEBUG (base.h). */
     if (type == TEMPO_NET_MSG_ERROR)
-        tempo__log(TEMPO_LOG_DEBUG, "tempo_net %s:%u: %s: %s", n->host, n->port, tempo_errname(code), st.detail);
-    tempo_netq_push_wait(n->q, type, &st, sizeof st, n->stop, TEMPO_INFINITE);
+        tempo__log(TEMPO_LOG_DEBUG, "tempo_net %s:%u: %s: %s", n->core.host, n->core.port, tempo_errname(code), st.detail);
+    tempo_netq_push_wait(n->core.q, type, &st, sizeof st, n->stop, TEMPO_INFINITE);
 }
 
 /* The OS socket behind an SDL_net socket, or false when it cannot be known
@@ -168,7 +154,7 @@ static bool push_frames(tempo_net *n)
     for (;;) {
         tempo__frame f;
         const char *why = "";
-        int r = tempo__frame_decode(n->rx + off, n->rx_fill - off, &n->lim, &f, &why);
+        int r = tempo__frame_decode(n->rx + off, n->rx_fill - off, &n->core.lim, &f, &why);
         if (r == 0)
             break;
         if (r < 0) {
@@ -176,19 +162,19 @@ static bool push_frames(tempo_net *n)
             const uint8_t *reserved = n->rx + off + 6;
             report(n, TEMPO_NET_MSG_ERROR, TEMPO_EFORMAT,
                    "malformed stream: %s (length %" PRIu32 ", most %" PRIu32 "; type %u, 1..%u; reserved %02x%02x)",
-                   why, f.size, n->lim.max_payload, (unsigned)f.type, (unsigned)n->lim.max_type, reserved[0],
+                   why, f.size, n->core.lim.max_payload, (unsigned)f.type, (unsigned)n->core.lim.max_type, reserved[0],
                    reserved[1]);
             return false;
         }
         /* Counted before the push: a loop that has the frame sees it counted. */
-        plat_mutex_lock(n->lock);
-        n->st.frames_received++;
-        plat_mutex_unlock(n->lock);
-        int p = tempo_netq_push_wait(n->q, f.type, f.payload, f.size, n->stop, TEMPO_INFINITE);
+        plat_mutex_lock(n->core.lock);
+        n->core.st.frames_received++;
+        plat_mutex_unlock(n->core.lock);
+        int p = tempo_netq_push_wait(n->core.q, f.type, f.payload, f.size, n->stop, TEMPO_INFINITE);
         if (p != 0) {
-            plat_mutex_lock(n->lock);
-            n->st.frames_received--;
-            plat_mutex_unlock(n->lock);
+            plat_mutex_lock(n->core.lock);
+            n->core.st.frames_received--;
+            plat_mutex_unlock(n->core.lock);
         }
         if (p == TEMPO_ERANGE) {
             report(n, TEMPO_NET_MSG_ERROR, TEMPO_EFORMAT, "a %u-byte frame can never fit the queue", f.size);
@@ -227,9 +213,9 @@ static bool read_some(tempo_net *n, plat_socket fd)
         }
         return false;
     }
-    plat_mutex_lock(n->lock);
-    n->st.received_bytes += (uint64_t)got;
-    plat_mutex_unlock(n->lock);
+    plat_mutex_lock(n->core.lock);
+    n->core.st.received_bytes += (uint64_t)got;
+    plat_mutex_unlock(n->core.lock);
     n->rx_fill += (size_t)got;
     return push_frames(n);
 }
@@ -239,10 +225,10 @@ static bool read_some(tempo_net *n, plat_socket fd)
 static bool write_some(tempo_net *n, plat_socket fd)
 {
     for (;;) {
-        plat_mutex_lock(n->lock);
-        size_t chunk = n->tx_len < n->tx_cap - n->tx_head ? n->tx_len : n->tx_cap - n->tx_head;
-        const uint8_t *p = n->tx + n->tx_head;
-        plat_mutex_unlock(n->lock);
+        plat_mutex_lock(n->core.lock);
+        size_t chunk = n->core.tx_len < n->core.tx_cap - n->core.tx_head ? n->core.tx_len : n->core.tx_cap - n->core.tx_head;
+        const uint8_t *p = n->core.tx + n->core.tx_head;
+        plat_mutex_unlock(n->core.lock);
         if (chunk == 0)
             return true;
         /* Unlocked: senders only write the free part of the ring. */
@@ -256,13 +242,13 @@ static bool write_some(tempo_net *n, plat_socket fd)
             report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "send failed: %s", why);
             return false;
         }
-        plat_mutex_lock(n->lock);
-        n->tx_head = (n->tx_head + (size_t)k) % n->tx_cap;
-        n->tx_len -= (size_t)k;
-        if (n->tx_len == 0)
-            n->tx_head = 0; /* keeps the next frame in one piece when it can */
-        n->st.sent_bytes += (uint64_t)k;
-        plat_mutex_unlock(n->lock);
+        plat_mutex_lock(n->core.lock);
+        n->core.tx_head = (n->core.tx_head + (size_t)k) % n->core.tx_cap;
+        n->core.tx_len -= (size_t)k;
+        if (n->core.tx_len == 0)
+            n->core.tx_head = 0; /* keeps the next frame in one piece when it can */
+        n->core.st.sent_bytes += (uint64_t)k;
+        plat_mutex_unlock(n->core.lock);
         if ((size_t)k < chunk)
             return true; /* the socket took what fits */
     }
@@ -287,16 +273,16 @@ static void drain_wake(tempo_net *n)
  * memory is not there (reported). */
 static bool make_send_ring(tempo_net *n)
 {
-    n->tx = malloc(n->tx_cap);
-    if (n->tx == NULL) {
-        report(n, TEMPO_NET_MSG_ERROR, TEMPO_ENOMEM, "no memory for the %zu-byte send queue", n->tx_cap);
+    n->core.tx = malloc(n->core.tx_cap);
+    if (n->core.tx == NULL) {
+        report(n, TEMPO_NET_MSG_ERROR, TEMPO_ENOMEM, "no memory for the %zu-byte send queue", n->core.tx_cap);
         return false;
     }
     const size_t chunk = (size_t)1 << 20;
-    for (size_t at = 0; at < n->tx_cap; at += chunk) {
+    for (size_t at = 0; at < n->core.tx_cap; at += chunk) {
         if (atomic_load(&n->stopping))
             return false;
-        memset(n->tx + at, 0, n->tx_cap - at < chunk ? n->tx_cap - at : chunk);
+        memset(n->core.tx + at, 0, n->core.tx_cap - at < chunk ? n->core.tx_cap - at : chunk);
     }
     return true;
 }
@@ -308,10 +294,10 @@ static int net_main(void *arg)
     if (!make_send_ring(n))
         return 0;
     IPaddress ip;
-    if (SDLNet_ResolveHost(&ip, n->host, n->port) != 0) {
+    if (SDLNet_ResolveHost(&ip, n->core.host, n->core.port) != 0) {
         /* SDL_net sets no text for a name that does not resolve. */
         const char *why = SDLNet_GetError();
-        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot resolve \"%s\"%s%s", n->host, why[0] ? ": " : "", why);
+        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot resolve \"%s\"%s%s", n->core.host, why[0] ? ": " : "", why);
         return 0;
     }
     plat_socket_clear_error();
@@ -326,7 +312,7 @@ static int net_main(void *arg)
             plat_socket_describe(e, why, sizeof why);
         else
             snprintf(why, sizeof why, "%s", SDLNet_GetError());
-        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot connect to %s:%u: %s", n->host, (unsigned)n->port, why);
+        report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "cannot connect to %s:%u: %s", n->core.host, (unsigned)n->core.port, why);
         return 0;
     }
     plat_socket fd;
@@ -343,19 +329,19 @@ static int net_main(void *arg)
         report(n, TEMPO_NET_MSG_ERROR, TEMPO_EIO, "non-blocking: %s", why);
         return 0;
     }
-    plat_mutex_lock(n->lock);
+    plat_mutex_lock(n->core.lock);
     n->sock = s;
     n->fd = fd;
-    plat_mutex_unlock(n->lock);
+    plat_mutex_unlock(n->core.lock);
     report(n, TEMPO_NET_MSG_CONNECTED, 0, "connected");
 
     bool reading = true;
     for (;;) {
         bool stopping = atomic_load(&n->stopping);
-        plat_mutex_lock(n->lock);
-        size_t pending = n->tx_len;
+        plat_mutex_lock(n->core.lock);
+        size_t pending = n->core.tx_len;
         uint64_t flush_deadline = n->flush_deadline_ns;
-        plat_mutex_unlock(n->lock);
+        plat_mutex_unlock(n->core.lock);
         uint64_t timeout = UINT64_MAX; /* the wake datagram ends the wait */
         if (stopping) {
             /* Destroy: no more reading, write what is queued until the
@@ -381,7 +367,7 @@ static int net_main(void *arg)
         if ((ready & PLAT_SOCKET_WRITABLE) && !write_some(n, fd))
             break;
         if ((ready & PLAT_SOCKET_READABLE) && !read_some(n, fd)) {
-            if (atomic_load(&n->error) != 0)
+            if (atomic_load(&n->core.error) != 0)
                 break; /* the connection ended */
             reading = false; /* cancelled by destroy or queue shut down: keep flushing */
         }
@@ -391,27 +377,8 @@ static int net_main(void *arg)
 
 tempo_net *tempo_net_create(const tempo_net_desc *desc)
 {
-    if (desc == NULL || desc->queue == NULL || desc->port == 0) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_net_create: %s", desc == NULL ? "desc is NULL"
-                                                              : desc->queue == NULL ? "desc.queue is required"
-                                                                                    : "desc.port is required (0)");
+    if (tempo__net_check_desc(desc) != 0)
         return NULL;
-    }
-    if (desc->host != NULL && strlen(desc->host) >= 256) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_net_create: desc.host is %zu bytes long, at most 255",
-                         strlen(desc->host));
-        return NULL;
-    }
-    if (desc->max_payload_bytes > TEMPO_NET_MAX_PAYLOAD) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_net_create: desc.max_payload_bytes %u is above %u",
-                         (unsigned)desc->max_payload_bytes, (unsigned)TEMPO_NET_MAX_PAYLOAD);
-        return NULL;
-    }
-    if (desc->send_cap_bytes != 0 && (desc->send_cap_bytes < MIN_SEND_CAP || desc->send_cap_bytes > MAX_SEND_CAP)) {
-        tempo__set_error(TEMPO_EINVAL, "tempo_net_create: desc.send_cap_bytes %zu is not 0 or in [64, 1 GiB]",
-                         desc->send_cap_bytes);
-        return NULL;
-    }
     if (SDLNet_Init() != 0) {
         tempo__set_error(TEMPO_EPLATFORM, "SDLNet_Init: %s", SDLNet_GetError());
         return NULL;
@@ -422,25 +389,17 @@ tempo_net *tempo_net_create(const tempo_net_desc *desc)
         tempo__set_error(TEMPO_ENOMEM, "tempo_net_create: out of memory");
         return NULL;
     }
-    n->q = desc->queue;
-    snprintf(n->host, sizeof n->host, "%s", desc->host ? desc->host : "127.0.0.1");
-    n->port = desc->port;
-    n->lim.max_payload = desc->max_payload_bytes ? desc->max_payload_bytes : 65536;
-    n->lim.max_type = desc->max_type ? desc->max_type : 255;
-    n->flush_timeout_ns = desc->flush_timeout_ns ? desc->flush_timeout_ns : DEFAULT_FLUSH_NS;
-    n->rx_cap = TEMPO_NET_HEADER_BYTES + n->lim.max_payload;
+    int setup = tempo__net_core_setup(&n->core, desc);
+    n->rx_cap = TEMPO_NET_HEADER_BYTES + n->core.lim.max_payload;
     n->rx = malloc(n->rx_cap);
-    n->tx_cap = desc->send_cap_bytes ? desc->send_cap_bytes : DEFAULT_SEND_CAP;
-    /* n->tx: allocated by the network thread (make_send_ring). */
+    /* n->core.tx: allocated by the network thread (make_send_ring). */
     n->stop = tempo_event_create(true, false);
-    n->lock = plat_mutex_create();
     atomic_init(&n->stopping, false);
-    atomic_init(&n->error, 0);
-    if (n->rx == NULL) {
+    if (n->rx == NULL || setup != 0) {
         tempo__set_error(TEMPO_ENOMEM, "tempo_net_create: out of memory");
         goto fail;
     }
-    if (n->stop == NULL || n->lock == NULL)
+    if (n->stop == NULL)
         goto fail;
     n->wake = SDLNet_UDP_Open(0);
     IPaddress *bound = n->wake ? SDLNet_UDP_GetPeerAddress(n->wake, -1) : NULL;
@@ -479,24 +438,23 @@ void tempo_net_destroy(tempo_net *n)
     /* It leaves the loop it was attached to (the queue does; the queue
      * itself outlives the net). From the queue's own handler the queue
      * cannot leave: it stays attached (see tempo_net_attach). */
-    if (n->attached && tempo_netq_detach(n->q) == TEMPO_EBUSY)
-        tempo__log(TEMPO_LOG_DEBUG, "tempo_net_destroy from its queue's handler: the queue stays attached");
+    tempo__net_core_detach_for_destroy(&n->core);
     if (n->thread) {
         uint64_t now = tempo_now_ns();
-        plat_mutex_lock(n->lock);
-        n->flush_deadline_ns = now + n->flush_timeout_ns < now ? UINT64_MAX : now + n->flush_timeout_ns;
-        plat_mutex_unlock(n->lock);
+        plat_mutex_lock(n->core.lock);
+        n->flush_deadline_ns = now + n->core.flush_timeout_ns < now ? UINT64_MAX : now + n->core.flush_timeout_ns;
+        plat_mutex_unlock(n->core.lock);
         atomic_store(&n->stopping, true);
         tempo_event_set(n->stop); /* ends a push_wait for room in the receive queue */
-        plat_mutex_lock(n->lock);
+        plat_mutex_lock(n->core.lock);
         wake_thread(n);
-        plat_mutex_unlock(n->lock);
+        plat_mutex_unlock(n->core.lock);
         plat_thread_join(n->thread);
-        if (n->tx_len > 0) /* nobody can see this but the log */
+        if (n->core.tx_len > 0) /* nobody can see this but the log */
             tempo__log(TEMPO_LOG_WARN,
                        "tempo_net_destroy %s:%u: %zu queued bytes not written: the peer read nothing for the "
                        "flush bound (%.0f ms)",
-                       n->host, n->port, n->tx_len, (double)n->flush_timeout_ns / 1e6);
+                       n->core.host, n->core.port, n->core.tx_len, (double)n->core.flush_timeout_ns / 1e6);
     }
     if (n->sock)
         SDLNet_TCP_Close(n->sock);
@@ -504,129 +462,30 @@ void tempo_net_destroy(tempo_net *n)
         SDLNet_UDP_Close(n->wake);
     if (n->wake_pkt)
         SDLNet_FreePacket(n->wake_pkt);
-    if (n->lock)
-        plat_mutex_destroy(n->lock);
     tempo_event_destroy(n->stop);
     free(n->rx);
-    free(n->tx);
+    tempo__net_core_free(&n->core);
     free(n);
     SDLNet_Quit();
 }
 
-/* [lock held] Copies `len` bytes to the end of the ring (room checked). */
-static void ring_put(tempo_net *n, const void *p, size_t len)
+/* [lock held] tempo_net_send's view of the connection: a frame waits for
+ * the connect, and fails once CLOSED or ERROR was reported. */
+static int tcp_state(tempo__net_core *c)
 {
-    size_t tail = (n->tx_head + n->tx_len) % n->tx_cap;
-    size_t first = len < n->tx_cap - tail ? len : n->tx_cap - tail;
-    if (first > 0)
-        memcpy(n->tx + tail, p, first);
-    if (len > first)
-        memcpy(n->tx, (const uint8_t *)p + first, len - first);
-    n->tx_len += len;
+    tempo_net *n = (tempo_net *)(void *)c;
+    return n->ended ? TEMPO_EIO : n->sock == NULL ? TEMPO_EBUSY : 0;
+}
+
+/* [lock held] A frame went into an empty ring: the thread is not waiting
+ * for "writable", so it is woken. */
+static void tcp_queued(tempo__net_core *c, bool was_empty)
+{
+    if (was_empty)
+        wake_thread((tempo_net *)(void *)c);
 }
 
 int tempo_net_send(tempo_net *n, uint16_t type, const void *data, size_t size)
 {
-    /* Returned, so DEBUG, like every failure of this call. */
-    if (n == NULL)
-        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: the net is NULL");
-    if (type == 0)
-        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: frame type 0 is reserved");
-    if (data == NULL && size > 0)
-        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL, "tempo_net_send: data is NULL for %zu bytes", size);
-    if (size > TEMPO_NET_MAX_PAYLOAD)
-        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EINVAL,
-                                   "tempo_net_send: %zu bytes is above the largest payload, %u", size,
-                                   (unsigned)TEMPO_NET_MAX_PAYLOAD);
-    uint8_t header[TEMPO_NET_HEADER_BYTES];
-    tempo_net_frame_header(header, type, (uint32_t)size);
-    size_t need = TEMPO_NET_HEADER_BYTES + size;
-    int r = 0;
-    size_t queued = 0;
-    plat_mutex_lock(n->lock);
-    if (n->ended || atomic_load(&n->error) != 0) {
-        r = TEMPO_EIO;
-    } else if (n->sock == NULL) {
-        r = TEMPO_EBUSY;
-    } else if (need > n->tx_cap) {
-        r = TEMPO_ERANGE;
-    } else if (need > n->tx_cap - n->tx_len) {
-        r = TEMPO_EFULL;
-        n->st.sends_full++;
-        queued = n->tx_len;
-    } else {
-        bool was_empty = n->tx_len == 0;
-        ring_put(n, header, sizeof header);
-        if (size > 0)
-            ring_put(n, data, size);
-        n->st.frames_queued++;
-        n->st.queued_bytes_total += need;
-        if (n->tx_len > n->st.peak_queued_bytes)
-            n->st.peak_queued_bytes = n->tx_len;
-        if (was_empty) /* the thread is not waiting for "writable" */
-            wake_thread(n);
-    }
-    plat_mutex_unlock(n->lock);
-    /* Every failure here is returned to the caller: the detail is kept for
-     * tempo_get_error() and logged at DEBUG only (a game whose peer left
-     * may call this thousands of times). */
-    switch (r) {
-    case 0: break;
-    case TEMPO_EIO:
-        tempo__set_error_at(TEMPO_LOG_DEBUG, r, "tempo_net_send: the connection has ended (%s)",
-                            tempo_errname(atomic_load(&n->error)));
-        break;
-    case TEMPO_EBUSY:
-        tempo__set_error_at(TEMPO_LOG_DEBUG, r, "tempo_net_send: not connected yet");
-        break;
-    case TEMPO_ERANGE:
-        tempo__set_error_at(TEMPO_LOG_DEBUG, r, "tempo_net_send: a %zu-byte frame never fits the %zu-byte send queue",
-                            need, n->tx_cap);
-        break;
-    default:
-        tempo__set_error_at(TEMPO_LOG_DEBUG, r, "tempo_net_send: send queue full (%zu of %zu bytes queued, %zu needed)",
-                            queued, n->tx_cap, need);
-        break;
-    }
-    return r;
-}
-
-int tempo_net_error(tempo_net *n)
-{
-    return n ? atomic_load(&n->error) : TEMPO_EINVAL;
-}
-
-int tempo_net_get_stats(tempo_net *n, tempo_net_stats *out)
-{
-    if (n == NULL || out == NULL)
-        return TEMPO_EINVAL;
-    plat_mutex_lock(n->lock);
-    *out = n->st;
-    out->queued_bytes = n->tx_len;
-    out->send_cap_bytes = n->tx_cap;
-    plat_mutex_unlock(n->lock);
-    out->bytes_total = out->sent_bytes + out->received_bytes;
-    return 0;
-}
-
-/* ---- As a loop source (tempo/net.h): attaching the net is attaching its queue ---- */
-
-int tempo_net_attach(tempo_net *n, tempo_loop *loop, tempo_netq_handler fn, void *user)
-{
-    if (n == NULL)
-        return TEMPO_EINVAL;
-    int r = tempo_netq_attach(n->q, loop, fn, user);
-    if (r == 0)
-        n->attached = true;
-    return r;
-}
-
-int tempo_net_detach(tempo_net *n)
-{
-    if (n == NULL)
-        return TEMPO_EINVAL;
-    int r = tempo_netq_detach(n->q);
-    if (r != TEMPO_EBUSY)
-        n->attached = false;
-    return r;
+    return tempo__net_core_send(n, type, data, size, tcp_state, tcp_queued);
 }

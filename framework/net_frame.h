@@ -1,6 +1,6 @@
 /* The frame decoder of tempo/net.h as pure functions: no sockets, no
  * allocation, no globals, so the network thread, the unit tests and the
- * libFuzzer target (tests/fuzz_net_frame.c) all run the same code. The wire
+ * libFuzzer target (tests/fuzz/fuzz_net_frame.c) all run the same code. The wire
  * format is described in tempo/net.h. */
 #ifndef TEMPO_NET_FRAME_H
 #define TEMPO_NET_FRAME_H

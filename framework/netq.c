@@ -19,10 +19,14 @@
  * outside the lock except the drain's "reset when empty", which must be
  * under it: a producer that pushes after the emptiness check must find the
  * event reset before it sets it, or its wake-up would be lost.
+ *
+ * The struct is in netq_internal.h, for netq_source.c (tempo_netq_attach),
+ * whose dispatch drains the queue through tempo__netq_drain.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "netq_internal.h"
 #include "platform.h"
 #include "sources_internal.h"
 #include "tempo/loop.h"
@@ -44,46 +48,6 @@ typedef struct rec_hdr {
 } rec_hdr;
 
 _Static_assert(sizeof(rec_hdr) == HDR, "record header is 16 bytes");
-
-struct tempo_netq {
-    plat_mutex *lock;
-    tempo_handle *ready; /* manual-reset: messages are queued */
-    tempo_handle *room;  /* auto-reset: a drain freed room for push_wait */
-    uint64_t (*now)(void *user); /* desc.clock's, or tempo_now_ns */
-    void *clock_user;
-
-    /* [lock] */
-    unsigned char *buf;
-    size_t cap, head, tail, used;
-    uint32_t count;
-    bool shut;
-    uint32_t room_waiters;
-    uint64_t pushed, overflows, full_waits;
-    uint32_t peak;
-    tempo_netq_stats pub; /* consumer-side fields, published by each drain */
-
-    /* [loop thread] */
-    tempo_netq_desc d; /* with defaults filled in */
-    tempo_netq_policy policy;
-    uint64_t budget; /* CLASSIC's adaptive budget */
-    bool draining; /* a drain (the game's or the loop's) is calling handlers:
-                      a drain or destroy from one is refused */
-    /* The current frame: its planned budget and what it has spent (the loop
-     * may dispatch a source more than once per frame). */
-    uint64_t frame_budget, frame_spent;
-    bool frame_flush;
-    uint64_t frames;
-    /* Attached to a loop (tempo_netq_attach). */
-    tempo__attachment at;
-    tempo_netq_handler att_fn;
-    void *att_user;
-    uint64_t att_frame; /* the loop's frame number at the last dispatch */
-    bool att_seen;
-    /* DEADLINE's measurements (estimates, so floating point). */
-    bool have_start, have_cost, left_backlog;
-    uint64_t last_start, last_pushed;
-    double interval_ns, cost_ns, rate_per_ns;
-};
 
 static uint64_t default_clock(void *user)
 {
@@ -543,14 +507,6 @@ static uint64_t plan(tempo_netq *q, uint64_t now, uint32_t n, uint64_t age, uint
  * a budget-limited drain releases at its end anyway. */
 #define RELEASE_BATCH 32
 
-/* One drain call's frame context. */
-typedef struct drain_args {
-    bool new_frame;        /* the first drain of a frame: plan its budget */
-    uint64_t empty_frames; /* frames since the last drain that had none */
-    uint64_t to_deadline;  /* time left before the caller's deadline; UNLIMITED: none */
-    bool must_progress;    /* handle at least one message even with no budget left */
-} drain_args;
-
 /* [loop thread] CLASSIC's steps for frames that had no drain: nothing was
  * queued then (a loop drains every frame that has messages), so each
  * stepped the budget down. Stepping down k times and clamping once equals
@@ -600,7 +556,8 @@ static bool next_misses_target(tempo_netq *q, size_t cursor, uint32_t left, uint
 
 /* [loop thread] The drain itself; `out` (optional) gets the items and the
  * oldest age for the loop's statistics. */
-static int drain(tempo_netq *q, tempo_netq_handler fn, void *user, const drain_args *a, tempo_source_call *out)
+int tempo__netq_drain(tempo_netq *q, tempo_netq_handler fn, void *user, const tempo__netq_drain_args *a,
+                      tempo_source_call *out)
 {
     if (q->draining)
         return TEMPO_EBUSY;
@@ -787,119 +744,12 @@ int tempo_netq_drain_until(tempo_netq *q, tempo_netq_handler fn, void *user, uin
     if (q->at.loop != NULL) /* the loop drains it: two consumers' frames would mix */
         return tempo__set_error(TEMPO_EBUSY, "tempo_netq_drain_until: the queue is attached to a loop, which "
                                              "drains it");
-    drain_args a = {.new_frame = true, .to_deadline = UNLIMITED, .must_progress = true};
+    tempo__netq_drain_args a = {.new_frame = true, .to_deadline = UNLIMITED, .must_progress = true};
     if (deadline_ns != UNLIMITED) {
         uint64_t now = q->now(q->clock_user);
         a.to_deadline = deadline_ns > now ? deadline_ns - now : 0;
     }
-    return drain(q, fn, user, &a, NULL);
-}
-
-/* ---- As a loop source (tempo_netq_attach) ------------------------------------------ */
-
-/* [loop thread] The source's deliver (tempo/loop.h): the message as it is
- * (live), or one rebuilt from a recording. */
-static void att_item(void *self, const tempo_replay_item *it, const void *live)
-{
-    tempo_netq *q = self;
-    if (live != NULL) {
-        q->att_fn(live, q->att_user);
-        return;
-    }
-    /* Replayed: a copy of the recorded bytes, aligned as the queue
-     * promises (malloc aligns for max_align_t: 16 bytes on 64-bit targets). */
-    static const _Alignas(16) uint8_t empty[16];
-    void *copy = NULL;
-    const void *data = empty;
-    if (it->size > 0) {
-        copy = malloc(it->size);
-        if (copy == NULL)
-            return;
-        memcpy(copy, it->data, it->size);
-        data = copy;
-    }
-    tempo_netq_msg m = {.type = it->type, .size = it->size, .data = data, .pushed_ns = q->now(q->clock_user)};
-    q->att_fn(&m, q->att_user);
-    free(copy);
-}
-
-/* [loop thread] Each message of an attached queue goes to the game through
- * the loop (tempo_loop_source_deliver), which records or replays it. */
-static void att_deliver(const tempo_netq_msg *msg, void *user)
-{
-    tempo_netq *q = user;
-    tempo_replay_item it = {
-        .kind = TEMPO_REPLAY_MESSAGE, .type = msg->type, .data = msg->data, .size = msg->size};
-    tempo_loop_source_deliver(q->at.loop, q->ready, &it, msg);
-}
-
-/* [loop thread] The loop's dispatch: one frame per loop frame. The deadline
- * is taken relative to the loop's clock (which may not be the queue's). */
-static int netq_dispatch(void *self, tempo_source_call *call)
-{
-    tempo_netq *q = self;
-    drain_args a = {.to_deadline = call->deadline_ns > call->now_ns ? call->deadline_ns - call->now_ns : 0,
-                    .must_progress = call->must_progress};
-    if (!q->att_seen || call->frame != q->att_frame) {
-        a.new_frame = true;
-        a.empty_frames = q->att_seen && call->frame > q->att_frame ? call->frame - q->att_frame - 1 : 0;
-        q->att_seen = true;
-        q->att_frame = call->frame;
-    }
-    int r = drain(q, att_deliver, q, &a, call);
-    if (r < 0)
-        return r;
-    plat_mutex_lock(q->lock);
-    bool more = q->count > 0;
-    plat_mutex_unlock(q->lock);
-    return more ? 1 : 0;
-}
-
-/* [loop thread] The loop let go of the queue (remove, destroy). */
-static void netq_detached(void *self)
-{
-    tempo_netq *q = self;
-    q->at = (tempo__attachment){0};
-    q->att_fn = NULL;
-    q->att_user = NULL;
-}
-
-/* [loop thread] Its destroy leaves the loop (tempo__attachment). */
-static int netq_leave(tempo_loop *loop, void *object, const char *what)
-{
-    tempo_netq *q = object;
-    return tempo__leave_loop(loop, q->ready, what);
-}
-
-int tempo_netq_attach(tempo_netq *q, tempo_loop *loop, tempo_netq_handler fn, void *user)
-{
-    if (q == NULL || loop == NULL || fn == NULL)
-        return tempo__set_error(TEMPO_EINVAL, "tempo_netq_attach: the %s is NULL",
-                                q == NULL ? "queue" : loop == NULL ? "loop" : "handler");
-    if (q->at.loop != NULL)
-        return tempo__set_error(TEMPO_EBUSY, "tempo_netq_attach: the queue is already attached to a loop");
-    tempo_source_desc d = {.name = TEMPO__NETQ_SOURCE,
-                           .handle = q->ready,
-                           .dispatch = netq_dispatch,
-                           .detach = netq_detached,
-                           .self = q,
-                           .deliver = att_item};
-    int r = tempo_loop_add_source(loop, &d);
-    if (r < 0)
-        return r;
-    q->at = (tempo__attachment){loop, netq_leave};
-    q->att_fn = fn;
-    q->att_user = user;
-    q->att_seen = false;
-    return 0;
-}
-
-int tempo_netq_detach(tempo_netq *q)
-{
-    if (q == NULL || q->at.loop == NULL)
-        return tempo__set_error(TEMPO_EINVAL, "tempo_netq_detach: %s",
-                                q == NULL ? "the queue is NULL" : "the queue is not attached");
-    return tempo_loop_remove_source(q->at.loop, q->ready);
+    return tempo__netq_drain(q, fn, user, &a, NULL);
 }
 
 int tempo_netq_get_stats(tempo_netq *q, tempo_netq_stats *out)

@@ -83,6 +83,30 @@ static void add_cost(tempo__pacer *p, uint64_t cost)
         }
     }
     p->predicted_cost_ns = p->ncost > 1 ? second : top;
+    if (p->low_latency) {
+        /* The upper quartile: the render's cost, not its disturbances; the
+         * extra margin learns from the misses what the lead must add. */
+        uint64_t v[TEMPO__PACER_COSTS];
+        for (int i = 0; i < p->ncost; i++) {
+            int j = i;
+            for (; j > 0 && v[j - 1] > p->cost[i]; j--)
+                v[j] = v[j - 1];
+            v[j] = p->cost[i];
+        }
+        p->predicted_cost_ns = v[(p->ncost * 3) / 4 < p->ncost ? (p->ncost * 3) / 4 : p->ncost - 1];
+    }
+}
+
+void tempo__pacer_set_low_latency(tempo__pacer *p, bool on)
+{
+    p->low_latency = on;
+    /* A loop that has seen no present yet starts safe: at twice the
+     * floor, what the default margin falls back to at its first miss,
+     * given back from there as vblanks are made. From the floor (P/8), each
+     * bench_latency round of 4 s lost a vblank while learning. */
+    double start = TEMPO__PACER_LOWLAT_START(p->period_ns);
+    if (on && p->extra_margin_ns < start)
+        p->extra_margin_ns = start;
 }
 
 /* Least squares of t against k over the samples in `use` (all when NULL),
@@ -356,7 +380,22 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
      * its present waited: that miss is the render's (below). */
     if (waited && p->locked && n > 1 && call_ns >= tempo__pacer_next_vblank(p, p->last_t + (uint64_t)(P / 2)))
         waited = false;
-    if (p->locked && n > 1 && waited) {
+    if (p->low_latency && p->locked) {
+        /* Low latency: the extra margin is a quantile of what the render and
+         * the present leave over the lead, tracked by the misses. */
+        double step = TEMPO__PACER_LOWLAT_STEP(P), floor = TEMPO__PACER_LOWLAT_FLOOR(P);
+        if (n > 1) {
+            /* Up to a whole period: a machine that needs it gets it (the
+             * lead is then a period: render at once after each return, as
+             * the textbook loop does), not a miss every few frames. */
+            p->st.missed += (uint64_t)(n - 1);
+            double up = p->extra_margin_ns + step < floor ? floor : p->extra_margin_ns + step;
+            p->extra_margin_ns = up < P ? up : P;
+        } else {
+            double down = step / TEMPO__PACER_LOWLAT_HITS;
+            p->extra_margin_ns = p->extra_margin_ns > floor + down ? p->extra_margin_ns - down : floor;
+        }
+    } else if (p->locked && n > 1 && waited) {
         p->st.missed += (uint64_t)(n - 1);
         /* The present waited for an update and was called too close to its
          * vblank for its own work: it needs more, at once a safe amount
@@ -426,6 +465,11 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
     uint64_t v = tempo__pacer_next_vblank(p, now_ns + p->margin_ns);
     uint64_t lead = p->lead_ns > (double)need ? (uint64_t)p->lead_ns : need;
     return v - now_ns > lead ? v - lead : now_ns;
+}
+
+uint64_t tempo__pacer_wake_vblank_ns(const tempo__pacer *p, uint64_t now_ns)
+{
+    return p->locked ? tempo__pacer_next_vblank(p, now_ns + p->margin_ns) : 0;
 }
 
 /* ---- A present that waits for an update ---------------------------------- */

@@ -1,7 +1,7 @@
 /* Display pacing: the vblank as one more thing the loop waits for.
  *
  * Pure arithmetic on timestamps, no clock and no SDL, so every decision is
- * tested on a fake clock (tests/test_pacer.c). [loop thread]
+ * tested on a fake clock (tests/unit/test_pacer.c). [loop thread]
  *
  * With vsync a present blocks until the next vblank, so the time a present
  * returns is a (slightly late) vblank timestamp. The pacer fits a line
@@ -64,6 +64,7 @@ typedef struct tempo__pacer {
     /* settings */
     uint64_t nominal_period_ns; /* from the display mode; the first guess */
     uint64_t margin_ns;         /* safety before the vblank */
+    bool low_latency;           /* desc.low_latency: the lead of tempo__pacer_set_low_latency */
 
     /* the fit: vblank index and return time of the accepted presents */
     int64_t fit_k[TEMPO__PACER_FIT];
@@ -117,6 +118,34 @@ uint32_t tempo__pacer_display_hz(int refresh_rate);
 /* Starts with the display's nominal period (0 => 60 Hz) and a safety
  * margin (0 => 500 us). */
 void tempo__pacer_init(tempo__pacer *p, uint64_t nominal_period_ns, uint64_t margin_ns);
+
+/* Low latency (desc.low_latency; false after init): the predicted render
+ * cost is the upper quartile of the recent costs (not the second largest),
+ * and the extra margin tracks the present's own work by its misses: it
+ * starts at TEMPO__PACER_LOWLAT_START(period) (P/4) and never goes below
+ * TEMPO__PACER_LOWLAT_FLOOR(period) (P/8); each
+ * missed vblank raises it by TEMPO__PACER_LOWLAT_STEP(period), each vblank
+ * made lowers it by 1/TEMPO__PACER_LOWLAT_HITS of the step, so about one
+ * present in that many misses (a quantile of what the render's and the
+ * present's work leave over the lead), up to a whole period (a loaded
+ * machine's lead is then a period). No doubling. With 1024 hits a step,
+ * bench_latency's quiet run missed 6 vblanks of ~2 400 where the textbook
+ * loop missed none; test_pacer's present: 4 a minute at 1024, 1 at 4096
+ * (the lead 0.07 ms longer), and 16384 costs 0.9 ms of lead. Started at
+ * 0, each bench_latency round of 4 s lost a vblank or two learning the
+ * floor; started at the floor, one in two rounds lost one to the present's
+ * spikes (5 in 10 rounds, the textbook loop none); at P/4 the margin comes
+ * down to the floor in ~2 minutes of vblanks made. Takes effect with the
+ * next present. */
+#define TEMPO__PACER_LOWLAT_STEP(period_ns) ((period_ns) / 16.0)
+#define TEMPO__PACER_LOWLAT_HITS 4096
+#define TEMPO__PACER_LOWLAT_FLOOR(period_ns) (2 * TEMPO__PACER_LOWLAT_STEP(period_ns))
+#define TEMPO__PACER_LOWLAT_START(period_ns) (4 * TEMPO__PACER_LOWLAT_STEP(period_ns))
+void tempo__pacer_set_low_latency(tempo__pacer *p, bool on);
+
+/* The vblank the wake of tempo__pacer_wake_ns(p, now_ns) aims at; 0 until
+ * the fit has locked (the wake is then `now_ns`, aimed at no vblank). */
+uint64_t tempo__pacer_wake_vblank_ns(const tempo__pacer *p, uint64_t now_ns);
 
 /* Forgets the phase and the fit (after a pause, a vsync toggle, a window
  * moved to another display), keeping the period learnt so far as the next

@@ -1,6 +1,6 @@
 /* The record/replay file format (tempo/replay.h) as pure functions: no
  * files, no SDL, no loop, no globals, so the recorder, the replayer, the
- * unit tests and the libFuzzer target (tests/fuzz_replay.c) all run the
+ * unit tests and the libFuzzer target (tests/fuzz/fuzz_replay.c) all run the
  * same code. The format is described in the README ("Record and replay");
  * this header is its reference in code.
  *

@@ -11,7 +11,7 @@
 /* ---- Where an attached object keeps its loop, and how it leaves it ---------
  * Each object (tempo_loader, tempo_audio, tempo_input, tempo_netq; a
  * tempo_net is its queue) holds one, which its adapter (loader_source.c,
- * audio_source.c, input_source.c; netq.c's own attach) sets at the attach and
+ * audio_source.c, input_source.c, netq_source.c) sets at the attach and
  * clears in its detach callback, which runs for every way of leaving the
  * loop: the object's detach, tempo_loop_remove_source, a dispatch error,
  * tempo_loop_destroy. So the detach needs no loop argument, and the object's
@@ -68,7 +68,7 @@ int tempo__loader_deliver_id(tempo_loader *loader, uint64_t id, uint64_t timeout
  * Every other name gets a class of its own, from the first after these on,
  * in the order it first appears in a loop. The input declares none: its
  * events are recorded from the ring, not delivered. */
-#define TEMPO__NETQ_SOURCE "netq"     /* tempo_netq_attach, tempo_net_attach (netq.c) */
+#define TEMPO__NETQ_SOURCE "netq"     /* tempo_netq_attach, tempo_net_attach (netq_source.c) */
 #define TEMPO__AUDIO_SOURCE "audio"   /* tempo_audio_attach (audio_source.c) */
 #define TEMPO__LOADER_SOURCE "loader" /* tempo_loader_attach (loader_source.c) */
 /* Class k (1, 2, ...) is the k-th name. */

@@ -1,5 +1,5 @@
 /* Splitting an image's texture upload across frames: the pure arithmetic
- * (upload_split.h), tested on its own in tests/test_loader.c. */
+ * (upload_split.h), tested on its own in tests/unit/test_loader.c. */
 #include "upload_split.h"
 
 int tempo__upload_rows(double ns_per_byte, uint64_t time_left_ns, uint64_t row_bytes, int rows_left,

@@ -1,7 +1,7 @@
 /* Splitting an image's texture upload across frames (issue 21).
  *
  * Pure arithmetic, no clock and no SDL, so the decision is tested on its
- * own (tests/test_loader.c, upload_rows_*). [loop thread] */
+ * own (tests/unit/test_loader.c, upload_rows_*). [loop thread] */
 #ifndef TEMPO_UPLOAD_SPLIT_H
 #define TEMPO_UPLOAD_SPLIT_H
 

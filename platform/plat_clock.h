@@ -1,6 +1,7 @@
 /* The clock: what every port implements (sdl, web: common/plat_clock_sdl.c;
  * Windows: common/plat_clock_windows.c with win32_clock.c's sleep; fake:
- * fake_clock.c, a virtual clock). The framework reads time only here
+ * fake_clock.c, a virtual clock, with fake_script.c's sleep, which moves
+ * it). The framework reads time only here
  * (framework/clock.c, the loop's default clock). Thread: any. */
 #ifndef TEMPO_PLAT_CLOCK_H
 #define TEMPO_PLAT_CLOCK_H

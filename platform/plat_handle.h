@@ -15,13 +15,18 @@
  *  - the clock: timers are absolute schedules (plat_sched.h) compared with
  *    plat_now_ns(), the backend's clock (fake: the virtual one), so a tick
  *    is never early and never drifts;
- *  - plat_handle_changed(), which the wait half defines: "this handle was
- *    set or re-armed, wake whoever waits on it".
+ *  - the wake: "this handle was set or re-armed, wake whoever waits on
+ *    it", a function of the wait half's (plat_handle_wake_fn) that it hands
+ *    to every set and re-arm. The wait half defines the contract's
+ *    plat_event_set and plat_timer_set (plat_wait.h) on
+ *    plat_handle_event_set and plat_handle_timer_set, with its wake (and,
+ *    on the fake backend, the fault pause first): calls point from the wait
+ *    half into this one, and this one calls nothing of the wait half's.
  *
  * plat_wait.h declares the public side (plat_event_create ...
- * plat_handle_destroy), defined in plat_handle.c; what follows is for the
- * wait halves. Thread: any, unless tagged [handle lock] (the caller holds
- * plat_handle_lock()). */
+ * plat_handle_destroy), defined in plat_handle.c except the set and the
+ * re-arm; what follows is for the wait halves. Thread: any, unless tagged
+ * [handle lock] (the caller holds plat_handle_lock()). */
 #ifndef TEMPO_PLAT_HANDLE_H
 #define TEMPO_PLAT_HANDLE_H
 
@@ -72,9 +77,22 @@ void plat_handle_lock_destroy(void);
  * else sees the handle). */
 plat_handle *plat_handle_new(enum plat_handle_kind kind, bool manual_reset, bool signaled);
 
-/* [handle lock] plat_event_set() with the lock already held: sets a live
- * event and calls plat_handle_changed(). */
-void plat_event_set_locked(plat_handle *event);
+/* [handle lock] The wait half's: `h` was set, or a timer re-armed (its
+ * waits must recompute how long to sleep): wake every blocked wait that may
+ * hold it. */
+typedef void (*plat_handle_wake_fn)(const plat_handle *h);
+
+/* [handle lock] Sets a live event that was not set, and calls wake(event). */
+void plat_event_set_locked(plat_handle *event, plat_handle_wake_fn wake);
+
+/* plat_event_set (plat_wait.h) without the fault pause: takes the lock,
+ * plat_event_set_locked. */
+void plat_handle_event_set(plat_handle *event, plat_handle_wake_fn wake);
+
+/* plat_timer_set (plat_wait.h) without the fault pause: under the lock,
+ * arms a live timer's schedule, clears its signal and missed count, and
+ * calls wake(timer). */
+void plat_handle_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns, plat_handle_wake_fn wake);
 
 /* [handle lock] The lowest index whose handle is signalled at `now_ns`, or
  * -1. Consumes that handle's signal if it is auto-reset, and a timer's due
@@ -86,24 +104,5 @@ int plat_handles_acquire_first(plat_handle *const *h, int n, uint64_t now_ns);
 /* [handle lock] The earliest next tick of the live timers among the
  * handles, capped by `limit_ns`: when the wait must look again. */
 uint64_t plat_handles_next_due(plat_handle *const *h, int n, uint64_t limit_ns);
-
-/* ---- Defined by the wait half -------------------------------------------- */
-
-/* [handle lock] `h` was set, or a timer re-armed (its waits must recompute
- * how long to sleep): wake every blocked wait that may hold it. */
-void plat_handle_changed(const plat_handle *h);
-
-/* Where plat_fault_set_signal_delay_ns()'s pause goes (plat_wait.h). true:
- * plat_event_set and plat_timer_set pause before they take the lock, as a
- * signal preempted between its lookup and its effect (fake). false: the
- * wait half pauses inside its own wake-up, between its steps (sdl: in
- * plat_waker_signal). */
-extern const bool plat_fault_pause_before_signal;
-
-/* ---- Fault injection ---------------------------------------------------- */
-
-/* Sleeps for plat_fault_set_signal_delay_ns()'s delay, if one is set, and
- * counts the pause (plat_fault_signal_pauses). */
-void plat_fault_pause(void);
 
 #endif /* TEMPO_PLAT_HANDLE_H */

@@ -3,7 +3,8 @@
  * (win32_wait.c: events, waitable timers, MsgWaitForMultipleObjectsEx); a
  * port without builds the emulated handles (plat_handle.h,
  * common/plat_handle.c) and makes its wait of them (common/plat_sdl_wait.c
- * over SDL; fake_wait.c on a virtual clock). The framework maps the public
+ * over SDL; fake_wait.c on a virtual clock), which also defines
+ * plat_event_set and plat_timer_set on the handle half's. The framework maps the public
  * ids (tempo_handle *) to these objects in framework/handle_pool.c.
  * Thread: any, except where it says otherwise. */
 #ifndef TEMPO_PLAT_WAIT_H

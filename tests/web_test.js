@@ -14,22 +14,38 @@
 //     loop's first WARMUP_MS (the GL set-up) and before the Esc must wait at most PROBE_MAX_MS
 //     (50 ms); a longer wait is excused, up to INPAGE_GIVEUP_MS (250 ms), only when no frame of
 //     Tempo's over 50 ms overlaps it (Module.tempoSlowFrames, platform/web/web_loop.c): then the
-//     browser's own work or a machine without a free CPU held the thread, not Tempo. And the
-//     browser records no main-thread task (Long Tasks API) over TASK_GIVEUP_MS past that first
-//     second. The DevTools probe (page.evaluate of performance.now() every PROBE_EVERY_MS) is the
+//     browser's own work or a machine without a free CPU held the thread, not Tempo; or when the
+//     machine was busy (below), then up to BUSY_GIVEUP_MS (1 s). And the browser records no
+//     main-thread task (Long Tasks API) over TASK_GIVEUP_MS (BUSY_GIVEUP_MS on a busy machine)
+//     past that first second. The DevTools probe (page.evaluate of performance.now() every PROBE_EVERY_MS) is the
 //     freeze detector: a page whose loop blocks (the bug this backend exists for) answers nothing,
-//     so every probe must be answered within PROBE_GIVEUP_MS (1 s); its round trip goes through
-//     the browser process and the DevTools session (under ./dev load: median 57 ms, max 424 ms,
-//     while no message in the page waited 28 ms), so it only reports the 50 ms target.
+//     and one that leaves a probe unanswered for PROBE_FROZEN_MS (10 s) is frozen. Judged: every
+//     probe answered within PROBE_GIVEUP_MS (1 s), with the in-page probe's excuse: on a busy
+//     machine (other processes used half a core or more, or less than half a core was idle, all
+//     while the loop ran: /proc/stat and the browser's process tree) a later answer is excused, since its
+//     round trip goes through the browser process and the DevTools session (under ./dev load:
+//     median 57 ms, max 424 ms, while no message in the page waited 28 ms; 1196 ms once under a
+//     build storm and two CPU hogs). Its 50 ms is reported only.
+//     TEMPO_WEB_STALL_MS=N: the self-test, a busy loop of N ms on each sample page's main thread.
 //     TEMPO_WEB_PROBE_STRICT=1: no excuse, and no long task at all.
 // Then the test programs of the web backend (tests/web, the site's check/ pages): each runs in its
 // page to its harness line "N passed, 0 failed" with no error logged, and
-//   - fp_check (tests/fp_check.c, the fp matrix's program) prints the scripted game's constants as
+//   - fp_check (tests/unit/fp_check.c, the fp matrix's program) prints the scripted game's constants as
 //     the native build does: hash10k and fixture are GAME_HASH_10K and FIXTURE_HASH as
-//     tests/replay_game_core.h defines them, the fingerprint is TEMPO_FINGERPRINT_PORTABLE
+//     tests/support/replay_game_core.h defines them, the fingerprint is TEMPO_FINGERPRINT_PORTABLE
 //     (tempo/determinism.h), diverged=0 -- read from those headers, not copied here;
-//   - web_check (tests/web/web_check.c): tempo_net_create reports TEMPO_ENOTSUP, and the rest of
-//     what the backend does not support.
+//   - web_check (tests/web/web_check.c): tempo_net_create makes a WebSocket, and what the backend
+//     does not support;
+//   - net_ws_check (tests/web/net_ws_check.c): tempo/net.h over a WebSocket through websockify
+//     (samples/web/bridge.js) to this test's scripted TCP server (scriptServer): frames both
+//     ways, a full send queue, and the bad input native handles -- malformed frames, a stream
+//     cut inside a frame, no bridge, a server that closes, a bridge killed mid-session -- each
+//     case by name, with the end it saw.
+// crowd and duel play against their native servers (the native build's crowd_server and
+// duel_server, TEMPO_NATIVE_SAMPLES) through websockify (samples/web/bridge.js): crowd's page gets the
+// checks above and crowd_server must have sent it its messages; duel runs in two pages, one match
+// through the relay (--bot, 300 ticks), which must print identical checkpoints; then one page
+// against the native duel client (the native build's), the same.
 // Prints one "ok"/"FAIL" line per check, the measured figures, and "N passed, N failed" last.
 //   node tests/web_test.js SITE_DIR [SAMPLE|CHECK...]     (TEMPO_WEB_RESULTS=FILE: figures as JSON)
 'use strict';
@@ -37,17 +53,35 @@ const path = require('path');
 const fs = require('fs');
 const zlib = require('zlib');
 const puppeteer = require('puppeteer-core');
+const net = require('net');
 const { start } = require('../samples/web/serve.js');
+const { startBridge, freePort } = require('../samples/web/bridge.js');
 
 const RUN_S = 2.5;
 const PROBE_EVERY_MS = 50;
 const INPAGE_EVERY_MS = 20;
 const INPAGE_GIVEUP_MS = 250;
+// On a busy machine (below) the give-up bound of the in-page probe and of long tasks: a loaded
+// 2-core machine stretched crowd's frames to 579 ms of wall time (load 12: CI, a helper's tests
+// and ./dev load at once); a page held 2000 ms (the self-test) still fails everywhere.
+const BUSY_GIVEUP_MS = 1000;
 // A machine is busy when the processes other than the browser and this test used this many cores
-// or more, on average, while a page's loop ran.
+// or more, on average, while a page's loop ran, or when less than BUSY_IDLE_CORES of it was idle
+// (on 2 cores the browser alone, rasterizing in software, takes 1.9: no thread of it, Tempo's
+// frames included, can count on a CPU; a 61.7 ms frame and a 59 ms wait seen in CI so, issue 41).
 const BUSY_OTHER_CORES = 0.5;
+const BUSY_IDLE_CORES = 0.5;
 const PROBE_MAX_MS = 50;
 const PROBE_GIVEUP_MS = 1000;
+// A page that leaves a DevTools probe unanswered this long is frozen (the loop blocks its main
+// thread). Beyond any wait a busy machine has caused: 1196 ms seen under a build storm and two
+// CPU hogs (issue 41).
+const PROBE_FROZEN_MS = 10000;
+// Self-test of the judgement (TEMPO_WEB_STALL_MS=N): the test itself holds each sample page's main
+// thread for N ms in a busy loop during the run, as a Tempo that blocks would; the main-thread
+// checks must then fail (2000: the in-page probe and, on an idle machine, the DevTools probe;
+// 15000: "frozen").
+const STALL_MS = Number(process.env.TEMPO_WEB_STALL_MS || 0);
 const TASK_GIVEUP_MS = 250;
 const WARMUP_MS = 1000; // the first frames compile the renderer's GL shaders (a 70 ms task seen)
 const START_TIMEOUT_MS = 60000; // generous: this machine may be busy compiling
@@ -141,7 +175,7 @@ function canvasContent(png) {
   return { colours: counts.size, other: (total - top) / total };
 }
 
-async function runSample(browser, base, name, results) {
+async function runSample(browser, base, name, results, query = '') {
   const page = await browser.newPage();
   const errors = [], lines = [];
   page.on('console', (m) => {
@@ -174,7 +208,7 @@ async function runSample(browser, base, name, results) {
     }
   }, INPAGE_EVERY_MS);
   const t0 = Date.now();
-  const nav = page.goto(`${base}/${name}.html`, { waitUntil: 'load' });
+  const nav = page.goto(`${base}/${name}.html${query}`, { waitUntil: 'load' });
   await nav.catch((e) => errors.push(`navigation: ${e.message}`));
   const loadMs = Date.now() - t0;
   const prober = (async () => {
@@ -182,11 +216,10 @@ async function runSample(browser, base, name, results) {
       if (paused) { await sleep(10); continue; }
       const a = process.hrtime.bigint(), at = Date.now() - t0;
       inflight = page.evaluate(() => performance.now()).catch(() => null);
-      let answered = await within(inflight.then(() => true), PROBE_GIVEUP_MS, false);
       // Before the loop runs, main()'s own set-up may hold the page for seconds (loading makes its
       // assets): wait for the answer, which is reported, not judged.
-      if (!answered && loopStartAt === null)
-        answered = await within(inflight.then(() => true), START_TIMEOUT_MS, false);
+      const answered = await within(inflight.then(() => true), loopStartAt === null ? START_TIMEOUT_MS : PROBE_FROZEN_MS,
+        false);
       const ms = Number(process.hrtime.bigint() - a) / 1e6;
       probeSamples.push({ at, ms }); // when it was sent
       if (!answered) { frozen = true; break; } // the page stopped answering: no use asking again
@@ -223,7 +256,14 @@ async function runSample(browser, base, name, results) {
   const marks = {};
   if (s === 'running') {
     await within(page.focus('#canvas'), 5000, null);
-    await sleep(RUN_S * 1000);
+    if (STALL_MS > 0) {
+      await sleep(RUN_S * 500);
+      page.evaluate((ms) => { const end = performance.now() + ms; while (performance.now() < end); }, STALL_MS)
+        .catch(() => {});
+      await sleep(RUN_S * 500);
+    } else {
+      await sleep(RUN_S * 1000);
+    }
     s = frozen ? 'frozen' : await state();
     check(`${name}: runs ${RUN_S} s`, s === 'running', `state "${s}"`);
   }
@@ -278,7 +318,7 @@ async function runSample(browser, base, name, results) {
     // Nothing more can be asked of a page that does not answer: judge what was seen and go.
     const p = probeSamples[probeSamples.length - 1];
     check(`${name}: main thread answers DevTools probes while the loop runs`, false,
-      `a probe sent at ${p.at} ms got no answer within ${PROBE_GIVEUP_MS} ms: the page's main thread is blocked`);
+      `a probe sent at ${p.at} ms got no answer within ${PROBE_FROZEN_MS} ms: the page's main thread is blocked`);
     results.push(r);
     await within(page.close(), 5000, null);
     return;
@@ -333,13 +373,6 @@ async function runSample(browser, base, name, results) {
   }
   const late = during.filter((p) => p.ms > PROBE_MAX_MS).length;
   const strict = process.env.TEMPO_WEB_PROBE_STRICT === '1';
-  // The DevTools probe: the freeze detector (a blocked page answers nothing), reported beside the
-  // in-page probe; its round trip goes through the browser process and the DevTools session.
-  check(`${name}: main thread answers DevTools probes while the loop runs`,
-    pd.n > 10 && pd.max <= PROBE_GIVEUP_MS,
-    (pd.n > 10 ? '' : 'too few answers while the loop ran: ') +
-    `${pd.n} probes, p50 ${pd.p50.toFixed(1)} ms, max ${pd.max.toFixed(1)} ms at ${pd.maxAt} ms, ` +
-    `${late} over ${PROBE_MAX_MS} ms (reported; judged: every one within ${PROBE_GIVEUP_MS} ms) (before the loop started at ${r.startMs} ms: ${pb.n} probes, max ${pb.max.toFixed(1)} ms)`);
   // The in-page probe, judged: every message sent from the end of the loop's first WARMUP_MS (the
   // GL set-up, as for long tasks) to the Esc waited at most PROBE_MAX_MS. One that waited longer
   // is excused, up to INPAGE_GIVEUP_MS, only if no frame of Tempo's (Module.tempoSlowFrames, the
@@ -353,16 +386,37 @@ async function runSample(browser, base, name, results) {
   // How many cores the other processes used, on average, from the loop's start to the Esc. The
   // machine's counters run on every core: a total of T ticks is T / ncpu ticks of wall time.
   const cpuEnd = cpuAtEnd || cpuTimes(browserPid);
-  let otherCores = null;
+  let otherCores = null, idleCores = null;
   if (cpuAtStart && cpuEnd && cpuEnd.total > cpuAtStart.total) {
     const ncpu = require('os').cpus().length, wall = (cpuEnd.total - cpuAtStart.total) / ncpu;
     const busyTicks = cpuEnd.total - cpuEnd.idle - (cpuAtStart.total - cpuAtStart.idle);
     r.browserCores = Math.max(0, cpuEnd.ours - cpuAtStart.ours) / wall;
     otherCores = Math.max(0, busyTicks - Math.max(0, cpuEnd.ours - cpuAtStart.ours)) / wall;
+    idleCores = Math.max(0, cpuEnd.idle - cpuAtStart.idle) / wall;
   }
-  const busy = otherCores !== null && otherCores >= BUSY_OTHER_CORES;
-  r.otherCores = otherCores;
-  const excused = lateMsgs.filter(([at, w]) => !strict && w <= INPAGE_GIVEUP_MS && (busy || !heldByTempo(at, w)));
+  const othersBusy = otherCores !== null && otherCores >= BUSY_OTHER_CORES;
+  const noFreeCore = idleCores !== null && idleCores < BUSY_IDLE_CORES;
+  const busy = othersBusy || noFreeCore;
+  const busyWhy = othersBusy ? 'the machine was busy' : 'the machine had no free core';
+  r.otherCores = otherCores; r.idleCores = idleCores;
+  const giveUp = busy ? BUSY_GIVEUP_MS : INPAGE_GIVEUP_MS;
+  const excused = lateMsgs.filter(([at, w]) => !strict && w <= giveUp && (busy || !heldByTempo(at, w)));
+  // The DevTools probe: the freeze detector (a page that leaves one unanswered for PROBE_FROZEN_MS
+  // is frozen: judged above). Judged: every answer within PROBE_GIVEUP_MS. Its round trip goes
+  // through the browser process and the DevTools session, which a busy machine delays like the
+  // in-page probe's messages: on a busy machine (the same measure that excuses the in-page probe's
+  // waits) a later answer is excused, up to PROBE_FROZEN_MS. A page that stalls is still caught:
+  // a frozen one never answers, and the in-page probe excuses nothing over INPAGE_GIVEUP_MS.
+  const slowProbes = during.filter((p) => p.ms > PROBE_GIVEUP_MS);
+  const probesExcused = !strict && busy ? slowProbes.length : 0;
+  check(`${name}: main thread answers DevTools probes while the loop runs`,
+    pd.n > 10 && slowProbes.length === probesExcused,
+    (pd.n > 10 ? '' : 'too few answers while the loop ran: ') +
+    `${pd.n} probes, p50 ${pd.p50.toFixed(1)} ms, max ${pd.max.toFixed(1)} ms at ${pd.maxAt} ms, ` +
+    `${late} over ${PROBE_MAX_MS} ms (reported; judged: every one within ${PROBE_GIVEUP_MS} ms` +
+    (slowProbes.length ? `; ${slowProbes.length} later, ${probesExcused} excused (${busy ? busyWhy :
+      'the machine was not busy'}${strict ? '; strict: none' : ''})` : '') +
+    `) (before the loop started at ${r.startMs} ms: ${pb.n} probes, max ${pb.max.toFixed(1)} ms)`);
   const js = ipStat(judged), f1 = (x) => x.toFixed(1);
   r.inpageJudged = Object.assign(js, { excused: excused.length });
   r.slowFrames = { n: ip.slowFrames.length, maxMs: ip.slowFrames.reduce((m, [, d]) => Math.max(m, d), 0) };
@@ -371,8 +425,8 @@ async function runSample(browser, base, name, results) {
     (js.n > 10 ? '' : 'too few messages: ') +
     `worker messages every ${INPAGE_EVERY_MS} ms after the loop's first ${WARMUP_MS} ms: ${js.n}, waited p50 ` +
     `${f1(js.p50)} ms, p99 ${f1(js.p99)} ms, max ${f1(js.max)} ms, ${lateMsgs.length} over ${PROBE_MAX_MS} ms` +
-    (lateMsgs.length ? ` (${excused.length} excused, up to ${INPAGE_GIVEUP_MS} ms: ` +
-      (busy ? 'the machine was busy' : `no frame of Tempo's over ${PROBE_MAX_MS} ms during the wait`) +
+    (lateMsgs.length ? ` (${excused.length} excused, up to ${giveUp} ms: ` +
+      (busy ? busyWhy : `no frame of Tempo's over ${PROBE_MAX_MS} ms during the wait`) +
       `${strict ? '; strict: none' : ''}; ` +
       lateMsgs.slice(0, 3).map(([at, w]) => `${f1(w)} ms at ${(at - ipFrom).toFixed(0)} ms`).join(', ') + ')' : '') +
     `; from the loop's start: ${r.inpage.n}, max ${f1(r.inpage.max)} ms at ${r.inpage.maxAt.toFixed(0)} ms; ` +
@@ -380,12 +434,15 @@ async function runSample(browser, base, name, results) {
     `before the loop: max ${f1(r.inpageBeforeLoop.max)} ms; ` +
     `cores used while the loop ran: by the browser ${r.browserCores === undefined ? '?' : f1(r.browserCores)}, ` +
     `by other processes ${otherCores === null ? 'unknown' : f1(otherCores)}` +
-    (busy ? ` (${BUSY_OTHER_CORES} or more: busy)` : ''));
+    (othersBusy ? ` (${BUSY_OTHER_CORES} or more: busy)` : '') +
+    `, idle ${idleCores === null ? 'unknown' : f1(idleCores)}` +
+    (noFreeCore ? ` (under ${BUSY_IDLE_CORES}: no free core)` : ''));
   const tasks = ltDuring.filter(([at]) => at >= loopStartPage + WARMUP_MS);
   const longest = tasks.reduce((m, [, d]) => Math.max(m, d), 0);
   check(`${name}: no long main-thread task while the loop runs`,
-    strict ? tasks.length === 0 : longest <= TASK_GIVEUP_MS,
+    strict ? tasks.length === 0 : longest <= (busy ? BUSY_GIVEUP_MS : TASK_GIVEUP_MS),
     `${tasks.length} tasks over 50 ms after the first ${WARMUP_MS} ms, longest ${longest.toFixed(0)} ms ` +
+    `(judged: none over ${busy ? BUSY_GIVEUP_MS + ' ms, ' + busyWhy : TASK_GIVEUP_MS + ' ms'}) ` +
     `(${r.longTasks.n} from the loop's start, longest ${r.longTasks.maxMs.toFixed(0)} ms; ` +
     `Tempo's longest frame ${r.stats && r.stats.longestFrameMs !== undefined ? r.stats.longestFrameMs.toFixed(1) + ' ms' : 'n/a'})`);
   check(`${name}: no error logged`, errors.length === 0, errors.slice(0, 3).join(' | '));
@@ -394,13 +451,264 @@ async function runSample(browser, base, name, results) {
   await page.close();
 }
 
+const loadAverage = () => require('os').loadavg().map((x) => x.toFixed(2)).join(' ');
+
+// ---- crowd and duel: the TCP samples in pages, through websockify to their native servers ----
+// The native servers come from the native build (meson setup build && ninja -C build
+// samples/duel_server samples/crowd_server; ./dev test builds them), TEMPO_NATIVE_SAMPLES overrides.
+const NATIVE_SAMPLES = process.env.TEMPO_NATIVE_SAMPLES || path.join(__dirname, '..', 'build', 'samples');
+
+// Starts a native server that prints "PORT n" first (crowd_server, duel_server; ephemeral port).
+async function startServer(exe, args) {
+  const { spawn } = require('child_process');
+  if (!fs.existsSync(exe)) throw new Error(`${exe} not built (meson setup build && ninja -C build samples/${path.basename(exe)})`);
+  const proc = spawn(exe, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => { out += d; });
+  proc.stderr.on('data', (d) => { out += d; });
+  const t0 = Date.now();
+  while (Date.now() - t0 < 10000) {
+    const m = out.match(/^PORT (\d+)/m);
+    if (m) return { proc, port: Number(m[1]), output: () => out, stop: () => { if (proc.exitCode === null) proc.kill(); } };
+    if (proc.exitCode !== null) break;
+    await sleep(20);
+  }
+  if (proc.exitCode === null) proc.kill();
+  throw new Error(`${exe} printed no PORT line: ${out.trim()}`);
+}
+
+// crowd in a page against crowd_server behind websockify: the sample's usual checks (runSample:
+// loop, paint, keys, main thread free while the messages pour in), then the server's own count
+// when the page has gone: it sent messages to the browser, and saw it leave.
+async function runCrowd(browser, base, results) {
+  const server = await startServer(path.join(NATIVE_SAMPLES, 'crowd_server'), ['--scenario', 'waves']);
+  const bridge = await startBridge(String(await freePort()), `127.0.0.1:${server.port}`);
+  try {
+    await runSample(browser, base, 'crowd', results, `?arg=--port&arg=${bridge.port}`);
+    const end = Date.now() + 5000;
+    let m = null;
+    while (!m && Date.now() < end) {
+      m = server.output().match(/sent (\d+) messages, client gone/);
+      if (!m) await sleep(50);
+    }
+    check('crowd: crowd_server sent its messages to the page through websockify', !!m && Number(m[1]) > 100,
+      m ? `"${m[0]}" (native crowd_server, port ${server.port}, websockify on ${bridge.port})`
+        : `no "client gone" line within 5 s of the page closing: ${server.output().trim().split('\n').slice(-2).join(' | ')}`);
+  } finally {
+    bridge.kill();
+    server.stop();
+  }
+}
+
+// duel: two pages, one match through the native relay (duel_server) behind websockify. Both play
+// (--bot) to tick DUEL_TICKS: same seed, opposite players, identical checkpoints and final hash
+// (lockstep across two browser pages); each page's main thread is measured during the match
+// (the in-page Worker probe, reported).
+// A client's checkpoint and final lines (wine's end in \r\n).
+const pickPoints = (ls) => ls.map((l) => l.replace(/\r$/, '')).filter((l) => /^(checkpoint|final) /.test(l));
+const DUEL_TICKS = 300;
+async function runDuel(browser, base, results) {
+  const relay = await startServer(path.join(NATIVE_SAMPLES, 'duel_server'), []);
+  const bridge = await startBridge(String(await freePort()), `127.0.0.1:${relay.port}`);
+  const pages = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const page = await browser.newPage();
+      const p = { page, lines: [], errors: [] };
+      page.on('console', (m) => (m.type() === 'error' ? p.errors : p.lines).push(m.text()));
+      page.on('pageerror', (e) => p.errors.push(`uncaught: ${e.message}`));
+      await page.evaluateOnNewDocument((every) => {
+        window.__probe = [];
+        const src = `setInterval(() => postMessage(performance.timeOrigin + performance.now()), ${every});`;
+        const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+        w.onmessage = (e) => window.__probe.push([e.data - performance.timeOrigin, performance.timeOrigin + performance.now() - e.data]);
+        window.__probeWorker = w;
+      }, INPAGE_EVERY_MS);
+      await page.goto(`${base}/duel.html?arg=--port&arg=${bridge.port}&arg=--bot&arg=--ticks&arg=${DUEL_TICKS}`,
+        { waitUntil: 'load' }).catch((e) => p.errors.push(`navigation: ${e.message}`));
+      pages.push(p);
+    }
+    const t0 = Date.now();
+    // The match's start on each page's clock: its "duel: player" line (the relay's HELLO).
+    const starts = [null, null];
+    const done = (p) => p.lines.some((l) => /^final /.test(l)) || p.errors.length > 0;
+    let shot = !process.env.TEMPO_WEB_SHOTS;
+    while (!pages.every(done) && Date.now() - t0 < START_TIMEOUT_MS) {
+      for (let i = 0; i < 2; i++)
+        if (starts[i] === null && pages[i].lines.some((l) => /^duel: player/.test(l)))
+          starts[i] = await within(pages[i].page.evaluate(() => performance.now()), 5000, null);
+      // The gallery's picture, during the match, from the page in front (the last opened): a page
+      // in the background, or one whose loop has quit, makes no new frame, and a capture waits
+      // for one (a 30 s protocol timeout seen).
+      if (!shot && pages[1].lines.some((l) => /^checkpoint /.test(l))) {
+        shot = true;
+        const png = await within(pages[1].page.$('#canvas').then((c) => c && c.screenshot({ type: 'png' })), 10000, null);
+        if (png) fs.writeFileSync(path.join(process.env.TEMPO_WEB_SHOTS, 'duel.png'), png);
+      }
+      await sleep(50);
+    }
+    const ms = Date.now() - t0;
+    const hello = pages.map((p) => (p.lines.find((l) => /^duel: player \d, seed/.test(l)) || '').match(/player (\d), seed (\w+)/));
+    check('duel: two pages join one match through websockify and the native relay',
+      hello.every(Boolean) && hello[0][1] !== hello[1][1] && hello[0][2] === hello[1][2],
+      hello.map((h, i) => (h ? `page ${i + 1}: player ${h[1]}, seed ${h[2]}` : `page ${i + 1}: no "duel: player" line` +
+        ` (${pages[i].lines.concat(pages[i].errors).slice(-2).join(' | ')})`)).join('; '));
+    const marks = pages.map((p) => pickPoints(p.lines));
+    const fin = marks.map((m) => m.find((l) => /^final /.test(l)) || '');
+    check(`duel: both pages print identical checkpoints to tick ${DUEL_TICKS} (lockstep)`,
+      fin[0] !== '' && marks[0].length > 1 && JSON.stringify(marks[0]) === JSON.stringify(marks[1]),
+      `${marks[0].length} and ${marks[1].length} lines in ${ms} ms; ${fin[0] || 'no final line'}` +
+      (fin[0] === fin[1] ? '' : ` vs ${fin[1] || 'no final line'}`));
+    const r = { name: 'duel', match: true, ms };
+    for (let i = 0; i < 2; i++) {
+      const w = (await within(pages[i].page.evaluate(() => window.__probe || []), 5000, []))
+        .filter(([at]) => starts[i] !== null && at >= starts[i]).map(([, ms]) => ms).sort((a, b) => a - b);
+      const q = (f) => (w.length ? w[Math.min(w.length - 1, Math.floor(f * w.length))] : 0);
+      r[`page${i + 1}`] = { n: w.length, p50: q(0.5), p99: q(0.99), max: w.length ? w[w.length - 1] : 0 };
+    }
+    const f1 = (x) => x.toFixed(1);
+    console.log(`     duel match: main thread from the HELLO to the final tick (in-page probe, every ${INPAGE_EVERY_MS} ms, reported; load ${loadAverage()}): ` +
+      [r.page1, r.page2].map((x, i) => `page ${i + 1}: ${x.n} messages, waited p50 ${f1(x.p50)} ms, p99 ${f1(x.p99)} ms, ` +
+        `max ${f1(x.max)} ms`).join('; '));
+    const errs = pages.flatMap((p) => p.errors);
+    check('duel: no error logged', errs.length === 0, errs.slice(0, 3).join(' | '));
+    results.push(r);
+  } finally {
+    for (const p of pages) await within(p.page.close(), 5000, null);
+    bridge.kill();
+    relay.stop();
+  }
+}
+
+// duel on three platforms (issue 41), one lockstep match through the relay: the page (wasm in
+// Chromium, through websockify) is player 0, the native build (x86-64, straight to the relay's TCP
+// port) player 1, and the win32 build under wine (TEMPO_WIN_DUEL: ./dev test builds it in its
+// Windows stage; without it the match has two players) watches as the relay's spectator. All
+// print identical checkpoints and final hash; the page records the match (--record into its file
+// system, copied out through Module.FS) and the native build replays it to "matches" with the
+// same checkpoints. Then the page stalls: the relay stops reading its socket for 2 s while it
+// streams 60 KB snapshots (--stall-peer 2); the match still agrees, and no update of the page
+// takes 500 ms (a send that blocked would wait for the relay; the same bound as the native game
+// stage's).
+const WIN_DUEL = process.env.TEMPO_WIN_DUEL || '';
+function spawnCollect(cmd, args, opts) {
+  const { spawn } = require('child_process');
+  const p = spawn(cmd, args, Object.assign({ stdio: ['ignore', 'pipe', 'pipe'] }, opts));
+  p.out = '';
+  p.stdout.on('data', (d) => { p.out += d; });
+  p.stderr.on('data', (d) => { p.out += d; });
+  p.on('error', (e) => { p.out += `spawn: ${e.message}\n`; });
+  return p;
+}
+const waitFor = async (fn, ms) => { const t0 = Date.now(); while (!fn() && Date.now() - t0 < ms) await sleep(100); return fn(); };
+
+async function duelMatch(browser, base, tag, opts) {
+  const relay = await startServer(path.join(NATIVE_SAMPLES, 'duel_server'), opts.wine ? ['--spectators', '1'] : []);
+  const bridge = await startBridge(String(await freePort()), `127.0.0.1:${relay.port}`);
+  const tmp = fs.mkdtempSync(path.join(require('os').tmpdir(), `tempo-web-duel-${tag}-`));
+  const exe = path.join(NATIVE_SAMPLES, 'duel');
+  const env = Object.assign({}, process.env, { SDL_AUDIODRIVER: 'dummy' });
+  const m = { lines: [], errors: [], native: null, wine: null, tmp, recording: null };
+  const page = await browser.newPage();
+  page.on('console', (msg) => (msg.type() === 'error' ? m.errors : m.lines).push(msg.text()));
+  page.on('pageerror', (e) => m.errors.push(`uncaught: ${e.message}`));
+  try {
+    if (!fs.existsSync(exe)) throw new Error(`${exe} not built (ninja -C build samples/duel)`);
+    const args = ['--port', bridge.port, '--bot', '--ticks', DUEL_TICKS, '--record', '/tmp/duel-web.trec'].concat(opts.args || []);
+    await page.goto(`${base}/duel.html?${args.map((a) => 'arg=' + encodeURIComponent(a)).join('&')}`, { waitUntil: 'load' })
+      .catch((e) => m.errors.push(`navigation: ${e.message}`));
+    // The relay numbers its clients in the order they connect: the page first, then native, then wine.
+    if (!await waitFor(() => /player 0 joined/.test(relay.output()) || m.errors.length > 0, START_TIMEOUT_MS))
+      m.errors.push(`the page did not reach the relay in ${START_TIMEOUT_MS} ms`);
+    // With a wine spectator the match starts once wine has started and joined: under load that
+    // took longer than the native client's own give-up (the match's length + 30 s), which then left
+    // and cut the match short for all three. It waits as long as this test does.
+    m.native = spawnCollect(exe, ['--headless', '--bot', '--port', String(relay.port), '--ticks', String(DUEL_TICKS)]
+      .concat(opts.wine ? ['--seconds', String(3 * START_TIMEOUT_MS / 1000 - 10)] : []), { cwd: tmp, env });
+    if (opts.wine) {
+      await waitFor(() => /player 1 joined/.test(relay.output()), 20000);
+      m.wine = spawnCollect('xvfb-run', ['-a', '-s', '-screen 0 1280x720x24 -nolisten tcp', 'sh', '-c',
+        '"$1" warm >/dev/null && exec "$2" "$3" --bot --port "$4" --ticks "$5" --seconds 150', '_',
+        path.join(__dirname, '..', '.ci', 'win-env'), opts.wineRun, WIN_DUEL, String(relay.port), String(DUEL_TICKS)], { cwd: tmp, env });
+    }
+    const t0 = Date.now();
+    await waitFor(() => ((m.lines.some((l) => /^duel summary/.test(l)) || m.errors.length > 0) && m.native.exitCode !== null &&
+      (!m.wine || m.wine.exitCode !== null)), opts.wine ? 3 * START_TIMEOUT_MS : START_TIMEOUT_MS);
+    m.ms = Date.now() - t0;
+    const rec = await within(page.evaluate(() => {
+      try { return Array.from(Module.FS.readFile('/tmp/duel-web.trec')); } catch (e) { return String(e); }
+    }), 10000, 'no answer from the page');
+    if (typeof rec === 'string') m.errors.push(`the page's recording: ${rec}`);
+    else fs.writeFileSync(m.recording = path.join(tmp, 'web.trec'), Buffer.from(rec));
+    return m;
+  } finally {
+    for (const p of [m.native, m.wine]) if (p && p.exitCode === null) p.kill();
+    await within(page.close(), 5000, null);
+    bridge.kill();
+    relay.stop();
+  }
+}
+
+async function runDuelMixed(browser, base, results) {
+  const wineRun = path.join(process.env.XDG_CACHE_HOME || path.join(require('os').homedir(), '.cache'), 'tempo', 'win64', 'wine-run');
+  const wine = WIN_DUEL !== '' && fs.existsSync(WIN_DUEL) && fs.existsSync(wineRun);
+  const m = await duelMatch(browser, base, 'mixed', { wine, wineRun });
+  try {
+    const nlines = m.native.out.split('\n'), pm = pickPoints(m.lines), nm = pickPoints(nlines);
+    const who = (ls) => ((ls.find((l) => /^duel: (player|spectator) \d, seed/.test(l)) || '').match(/(player|spectator) (\d), seed (\w+)/) || []);
+    const [, , pp, ps] = who(m.lines), [, , np, ns] = who(nlines);
+    check(`duel: a page and a native client play one match${wine ? ' (a wine client watching)' : ''} (lockstep: identical checkpoints)`,
+      pm.length > 1 && pm.some((l) => /^final /.test(l)) && JSON.stringify(pm) === JSON.stringify(nm) && pp === '0' && np === '1' && ps === ns,
+      `page: player ${pp}, seed ${ps}, ${pm.length} lines; native: player ${np}, seed ${ns}, ${nm.length} lines, ` +
+      `exit ${m.native.exitCode}; in ${m.ms} ms; page ${pm.find((l) => /^final/.test(l)) || 'no final line'}, ` +
+      `native ${nm.find((l) => /^final/.test(l)) || 'no final line: ' + nlines.slice(-3).join(' | ')}`);
+    if (wine) {
+      const wl = m.wine.out.split('\n'), wm = pickPoints(wl), [, kind, wp] = who(wl);
+      check('duel: the win32 build under wine, the relay\'s spectator, prints the same checkpoints (three platforms, one match)',
+        m.wine.exitCode === 0 && kind === 'spectator' && wp === '2' && JSON.stringify(wm) === JSON.stringify(pm),
+        `wine: ${kind || '?'} ${wp || '?'}, exit ${m.wine.exitCode}, ${wm.length} lines, ${wm.find((l) => /^final/.test(l)) || 'no final line: ' + wl.slice(-3).join(' | ')}`);
+    } else {
+      console.log(`note duel: no wine client (TEMPO_WIN_DUEL ${WIN_DUEL || 'unset'}): a two-platform match`);
+    }
+    let rr = { status: null, stdout: '', stderr: 'no recording' };
+    if (m.recording) {
+      rr = require('child_process').spawnSync(path.join(NATIVE_SAMPLES, 'duel'), ['--replay', m.recording],
+        { cwd: m.tmp, env: Object.assign({}, process.env, { SDL_AUDIODRIVER: 'dummy' }), encoding: 'utf8', timeout: 60000 });
+    }
+    const rl = String(rr.stdout || '').split('\n'), rm = pickPoints(rl);
+    const verdict = rl.find((l) => /^replay: .*hash/.test(l)) || String(rr.stderr || '').trim().split('\n').slice(-1)[0];
+    check('duel: the page\'s recording replays natively to the same checkpoints',
+      rr.status === 0 && /, matches$/.test(verdict || '') && JSON.stringify(rm) === JSON.stringify(pm),
+      `${m.recording ? fs.statSync(m.recording).size + ' bytes' : 'none'}; native replay exit ${rr.status}: ${verdict}; ${rm.length} lines`);
+    check('duel: no error logged (page against native)', m.errors.length === 0, m.errors.slice(0, 3).join(' | '));
+    results.push({ name: 'duel-mixed', match: true, ms: m.ms, wine });
+  } finally {
+    fs.rmSync(m.tmp, { recursive: true, force: true });
+  }
+  // The page stalls (--stall-peer 2): it must keep ticking, and the native player with it.
+  const s = await duelMatch(browser, base, 'stall', { args: ['--stall-peer', '2'] });
+  try {
+    const pm = pickPoints(s.lines), nm = pickPoints(s.native.out.split('\n'));
+    const st = (s.lines.find((l) => /stall longest update/.test(l)) || '');
+    const upd = st.match(/stall longest update (\d+) us/);
+    check('duel: a stalled page (the relay not reading it for 2 s) keeps the match: identical checkpoints, the native player ends',
+      pm.some((l) => /^final /.test(l)) && JSON.stringify(pm) === JSON.stringify(nm) && s.native.exitCode === 0,
+      `page ${pm.length} lines, native ${nm.length} lines, native exit ${s.native.exitCode}`);
+    check('duel: the stalled page\'s longest update is under 500 ms (its sends never block)', !!upd && Number(upd[1]) < 500000,
+      st ? st.replace(/^stall: /, '') : `no stall line (${s.errors.slice(0, 2).join(' | ')})`);
+    check('duel: no error logged (stalled page)', s.errors.length === 0, s.errors.slice(0, 3).join(' | '));
+  } finally {
+    fs.rmSync(s.tmp, { recursive: true, force: true });
+  }
+}
+
 // The constants the scripted game must reproduce, from the headers the native tests use.
 function replayConstants() {
-  const core = fs.readFileSync(path.join(__dirname, 'replay_game_core.h'), 'utf8');
+  const core = fs.readFileSync(path.join(__dirname, 'support', 'replay_game_core.h'), 'utf8');
   const det = fs.readFileSync(path.join(__dirname, '..', 'framework', 'include', 'tempo', 'determinism.h'), 'utf8');
   const hex = (name) => {
     const m = core.match(new RegExp(`#define ${name} UINT64_C\\(0x([0-9a-fA-F]{16})\\)`));
-    if (!m) throw new Error(`tests/replay_game_core.h: no ${name}`);
+    if (!m) throw new Error(`tests/support/replay_game_core.h: no ${name}`);
     return m[1].toLowerCase();
   };
   const num = (name) => {
@@ -413,15 +721,114 @@ function replayConstants() {
            fingerprint: portable.toString(16).padStart(8, '0'), diverged: '0' };
 }
 
+// tempo/net.h's frame (tempo/net.h: length u32 BE, type u16 BE, 2 reserved bytes, payload).
+function frame(type, payload) {
+  const p = Buffer.from(payload);
+  const h = Buffer.alloc(8);
+  h.writeUInt32BE(p.length, 0);
+  h.writeUInt16BE(type, 4);
+  return Buffer.concat([h, p]);
+}
+
+// The scripted TCP server behind the bridges of net_ws_check (tests/web/net_ws_check.c says what
+// each script does): the first frame of a connection names its script. `killBridge` is called by
+// the "kill" script. Resolves to the listening server.
+function scriptServer(killBridge) {
+  const DATA = 2;
+  const srv = net.createServer((sock) => {
+    sock.setNoDelay(true);
+    sock.on('error', () => {});
+    let buf = Buffer.alloc(0), script = null;
+    // Bytes in separate writes, `ms` apart: the bridge forwards them as separate WebSocket
+    // messages (a frame in pieces, and several frames in one).
+    const pieces = async (b, sizes, ms) => {
+      let at = 0;
+      for (const n of sizes) {
+        if (at >= b.length) break;
+        sock.write(b.subarray(at, at + n));
+        at += n;
+        await sleep(ms);
+      }
+      if (at < b.length) sock.write(b.subarray(at));
+      await sleep(ms);
+    };
+    const play = async () => {
+      const ok = frame(DATA, 'ok');
+      if (script === 'close') {
+        await pieces(Buffer.concat([frame(DATA, 'a'), frame(DATA, 'bb'), frame(DATA, 'ccc')]), [3, 10, 1], 30);
+        sock.end();
+      } else if (script === 'malformed') {
+        await pieces(Buffer.concat([ok, Buffer.from([0, 0, 0, 0, 0, 0, 0, 0])]), [5], 30);
+      } else if (script === 'truncated') {
+        const h = Buffer.alloc(8);
+        h.writeUInt32BE(10, 0);
+        h.writeUInt16BE(DATA, 4);
+        await pieces(Buffer.concat([ok, h, Buffer.from('abcd')]), [10], 30);
+        sock.end();
+      } else if (script === 'kill') {
+        sock.write(ok);
+        await sleep(300);
+        killBridge();
+      }
+    };
+    let echoAt = 0;
+    sock.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (script === null) {
+        if (buf.length < 8 || buf.length < 8 + buf.readUInt32BE(0)) return;
+        const len = buf.readUInt32BE(0);
+        script = buf.subarray(8, 8 + len).toString();
+        buf = buf.subarray(8 + len);
+        play();
+      }
+      if (script === 'echo' && buf.length) {
+        // Back in pieces of 1..7 bytes, some writes carrying several frames' bytes.
+        for (let at = 0; at < buf.length;) {
+          const n = echoAt++ % 50 === 0 ? 4000 : 1 + (echoAt % 7);
+          sock.write(buf.subarray(at, at + n));
+          at += n;
+        }
+        buf = Buffer.alloc(0);
+      }
+    });
+  });
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => resolve(srv));
+  });
+}
+
+// net_ws_check's pieces: the scripted server, websockify in front of it twice (one for the test
+// that kills its bridge), and a port nobody listens on. Returns the page's arguments and a stop().
+async function netWsSetup() {
+  const srv = await scriptServer(() => killable.kill());
+  const target = `127.0.0.1:${srv.address().port}`;
+  const bridge = await startBridge(String(await freePort()), target);
+  const killable = await startBridge(String(await freePort()), target);
+  const dead = await freePort();
+  return {
+    args: [bridge.port, killable.port, dead],
+    stop: () => { bridge.kill(); killable.kill(); srv.close(); },
+    output: () => bridge.output() + killable.output(),
+  };
+}
+
 // A test program's page (site/check/NAME.html): it runs to its harness line.
 async function runCheck(browser, base, name, results) {
   const page = await browser.newPage();
   const errors = [], lines = [];
-  page.on('console', (m) => (m.type() === 'error' ? errors : lines).push(m.text()));
+  let setup = null, query = '', expected = null;
+  if (name === 'net_ws_check') {
+    setup = await netWsSetup();
+    query = '?' + setup.args.map((a) => `arg=${a}`).join('&');
+    // The browser's own line for the connection its case makes to a port nobody listens on.
+    expected = new RegExp(`^WebSocket connection to 'ws://127\\.0\\.0\\.1:${setup.args[2]}/' failed`);
+  }
+  page.on('console', (m) => (m.type() === 'error' && !(expected && expected.test(m.text())) ? errors : lines).push(m.text()));
   page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
   page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} (${r.failure() && r.failure().errorText})`));
   const t0 = Date.now();
-  await page.goto(`${base}/check/${name}.html`, { waitUntil: 'load' }).catch((e) => errors.push(`navigation: ${e.message}`));
+  await page.goto(`${base}/check/${name}.html${query}`, { waitUntil: 'load' }).catch((e) => errors.push(`navigation: ${e.message}`));
   const summaryRe = /^(\d+) passed, (\d+) failed/;
   let summary = '';
   while (!summary && errors.length === 0 && Date.now() - t0 < START_TIMEOUT_MS) {
@@ -429,6 +836,7 @@ async function runCheck(browser, base, name, results) {
     if (!summary) await sleep(50);
   }
   const ms = Date.now() - t0;
+  if (setup) setup.stop();
   const m = summary.match(summaryRe);
   const failedCases = lines.filter((l) => /^FAIL /.test(l)).map((l) => l.slice(5));
   check(`check ${name}: runs in the page`, !!m && Number(m[1]) > 0 && m[2] === '0',
@@ -451,8 +859,26 @@ async function runCheck(browser, base, name, results) {
   }
   if (name === 'web_check') {
     const line = lines.find((l) => /tempo_net_create: /.test(l)) || '';
-    check('check web_check: tempo_net_create reports TEMPO_ENOTSUP', /NULL \(TEMPO_ENOTSUP\): .*not supported on the web backend/.test(line),
+    check('check web_check: tempo_net_create makes a WebSocket', /a net \(a WebSocket\)/.test(line),
       line ? `"${line.trim()}"` : 'no tempo_net_create line');
+  }
+  if (name === 'net_ws_check') {
+    // Each case by name (the harness prints "ok NAME" / "FAIL NAME"), with the end it saw.
+    for (const c of ['frames_then_an_orderly_close', 'frames_echo_through_the_bridge',
+                     'a_full_send_queue_refuses_then_drains', 'ping_through_the_bridge',
+                     'a_full_receive_queue_delays_frames_and_loses_none', 'sends_from_another_thread_arrive',
+                     'malformed_input_is_the_native_error',
+                     'a_stream_cut_inside_a_frame_is_malformed', 'no_bridge_is_a_connect_error',
+                     'a_bridge_killed_mid_session_is_an_error']) {
+      const at = lines.findIndex((l) => new RegExp(`^(ok|FAIL) +${c}\\b`).test(l));
+      const from = lines.lastIndexOf(`--- ${c}`, at);
+      const notes = at < 0 ? [] : lines.slice(from + 1, at).map((l) => l.trim());
+      // The connection's end (the case's "end:" note) and its failures, or its last note.
+      const shown = notes.filter((l) => /^# end:|^# echo:|^# send queue:|^# ping:|^# receive queue|^# from a pthread|^\.\.\/|^[a-z_/]+\.c:/.test(l));
+      check(`check net_ws_check: ${c.replace(/_/g, ' ')}`, at >= 0 && /^ok/.test(lines[at]),
+        at < 0 ? 'the case did not run' : (shown.length ? shown : notes.slice(-1)).join(' | '));
+    }
+    if (failedCases.length) console.log(`     websockify: ${setup.output().trim().split('\n').slice(-6).join(' | ')}`);
   }
   check(`check ${name}: no error logged`, errors.length === 0, errors.slice(0, 3).join(' | '));
   results.push(r);
@@ -467,7 +893,7 @@ function table(results) {
     'main thread: in-page probe p50 / p99 / max | DevTools probe p50 / max | wasm (gzip) |',
   '|---|---|---|---|---|---|---|---|---|---|'];
   for (const r of results) {
-    if (r.check) continue;
+    if (r.check || r.match) continue;
     const st = r.stats || {}, ip = r.inpageJudged || {}, pr = r.probe || {};
     const kb = (b) => (b ? `${Math.round(b / 1024)} KB` : '—');
     const loop = r.stats !== undefined && r.stats !== null;
@@ -509,6 +935,11 @@ async function main() {
     for (const name of names) {
       try {
         if (checks.includes(name)) await runCheck(browser, base, name, results);
+        else if (name === 'crowd') await runCrowd(browser, base, results);
+        else if (name === 'duel') {
+          await runDuel(browser, base, results);
+          await runDuelMixed(browser, base, results);
+        }
         else await runSample(browser, base, name, results);
       } catch (e) {
         check(`${name}: test ran`, false, e.stack.split('\n').slice(0, 2).join(' '));
@@ -519,7 +950,7 @@ async function main() {
     server.close();
   }
   for (const r of results) {
-    if (r.check) continue;
+    if (r.check || r.match) continue;
     const wasm = path.join(site, `${r.name}.wasm`);
     if (fs.existsSync(wasm)) {
       const b = fs.readFileSync(wasm);

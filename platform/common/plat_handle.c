@@ -1,6 +1,9 @@
 /* The handle half of the sdl, web and fake backends (plat_handle.h): events
  * and timers as plain objects under one lock, signalled by changing their
- * state under it and calling the wait half's plat_handle_changed().
+ * state under it and calling the wake function the wait half hands in
+ * (plat_handle_wake_fn): the wait half defines the contract's plat_event_set
+ * and plat_timer_set on plat_handle_event_set / plat_handle_timer_set, so
+ * calls point from the wait half down into this one, never back.
  *
  * Timers are not threads or SDL timers: a timer is an absolute schedule
  * (plat_sched.h) that a wait compares with plat_now_ns() when it looks, and
@@ -18,10 +21,6 @@
 
 static SDL_SpinLock g_init_spin;
 static _Atomic(SDL_mutex *) g_lock;
-
-/* plat_fault_set_signal_delay_ns(); 0: off. */
-static _Atomic(uint64_t) g_fault_delay_ns;
-static _Atomic(uint64_t) g_fault_pauses;
 
 SDL_mutex *plat_handle_lock(void)
 {
@@ -51,25 +50,6 @@ void plat_handle_lock_destroy(void)
     SDL_mutex *m = atomic_exchange(&g_lock, NULL);
     SDL_AtomicUnlock(&g_init_spin);
     SDL_DestroyMutex(m);
-}
-
-void plat_fault_set_signal_delay_ns(uint64_t delay_ns)
-{
-    atomic_store(&g_fault_delay_ns, delay_ns);
-}
-
-uint64_t plat_fault_signal_pauses(void)
-{
-    return atomic_load(&g_fault_pauses);
-}
-
-void plat_fault_pause(void)
-{
-    uint64_t d = atomic_load_explicit(&g_fault_delay_ns, memory_order_relaxed);
-    if (d > 0) {
-        atomic_fetch_add(&g_fault_pauses, 1);
-        plat_sleep_until_ns(plat_now_ns() + d);
-    }
 }
 
 /* ---- Objects and references --------------------------------------------- */
@@ -132,23 +112,21 @@ plat_handle *plat_event_create(bool manual_reset, bool initially_signaled)
     return plat_handle_new(PLAT_HANDLE_EVENT, manual_reset, initially_signaled);
 }
 
-void plat_event_set_locked(plat_handle *event)
+void plat_event_set_locked(plat_handle *event, plat_handle_wake_fn wake)
 {
     /* A set that lost the race with a destroy (it holds a reference, the
      * id is gone) must not wake anyone. */
     if (event->magic == PLAT_HANDLE_MAGIC && !event->signaled) {
         event->signaled = true;
-        plat_handle_changed(event);
+        wake(event);
     }
 }
 
-void plat_event_set(plat_handle *event)
+void plat_handle_event_set(plat_handle *event, plat_handle_wake_fn wake)
 {
-    if (plat_fault_pause_before_signal)
-        plat_fault_pause();
     SDL_mutex *lock = plat_handle_lock();
     SDL_LockMutex(lock);
-    plat_event_set_locked(event);
+    plat_event_set_locked(event, wake);
     SDL_UnlockMutex(lock);
 }
 
@@ -167,17 +145,15 @@ plat_handle *plat_timer_create(bool manual_reset)
     return plat_handle_new(PLAT_HANDLE_TIMER, manual_reset, false);
 }
 
-void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
+void plat_handle_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns, plat_handle_wake_fn wake)
 {
-    if (plat_fault_pause_before_signal)
-        plat_fault_pause();
     SDL_mutex *lock = plat_handle_lock();
     SDL_LockMutex(lock);
     if (timer->magic == PLAT_HANDLE_MAGIC) { /* else it lost the race with a destroy */
         plat_sched_arm(&timer->sched, due_ns, period_ns);
         timer->signaled = false;
         timer->missed = 0;
-        plat_handle_changed(timer); /* its waits must recompute how long to sleep */
+        wake(timer); /* its waits must recompute how long to sleep */
     }
     SDL_UnlockMutex(lock);
 }

@@ -8,7 +8,8 @@
  * State: every handle's state, the list of blocked waits and the pool of
  * idle wakers are guarded by the handles' one mutex, plat_handle_lock().
  * Signalling is "change state under the lock, then wake each blocked wait
- * that holds the handle" (plat_handle_changed, below). A wait re-checks its
+ * that holds the handle" (wake_holders, below, which plat_event_set and
+ * plat_timer_set hand to the handle half). A wait re-checks its
  * handles under the lock before every sleep, and its waker keeps a signal
  * raised while it was not yet asleep, so no signal is ever lost between the
  * check and the sleep. A wait that holds timers sleeps until the nearest due
@@ -98,9 +99,6 @@ const char *plat_wait_route(void)
     return atomic_load(&g_route);
 }
 
-/* The fault pause sits inside plat_waker_signal, between its two steps. */
-const bool plat_fault_pause_before_signal = false;
-
 /* [handle lock] Wakes one blocked wait. */
 static void wake(waiter *w)
 {
@@ -116,8 +114,9 @@ static void wake(waiter *w)
     }
 }
 
-/* [handle lock] Wakes every blocked wait that holds `h` (plat_handle.h). */
-void plat_handle_changed(const plat_handle *h)
+/* [handle lock] Wakes every blocked wait that holds `h`: the wake
+ * (plat_handle_wake_fn) of every set and re-arm. */
+static void wake_holders(const plat_handle *h)
 {
     for (waiter *w = g_active; w != NULL; w = w->next)
         for (int i = 0; i < w->n; i++)
@@ -125,6 +124,19 @@ void plat_handle_changed(const plat_handle *h)
                 wake(w);
                 break;
             }
+}
+
+/* The contract's set and re-arm (plat_wait.h): the handle half's, waking
+ * the waits that hold the handle. The fault pause sits inside
+ * plat_waker_signal, between its two steps. */
+void plat_event_set(plat_handle *event)
+{
+    plat_handle_event_set(event, wake_holders);
+}
+
+void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
+{
+    plat_handle_timer_set(timer, due_ns, period_ns, wake_holders);
 }
 
 /* ---- Waiters ------------------------------------------------------------ */

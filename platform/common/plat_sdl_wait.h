@@ -3,8 +3,8 @@
  * backend makes its plat_wait of. The sdl backend's plat_wait is this one
  * (sdl/sdl_wait.c); the web backend's polls through it on the page's main
  * thread (web/web_wait.c). The module also defines plat_wait_route,
- * plat_pump, plat_shutdown and plat_handle_changed for the backends that
- * build it. */
+ * plat_pump, plat_shutdown, plat_event_set and plat_timer_set for the
+ * backends that build it. */
 #ifndef TEMPO_PLAT_SDL_WAIT_H
 #define TEMPO_PLAT_SDL_WAIT_H
 

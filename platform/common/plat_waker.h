@@ -32,7 +32,7 @@ void plat_waker_drain(plat_waker *w);
 /* Wakes the thread blocked in (or about to enter) plat_waker_block().
  * Thread: any. The cond implementation needs `lock` (the backend's handle
  * lock) held by the caller; the eventfd one does not care. Between its two
- * steps it calls the test-only fault pause (plat_fault_pause, plat_handle.h). */
+ * steps it calls the test-only fault pause (plat_fault_pause, plat_fault.h). */
 void plat_waker_signal(plat_waker *w);
 
 

@@ -25,6 +25,7 @@
 
 #include "plat_handle.h"
 #include "plat_clock.h"
+#include "plat_fault.h"
 #include "plat_wait.h"
 #include "plat_waker.h"
 #include "tempo_internal.h"

@@ -18,7 +18,7 @@
  * threads.
  *
  * The framework built against this backend is the internal static library
- * tempo_fake (tests/meson.build); it is never installed. Thread: any. */
+ * tempo_fake (tests/support/meson.build); it is never installed. Thread: any. */
 #ifndef TEMPO_FAKE_PLATFORM_H
 #define TEMPO_FAKE_PLATFORM_H
 

@@ -9,10 +9,11 @@
  * variable, and every blocked wait re-checks its handles. A wait that would
  * block moves the virtual clock to its next deadline (its timeout, its
  * timers' next ticks, its events' scripted signals) instead of sleeping;
- * only a wait with none blocks for real. The clock, the scripts and the
- * condition variable are fake_clock.c's: this file only calls down into
- * them (fake_internal.h). */
+ * only a wait with none blocks for real. The clock (fake_clock.c), the
+ * scripts and the condition variable (fake_script.c) are below: this file
+ * only calls down into them (fake_internal.h). */
 #include "plat_backend.h"
+#include "plat_fault.h"
 #include "plat_wait.h"
 #include "fake_internal.h"
 #include "fake_platform.h"
@@ -37,9 +38,21 @@ const char *plat_wait_route(void)
     return fake__virtual() ? "fake-virtual" : "fake-real-time";
 }
 
-/* A signal preempted between its lookup and its effect: the pause comes
- * before the set or re-arm takes the lock. */
-const bool plat_fault_pause_before_signal = true;
+/* The contract's set and re-arm (plat_wait.h): the handle half's, waking
+ * every blocked wait. The fault pause is a signal preempted between its
+ * lookup and its effect: it comes before the set or re-arm takes the lock
+ * (the pause sleeps on the clock, which may move it and fire scripts). */
+void plat_event_set(plat_handle *event)
+{
+    plat_fault_pause();
+    plat_handle_event_set(event, fake__wake_holders);
+}
+
+void plat_timer_set(plat_handle *timer, uint64_t due_ns, uint64_t period_ns)
+{
+    plat_fault_pause();
+    plat_handle_timer_set(timer, due_ns, period_ns, fake__wake_holders);
+}
 
 /* ---- The wait ----------------------------------------------------------- */
 

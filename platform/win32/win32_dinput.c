@@ -34,9 +34,13 @@
  * the buffer is drained, not when the report happened.
  *
  * Thread: everything runs on the loop thread, except the enumeration thread
- * (enum_main, its own IDirectInput8, results under enum_lock) and the
- * timer-queue tick; DirectInput, the tick and the enumeration thread set the
- * event from their threads.
+ * (win32__dinput_enum_main, its own IDirectInput8, results under enum_lock)
+ * and the timer-queue tick; DirectInput, the tick and the enumeration thread
+ * set the event from their threads.
+ *
+ * This file is the object, its signals, the read and the keyboard and
+ * mouse; the controllers are win32_dinput_pads.c's, and one device's open
+ * and close win32_dinput_device.c's (win32_dinput_internal.h).
  */
 #define DIRECTINPUT_VERSION 0x0800
 #include <stdatomic.h>
@@ -46,79 +50,12 @@
 #include <SDL.h>
 #include <SDL_syswm.h>
 
-#include "win32_internal.h"
-
-#include <dbt.h>
-#include <dinput.h>
+#include "win32_dinput_internal.h"
 
 #include "plat_input.h"
 #include "plat_wait.h"
 #include "tempo/input.h"
 #include "tempo_internal.h"
-
-#define BUFFER_RECORDS 256 /* per device, between two reads */
-#define READ_CHUNK 64
-#define MAX_PADS 16
-
-typedef struct device {
-    LPDIRECTINPUTDEVICE8W dev;
-    uint32_t kind; /* tempo_input_device_kind */
-    uint32_t id;
-    GUID instance;
-    bool acquired;
-    bool gone;   /* unplugged: closed at the end of this read */
-    bool polled; /* DIDC_POLLEDDEVICE: signals nothing until Poll() */
-    char name[sizeof(((tempo_input_device *)0)->name)];
-    /* pads: the last D-pad state (hat) and buttons reported down */
-    uint8_t dpad; /* bits: up, down, left, right */
-    uint32_t pad_buttons; /* bit i: DirectInput button i */
-} device;
-
-/* One controller the enumeration thread found. */
-typedef struct found_pad {
-    GUID instance;
-    WCHAR name[MAX_PATH];
-} found_pad;
-
-struct plat_input {
-    LPDIRECTINPUT8W di;
-    HWND hwnd;
-    unsigned devices;
-    plat_handle *signal; /* auto-reset; plat_input_handle returns it */
-    HANDLE signal_os;
-    device *keyboard, *mouse;
-    device pads[MAX_PADS];
-    int npads;
-    uint32_t next_pad_id;
-    /* pending DEVICE_ADDED/REMOVED for the next read */
-    tempo_input_event pending[2 * MAX_PADS];
-    int npending;
-    /* keyboard state: to stamp modifiers and release keys lost with focus */
-    uint8_t down[256];
-    uint16_t mod;
-    uint32_t buttons; /* mouse buttons reported down, SDL_BUTTON_LMASK... */
-    int32_t wheel_rem; /* wheel movement not yet a whole notch (WHEEL_DELTA units) */
-    /* hot-plug */
-    HWND notify_window;
-    HDEVNOTIFY notify;
-    SDL_Window *window;
-    /* The enumeration thread (EnumDevices can take seconds): it waits for
-     * enum_request, enumerates with its own IDirectInput8, publishes the
-     * list under enum_lock and signals `signal`. */
-    HANDLE enum_thread, enum_request;
-    SRWLOCK enum_lock;
-    atomic_bool enum_stop;
-    bool enum_ready;              /* [enum_lock] a new list is waiting */
-    found_pad enum_found[MAX_PADS]; /* [enum_lock] */
-    int enum_nfound;              /* [enum_lock] */
-    /* The tick: a timer-queue timer that signals `signal` while devices
-     * need polling (DIDC_POLLEDDEVICE) or re-acquiring while we are in
-     * front; tick_ms is its period, 0 when stopped. */
-    HANDLE tick;
-    DWORD tick_ms;
-    bool quiet; /* counted in win32__quiet_sdl_input */
-    DWORD loop_thread; /* the thread that opened `in` */
-};
 
 /* ---- DIK_* (PC set-1 scancodes, 0x80 = E0 prefix) to SDL scancodes ----- */
 
@@ -199,252 +136,11 @@ static uint16_t modifier_of(int scancode)
     }
 }
 
-/* ---- Opening devices ---------------------------------------------------- */
-
-static int di_error(const char *what, HRESULT hr)
-{
-    return tempo__set_error(TEMPO_EPLATFORM, "DirectInput %s: HRESULT 0x%08lx", what,
-                            (unsigned long)hr);
-}
-
-static void utf8_name(char *dst, size_t size, const WCHAR *src)
-{
-    if (WideCharToMultiByte(CP_UTF8, 0, src, -1, dst, (int)size, NULL, NULL) == 0) {
-        /* Too long for the field: WideCharToMultiByte wrote nothing useful. */
-        dst[0] = '\0';
-        WCHAR cut[sizeof(((tempo_input_device *)0)->name) / 2];
-        wcsncpy(cut, src, sizeof cut / sizeof cut[0] - 1);
-        cut[sizeof cut / sizeof cut[0] - 1] = 0;
-        WideCharToMultiByte(CP_UTF8, 0, cut, -1, dst, (int)size, NULL, NULL);
-    }
-    dst[size - 1] = '\0';
-}
-
-/* Creates, configures and (if we have the focus) acquires one device. */
-static LPDIRECTINPUTDEVICE8W device_open(plat_input *in, REFGUID guid, LPCDIDATAFORMAT format)
-{
-    LPDIRECTINPUTDEVICE8W dev = NULL;
-    HRESULT hr = IDirectInput8_CreateDevice(in->di, guid, &dev, NULL);
-    if (FAILED(hr)) {
-        di_error("CreateDevice", hr);
-        return NULL;
-    }
-    DIPROPDWORD size = {
-        .diph = {.dwSize = sizeof size, .dwHeaderSize = sizeof size.diph, .dwHow = DIPH_DEVICE},
-        .dwData = BUFFER_RECORDS,
-    };
-    const char *what = "SetDataFormat";
-    if (FAILED(hr = IDirectInputDevice8_SetDataFormat(dev, format)))
-        goto fail;
-    what = "SetCooperativeLevel";
-    if (FAILED(hr = IDirectInputDevice8_SetCooperativeLevel(dev, in->hwnd,
-                                                            DISCL_FOREGROUND | DISCL_NONEXCLUSIVE)))
-        goto fail;
-    what = "SetProperty(DIPROP_BUFFERSIZE)";
-    if (FAILED(hr = IDirectInputDevice8_SetProperty(dev, DIPROP_BUFFERSIZE, &size.diph)))
-        goto fail;
-    what = "SetEventNotification";
-    if (FAILED(hr = IDirectInputDevice8_SetEventNotification(dev, in->signal_os)))
-        goto fail;
-    return dev;
-fail:
-    di_error(what, hr);
-    IDirectInputDevice8_Release(dev);
-    return NULL;
-}
-
-static void device_close(device *d)
-{
-    if (d->dev == NULL)
-        return;
-    IDirectInputDevice8_Unacquire(d->dev);
-    IDirectInputDevice8_SetEventNotification(d->dev, NULL);
-    IDirectInputDevice8_Release(d->dev);
-    d->dev = NULL;
-}
-
-static void queue_device_event(plat_input *in, uint32_t type, const device *d)
-{
-    if (in->npending >= (int)(sizeof in->pending / sizeof in->pending[0]))
-        return;
-    tempo_input_event *ev = &in->pending[in->npending++];
-    memset(ev, 0, sizeof *ev);
-    ev->type = type;
-    ev->device_kind = d->kind;
-    ev->device = d->id;
-    memcpy(ev->u.dev.name, d->name, sizeof ev->u.dev.name);
-}
-
-/* Sets every axis to SDL's range, so values need no scaling. */
-static BOOL CALLBACK set_axis_range(LPCDIDEVICEOBJECTINSTANCEW obj, LPVOID p)
-{
-    LPDIRECTINPUTDEVICE8W dev = p;
-    DIPROPRANGE range = {
-        .diph = {.dwSize = sizeof range, .dwHeaderSize = sizeof range.diph,
-                 .dwObj = obj->dwType, .dwHow = DIPH_BYID},
-        .lMin = -32768,
-        .lMax = 32767,
-    };
-    IDirectInputDevice8_SetProperty(dev, DIPROP_RANGE, &range.diph);
-    return DIENUM_CONTINUE;
-}
-
-static void set_axis_ranges(LPDIRECTINPUTDEVICE8W dev)
-{
-    IDirectInputDevice8_EnumObjects(dev, set_axis_range, dev, DIDFT_AXIS);
-}
-
-/* True for devices that must be polled (DIDC_POLLEDDEVICE): they report and
- * signal only after Poll(). */
-static bool device_is_polled(LPDIRECTINPUTDEVICE8W dev)
-{
-    DIDEVCAPS caps = {.dwSize = sizeof caps};
-    return SUCCEEDED(IDirectInputDevice8_GetCapabilities(dev, &caps)) &&
-           (caps.dwFlags & DIDC_POLLEDDEVICE) != 0;
-}
-
-/* [enumeration thread] Collects attached controllers. */
-typedef struct enum_ctx {
-    found_pad found[MAX_PADS];
-    int n;
-} enum_ctx;
-
-static BOOL CALLBACK on_pad(LPCDIDEVICEINSTANCEW inst, LPVOID p)
-{
-    enum_ctx *ctx = p;
-    if (ctx->n >= MAX_PADS)
-        return DIENUM_STOP;
-    found_pad *f = &ctx->found[ctx->n++];
-    f->instance = inst->guidInstance;
-    wcsncpy(f->name, inst->tszProductName, MAX_PATH - 1);
-    f->name[MAX_PATH - 1] = 0;
-    return DIENUM_CONTINUE;
-}
-
-void (*win32__enum_hook)(void); /* test seam (win32_internal.h) */
-
-/* [enumeration thread] EnumDevices walks every HID device and can take 100 ms
- * to seconds on real machines (wireless receivers, sleeping USB hubs): on the
- * loop thread that would be a frame that long at attach and at every
- * arrival. Requests that come while it runs coalesce into one more pass. */
-static DWORD WINAPI enum_main(LPVOID arg)
-{
-    plat_input *in = arg;
-    LPDIRECTINPUT8W di = NULL;
-    HRESULT hr = DirectInput8Create(win32__module(), DIRECTINPUT_VERSION, &IID_IDirectInput8W,
-                                    (void **)&di, NULL);
-    if (FAILED(hr)) {
-        di_error("DirectInput8Create (enumeration thread): controller hot-plug is off", hr);
-        return 1;
-    }
-    for (;;) {
-        WaitForSingleObject(in->enum_request, INFINITE);
-        if (atomic_load(&in->enum_stop))
-            break;
-        if (win32__enum_hook != NULL)
-            win32__enum_hook();
-        enum_ctx ctx = {.n = 0};
-        hr = IDirectInput8_EnumDevices(di, DI8DEVCLASS_GAMECTRL, on_pad, &ctx, DIEDFL_ATTACHEDONLY);
-        if (FAILED(hr)) {
-            di_error("EnumDevices", hr);
-            continue;
-        }
-        AcquireSRWLockExclusive(&in->enum_lock);
-        memcpy(in->enum_found, ctx.found, sizeof ctx.found[0] * (size_t)ctx.n);
-        in->enum_nfound = ctx.n;
-        in->enum_ready = true;
-        ReleaseSRWLockExclusive(&in->enum_lock);
-        SetEvent(in->signal_os);
-    }
-    IDirectInput8_Release(di);
-    return 0;
-}
-
-/* [loop thread] Opens one controller the enumeration found. */
-static void open_pad(plat_input *in, const found_pad *f)
-{
-    if (in->npads >= MAX_PADS)
-        return;
-    LPDIRECTINPUTDEVICE8W dev = device_open(in, &f->instance, &c_dfDIJoystick2);
-    if (dev == NULL)
-        return; /* logged; the other pads still work */
-    set_axis_ranges(dev);
-    device *d = &in->pads[in->npads++];
-    memset(d, 0, sizeof *d);
-    d->dev = dev;
-    d->kind = TEMPO_INPUT_PAD;
-    d->id = in->next_pad_id++;
-    d->instance = f->instance;
-    d->polled = device_is_polled(dev);
-    utf8_name(d->name, sizeof d->name, f->name);
-    queue_device_event(in, TEMPO_INPUT_DEVICE_ADDED, d);
-}
-
-/* [loop thread] Applies the enumeration thread's latest list, if any:
- * opens controllers that appeared, marks the ones that went away. */
-static void apply_enumeration(plat_input *in)
-{
-    static found_pad found[MAX_PADS];
-    AcquireSRWLockExclusive(&in->enum_lock);
-    bool ready = in->enum_ready;
-    int n = in->enum_nfound;
-    if (ready)
-        memcpy(found, in->enum_found, sizeof found[0] * (size_t)n);
-    in->enum_ready = false;
-    ReleaseSRWLockExclusive(&in->enum_lock);
-    if (!ready)
-        return;
-    bool seen[MAX_PADS] = {false};
-    int before = in->npads;
-    for (int k = 0; k < n; k++) {
-        int i = 0;
-        while (i < before && !IsEqualGUID(&in->pads[i].instance, &found[k].instance))
-            i++;
-        if (i < before)
-            seen[i] = true;
-        else
-            open_pad(in, &found[k]);
-    }
-    for (int i = 0; i < before; i++)
-        if (!seen[i])
-            in->pads[i].gone = true;
-}
-
-/* Closes pads marked gone and compacts the array. */
-static void drop_gone_pads(plat_input *in)
-{
-    int k = 0;
-    for (int i = 0; i < in->npads; i++) {
-        device *d = &in->pads[i];
-        if (d->gone) {
-            queue_device_event(in, TEMPO_INPUT_DEVICE_REMOVED, d);
-            device_close(d);
-        } else {
-            in->pads[k++] = *d;
-        }
-    }
-    in->npads = k;
-}
-
 /* ---- Signals: device changes and focus ---------------------------------- */
 
 /* {4D1E55B2-F16F-11CF-88CB-001111000030}, from hidclass.h */
 static const GUID HID_INTERFACE = {0x4d1e55b2, 0xf16f, 0x11cf, {0x88, 0xcb, 0x00, 0x11, 0x11, 0x00, 0x00, 0x30}};
 static const WCHAR NOTIFY_CLASS[] = L"tempo-dinput-notify";
-
-/* The module this code is linked into: libtempo-0.dll when Tempo is a DLL,
- * the program otherwise. Window classes and DirectInput belong to it, not to
- * the program (GetModuleHandleW(NULL)): a class registered under the
- * program's instance outlives an unloaded DLL's window procedure. */
-HINSTANCE win32__module(void)
-{
-    HMODULE m = NULL;
-    if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
-                                GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
-                            (LPCWSTR)(void *)win32__module, &m))
-        m = GetModuleHandleW(NULL);
-    return m;
-}
 
 /* [loop thread, from SDL_PumpEvents' DispatchMessage] */
 static LRESULT CALLBACK notify_proc(HWND hwnd, UINT msg, WPARAM wp, LPARAM lp)
@@ -494,7 +190,7 @@ static int SDLCALL on_sdl_event(void *user, SDL_Event *e)
      * reports: it lost the device without a focus change (a secure desktop:
      * Ctrl+Alt+Del, UAC, Win+L). A peek says so without consuming anything;
      * the read it triggers acquires again and reports what is held. */
-    device *d = NULL;
+    di_device *d = NULL;
     if (GetCurrentThreadId() != in->loop_thread)
         return 0; /* an event pushed by another thread: DirectInput is the loop thread's */
     if (e->type == SDL_KEYDOWN || e->type == SDL_KEYUP)
@@ -574,25 +270,27 @@ plat_input *plat_input_open(SDL_Window *window, unsigned devices)
     HRESULT hr = DirectInput8Create(win32__module(), DIRECTINPUT_VERSION, &IID_IDirectInput8W,
                                     (void **)&in->di, NULL);
     if (FAILED(hr)) {
-        di_error("DirectInput8Create", hr);
+        win32__dinput_error("DirectInput8Create", hr);
         goto fail;
     }
     if (devices & PLAT_INPUT_KEYBOARD) {
         in->keyboard = calloc(1, sizeof *in->keyboard);
-        if (in->keyboard == NULL || (in->keyboard->dev = device_open(in, &GUID_SysKeyboard, &c_dfDIKeyboard)) == NULL)
+        if (in->keyboard == NULL ||
+            (in->keyboard->dev = win32__dinput_device_open(in, &GUID_SysKeyboard, &c_dfDIKeyboard)) == NULL)
             goto fail;
         in->keyboard->kind = TEMPO_INPUT_KEYBOARD;
     }
     if (devices & PLAT_INPUT_MOUSE) {
         in->mouse = calloc(1, sizeof *in->mouse);
-        if (in->mouse == NULL || (in->mouse->dev = device_open(in, &GUID_SysMouse, &c_dfDIMouse2)) == NULL)
+        if (in->mouse == NULL ||
+            (in->mouse->dev = win32__dinput_device_open(in, &GUID_SysMouse, &c_dfDIMouse2)) == NULL)
             goto fail;
         in->mouse->kind = TEMPO_INPUT_MOUSE;
     }
     if (devices & PLAT_INPUT_PADS) {
         in->enum_request = CreateEventW(NULL, FALSE, TRUE, NULL); /* the first pass at once */
         in->enum_thread = in->enum_request == NULL ? NULL
-                                                   : CreateThread(NULL, 0, enum_main, in, 0, NULL);
+                                                   : CreateThread(NULL, 0, win32__dinput_enum_main, in, 0, NULL);
         if (in->enum_thread == NULL) {
             win32__error(TEMPO_EPLATFORM, "CreateThread (controller enumeration)");
             goto fail;
@@ -635,11 +333,11 @@ void plat_input_close(plat_input *in)
     if (in->notify_window != NULL)
         DestroyWindow(in->notify_window);
     for (int i = 0; i < in->npads; i++)
-        device_close(&in->pads[i]);
+        win32__dinput_device_close(&in->pads[i]);
     if (in->keyboard != NULL)
-        device_close(in->keyboard);
+        win32__dinput_device_close(in->keyboard);
     if (in->mouse != NULL)
-        device_close(in->mouse);
+        win32__dinput_device_close(in->mouse);
     free(in->keyboard);
     free(in->mouse);
     if (in->di != NULL)
@@ -654,24 +352,9 @@ plat_handle *plat_input_handle(plat_input *in)
     return in->signal;
 }
 
-/* ---- Reading ------------------------------------------------------------ */
+/* ---- Reading: the keyboard and the mouse ------------------------------- */
 
-typedef struct reader {
-    plat_input *in;
-    uint64_t now_ns;
-    plat_input_fn fn;
-    void *user;
-    int count;
-} reader;
-
-static void emit(reader *r, tempo_input_event *ev)
-{
-    ev->time_ns = r->now_ns;
-    r->fn(ev, r->user);
-    r->count++;
-}
-
-static void emit_key(reader *r, int dik, bool down, DWORD time_ms)
+static void emit_key(di_reader *r, int dik, bool down, DWORD time_ms)
 {
     plat_input *in = r->in;
     int sc = DIK_TO_SDL[dik & 0xff];
@@ -696,7 +379,7 @@ static void emit_key(reader *r, int dik, bool down, DWORD time_ms)
     ev.u.key.mod = (uint16_t)(in->mod | locks);
     ev.u.key.down = down;
     ev.u.key.repeat = 0; /* DirectInput reports state changes only */
-    emit(r, &ev);
+    win32__dinput_emit(r, &ev);
 }
 
 static void pointer_position(plat_input *in, int32_t *x, int32_t *y)
@@ -708,7 +391,7 @@ static void pointer_position(plat_input *in, int32_t *x, int32_t *y)
     *y = p.y;
 }
 
-static void read_keyboard(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
+static void read_keyboard(di_reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
 {
     for (DWORD i = 0; i < n; i++)
         emit_key(r, (int)rec[i].dwOfs, (rec[i].dwData & 0x80) != 0, rec[i].dwTimeStamp);
@@ -718,7 +401,7 @@ static void read_keyboard(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
  * is dropped: the down happened before we acquired the mouse (the click
  * that activated the window, as SDL drops it without
  * SDL_HINT_MOUSE_FOCUS_CLICKTHROUGH) or was released already by a sync. */
-static void emit_mouse_button(reader *r, uint8_t b, bool down, DWORD time_ms)
+static void emit_mouse_button(di_reader *r, uint8_t b, bool down, DWORD time_ms)
 {
     plat_input *in = r->in;
     if (((in->buttons & SDL_BUTTON(b)) != 0) == down)
@@ -733,7 +416,7 @@ static void emit_mouse_button(reader *r, uint8_t b, bool down, DWORD time_ms)
     ev.u.button.button = b;
     ev.u.button.down = down;
     ev.u.button.clicks = 1;
-    emit(r, &ev);
+    win32__dinput_emit(r, &ev);
 }
 
 /* DirectInput: left, right, middle, X1, X2; SDL: 1 left, 2 middle, 3 right, 4, 5 */
@@ -754,7 +437,7 @@ int win32__wheel_notches(int32_t *rem, int32_t dz)
     return notches;
 }
 
-static void read_mouse(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
+static void read_mouse(di_reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
 {
     plat_input *in = r->in;
     /* X and Y of one movement share a sequence number: join them. */
@@ -770,7 +453,7 @@ static void read_mouse(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
             ev.u.motion.dx = dx;
             ev.u.motion.dy = dy;
             ev.u.motion.buttons = in->buttons;
-            emit(r, &ev);
+            win32__dinput_emit(r, &ev);
             dx = dy = 0;
             moving = false;
         }
@@ -791,98 +474,11 @@ static void read_mouse(reader *r, const DIDEVICEOBJECTDATA *rec, DWORD n)
                                     .device_kind = TEMPO_INPUT_MOUSE, .os_time_ms = d->dwTimeStamp};
             ev.u.wheel.y = win32__wheel_notches(&in->wheel_rem, dz);
             ev.u.wheel.precise_y = (float)dz / WHEEL_DELTA;
-            emit(r, &ev);
+            win32__dinput_emit(r, &ev);
         } else if (d->dwOfs >= DIMOFS_BUTTON0 && d->dwOfs <= DIMOFS_BUTTON4) {
             emit_mouse_button(r, SDL_BUTTON_OF[d->dwOfs - DIMOFS_BUTTON0], (d->dwData & 0x80) != 0,
                               d->dwTimeStamp);
         }
-    }
-}
-
-static void emit_pad_button(reader *r, const device *d, int button, bool down, DWORD t)
-{
-    tempo_input_event ev = {.type = TEMPO_INPUT_PAD_BUTTON, .device_kind = TEMPO_INPUT_PAD,
-                            .device = d->id, .os_time_ms = t};
-    ev.u.pad_button.button = (uint8_t)button;
-    ev.u.pad_button.down = down;
-    emit(r, &ev);
-}
-
-static void emit_pad_axis(reader *r, const device *d, int axis, int32_t value, DWORD t)
-{
-    tempo_input_event ev = {.type = TEMPO_INPUT_PAD_AXIS, .device_kind = TEMPO_INPUT_PAD,
-                            .device = d->id, .os_time_ms = t};
-    ev.u.pad_axis.axis = (uint8_t)axis;
-    ev.u.pad_axis.value = (int16_t)(value < -32768 ? -32768 : value > 32767 ? 32767 : value);
-    emit(r, &ev);
-}
-
-static const int8_t PAD_BUTTON_OF[] = {
-        SDL_CONTROLLER_BUTTON_A, SDL_CONTROLLER_BUTTON_B, SDL_CONTROLLER_BUTTON_X,
-        SDL_CONTROLLER_BUTTON_Y, SDL_CONTROLLER_BUTTON_LEFTSHOULDER,
-        SDL_CONTROLLER_BUTTON_RIGHTSHOULDER, SDL_CONTROLLER_BUTTON_BACK,
-        SDL_CONTROLLER_BUTTON_START, SDL_CONTROLLER_BUTTON_LEFTSTICK,
-        SDL_CONTROLLER_BUTTON_RIGHTSTICK,
-};
-#define PAD_BUTTONS ((int)sizeof PAD_BUTTON_OF)
-
-/* DirectInput button i; a change we already reported (or an up we never
- * reported the down of) is dropped. */
-static void pad_button(reader *r, device *d, int i, bool down, DWORD t)
-{
-    if (((d->pad_buttons >> i) & 1u) == down)
-        return;
-    d->pad_buttons ^= 1u << i;
-    emit_pad_button(r, d, PAD_BUTTON_OF[i], down, t);
-}
-
-/* A hat position (hundredths of a degree clockwise from up; 0xFFFF in the
- * low word when centred) as D-pad button changes. */
-static void pad_hat(reader *r, device *d, DWORD pov, DWORD t)
-{
-    static const int8_t dpad_buttons[4] = {SDL_CONTROLLER_BUTTON_DPAD_UP, SDL_CONTROLLER_BUTTON_DPAD_DOWN,
-                                           SDL_CONTROLLER_BUTTON_DPAD_LEFT,
-                                           SDL_CONTROLLER_BUTTON_DPAD_RIGHT};
-    uint8_t dirs = 0;
-    if (LOWORD(pov) != 0xFFFF) {
-        DWORD deg = pov / 100;
-        if (deg >= 315 || deg <= 45) dirs |= 1;
-        if (deg >= 135 && deg <= 225) dirs |= 2;
-        if (deg >= 225 && deg <= 315) dirs |= 4;
-        if (deg >= 45 && deg <= 135) dirs |= 8;
-    }
-    for (int k = 0; k < 4; k++)
-        if (((dirs ^ d->dpad) >> k) & 1)
-            emit_pad_button(r, d, dpad_buttons[k], (dirs >> k) & 1, t);
-    d->dpad = dirs;
-}
-
-static void pad_triggers(reader *r, device *d, int32_t v, DWORD t)
-{
-    /* One axis for both triggers: left pulls it up, right down. */
-    emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_TRIGGERLEFT, v > 0 ? v : 0, t);
-    emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_TRIGGERRIGHT, v < 0 ? -(v + 1) : 0, t);
-}
-
-static void read_pad(reader *r, device *d, const DIDEVICEOBJECTDATA *rec, DWORD n)
-{
-    for (DWORD i = 0; i < n; i++) {
-        DWORD ofs = rec[i].dwOfs, t = rec[i].dwTimeStamp;
-        int32_t v = (int32_t)rec[i].dwData;
-        if (ofs == DIJOFS_X)
-            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_LEFTX, v, t);
-        else if (ofs == DIJOFS_Y)
-            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_LEFTY, v, t);
-        else if (ofs == DIJOFS_RX)
-            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTX, v, t);
-        else if (ofs == DIJOFS_RY)
-            emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTY, v, t);
-        else if (ofs == DIJOFS_Z)
-            pad_triggers(r, d, v, t);
-        else if (ofs == DIJOFS_POV(0))
-            pad_hat(r, d, rec[i].dwData, t);
-        else if (ofs >= DIJOFS_BUTTON(0) && ofs < DIJOFS_BUTTON(0) + PAD_BUTTONS)
-            pad_button(r, d, (int)(ofs - DIJOFS_BUTTON(0)), (rec[i].dwData & 0x80) != 0, t);
     }
 }
 
@@ -897,7 +493,7 @@ static void read_pad(reader *r, device *d, const DIDEVICEOBJECTDATA *rec, DWORD 
  *  - mouse: releases only, plus presses after an overflow; a button held at
  *    acquire is the activating click, whose up is then dropped;
  *  - pads: buttons and the hat both ways, and every axis's value. */
-static void sync_device(reader *r, device *d, bool overflow)
+static void sync_device(di_reader *r, di_device *d, bool overflow)
 {
     plat_input *in = r->in;
     if (d == in->keyboard) {
@@ -916,24 +512,14 @@ static void sync_device(reader *r, device *d, bool overflow)
                 emit_mouse_button(r, SDL_BUTTON_OF[i], down, 0);
         }
     } else {
-        DIJOYSTATE2 st;
-        if (FAILED(IDirectInputDevice8_GetDeviceState(d->dev, sizeof st, &st)))
-            return;
-        for (int i = 0; i < PAD_BUTTONS; i++)
-            pad_button(r, d, i, (st.rgbButtons[i] & 0x80) != 0, 0);
-        pad_hat(r, d, st.rgdwPOV[0], 0);
-        emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_LEFTX, st.lX, 0);
-        emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_LEFTY, st.lY, 0);
-        emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTX, st.lRx, 0);
-        emit_pad_axis(r, d, SDL_CONTROLLER_AXIS_RIGHTY, st.lRy, 0);
-        pad_triggers(r, d, st.lZ, 0);
+        win32__dinput_sync_pad(r, d);
     }
 }
 
 /* The keyboard or mouse was lost: release what we reported down, as SDL
  * does when a window loses the focus (a sync at the next acquire presses
  * what is still held). */
-static void release_all(reader *r, device *d)
+static void release_all(di_reader *r, di_device *d)
 {
     plat_input *in = r->in;
     if (d == in->keyboard) {
@@ -956,7 +542,7 @@ static bool in_front(const plat_input *in)
 typedef enum { ACQ_OK, ACQ_LATER, ACQ_UNPLUGGED } acq_result;
 
 /* Acquires `d` if it is not, then reports its state (see sync_device). */
-static acq_result acquire(reader *r, device *d)
+static acq_result acquire(di_reader *r, di_device *d)
 {
     if (d->acquired)
         return ACQ_OK;
@@ -976,7 +562,7 @@ static acq_result acquire(reader *r, device *d)
 
 /* Drains one device, re-acquiring it when it was lost; false if it is
  * unplugged. */
-static bool drain(reader *r, device *d)
+static bool drain(di_reader *r, di_device *d)
 {
     DIDEVICEOBJECTDATA rec[READ_CHUNK];
     for (int attempt = 0;; attempt++) {
@@ -998,7 +584,7 @@ static bool drain(reader *r, device *d)
             else if (d == r->in->mouse)
                 read_mouse(r, rec, n);
             else
-                read_pad(r, d, rec, n);
+                win32__dinput_read_pad(r, d, rec, n);
             if (n < READ_CHUNK)
                 break;
         }
@@ -1008,7 +594,7 @@ static bool drain(reader *r, device *d)
             return false;
         if (hr != DIERR_INPUTLOST && hr != DIERR_NOTACQUIRED) {
             if (FAILED(hr))
-                di_error("GetDeviceData", hr);
+                win32__dinput_error("GetDeviceData", hr);
             return true;
         }
         /* Lost without a focus change we saw (a secure desktop: Ctrl+Alt+Del,
@@ -1022,10 +608,10 @@ static bool drain(reader *r, device *d)
     }
 }
 
-static void emit_pending(reader *r)
+static void emit_pending(di_reader *r)
 {
     for (int i = 0; i < r->in->npending; i++)
-        emit(r, &r->in->pending[i]);
+        win32__dinput_emit(r, &r->in->pending[i]);
     r->in->npending = 0;
 }
 
@@ -1046,11 +632,11 @@ unsigned win32__input_tick_ms(bool polled_acquired, bool lost, bool in_front)
 
 int plat_input_read(plat_input *in, uint64_t now_ns, plat_input_fn fn, void *user)
 {
-    reader r = {in, now_ns, fn, user, 0};
+    di_reader r = {in, now_ns, fn, user, 0};
     if (in->devices & PLAT_INPUT_PADS)
-        apply_enumeration(in);
+        win32__dinput_apply_enumeration(in);
     emit_pending(&r); /* a pad's ADDED before its first report */
-    device *all[2 + MAX_PADS];
+    di_device *all[2 + MAX_PADS];
     int n = 0;
     if (in->keyboard != NULL)
         all[n++] = in->keyboard;
@@ -1065,7 +651,7 @@ int plat_input_read(plat_input *in, uint64_t now_ns, plat_input_fn fn, void *use
         polled |= all[i]->polled && all[i]->acquired;
         lost |= !all[i]->acquired && !all[i]->gone;
     }
-    drop_gone_pads(in);
+    win32__dinput_drop_gone_pads(in);
     emit_pending(&r); /* REMOVED after the pad's last report */
     /* "In front" by SDL's account too: a secure desktop takes the input
      * without a focus change, so SDL still says we have it. */

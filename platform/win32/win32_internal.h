@@ -57,7 +57,7 @@ void win32__timer_give(win32_timer *t);
  * while the caller holds a reference on `event`. */
 HANDLE win32__event_os(plat_handle *event);
 
-/* Test seam for the message wait (tests/test_win32.c): when non-NULL, called
+/* Test seam for the message wait (tests/conformance/test_win32.c): when non-NULL, called
  * instead of MsgWaitForMultipleObjectsEx, so a test can act as real Windows
  * does where wine differs (queued input reported before the handles, the
  * QS_TOUCH|QS_POINTER bits rejected by Windows 7). Set it only while no
@@ -70,7 +70,7 @@ extern win32_msgwait_fn win32__msgwait;
  * once the system rejected them (Windows 7). Thread: any. */
 unsigned win32__queue_mask(void);
 
-/* ---- Native input (win32_dinput.c) and the message wait ---- */
+/* ---- Native input (win32_dinput*.c) and the message wait ---- */
 
 /* The module Tempo is linked into (libtempo-0.dll, or the program when
  * linked statically), for window classes and DirectInput8Create. Thread: any. */

@@ -46,7 +46,7 @@ int sample_parse(sample_app *app, int argc, char **argv, const char *usage,
  * with the window's pixels handed straight to the video driver. Without the
  * second hint SDL 2.26 copies them through an OpenGL texture every present,
  * which without a GPU is Mesa's llvmpipe on the CPU (docs/pacing.md, "...
- * without a GPU, SDL's window texture"; tests/bench_window.c measures it).
+ * without a GPU, SDL's window texture"; tests/bench/bench_window.c measures it).
  * Sets the hints SDL_RENDER_DRIVER = "software" and
  * SDL_FRAMEBUFFER_ACCELERATION = "0"; call before sample_open. */
 void sample_use_software_renderer(void);

@@ -4,7 +4,10 @@
  * Two clients connect to samples/duel/duel_server (a relay). Each sends its
  * input for simulation tick N + DELAY and runs tick N once it has both
  * players' inputs for it, so both simulate the same deterministic match
- * (duel_game.c) and print the same checkpoint hash every 60 ticks. What
+ * (duel_game.c) and print the same checkpoint hash every 60 ticks. A third
+ * client of a relay started with --spectators watches: the relay's HELLO
+ * numbers it 2 or more, and it simulates the match from both players'
+ * inputs and prints the same checkpoints. What
  * the game uses, all through the public headers:
  *  - tempo_loop (60 updates/s, interpolated renders, the loop presents with
  *    vsync; V toggles it, F1 shows the loop's statistics overlay);
@@ -58,7 +61,7 @@
 #define HZ 60
 #define TICK_NS (TEMPO_NS_PER_S / HZ)
 #define DELAY 4        /* a local input applies DELAY ticks after it was made */
-#define RING 256       /* inputs kept per player (far more than DELAY) */
+#define RING 256       /* inputs kept per player at first (far more than DELAY) */
 #define CHECK_EVERY 60 /* ticks between checkpoint hashes */
 #define MAX_STEPS 3    /* simulation ticks one update may run to catch up */
 #define BPM 120
@@ -96,7 +99,11 @@ typedef struct duel {
     bool joined; /* our DUEL_JOIN is sent */
     bool started, peer_left, over, failed;
     duel_sim sim;
-    uint8_t buttons[2][RING], flags[2][RING];
+    /* Each player's inputs by tick, in a ring of `ring` ticks (a power of
+     * two) from the next tick to simulate on: buttons of player p at
+     * inputs[p * ring + t % ring], flags at inputs[(2 + p) * ring + ...]. */
+    uint8_t *inputs;
+    uint32_t ring;
     uint32_t have[2]; /* each player's inputs are known up to this tick */
     uint32_t sent;    /* ours are sent up to this tick */
     uint32_t updates; /* updates since the match started: the simulation's pace */
@@ -117,6 +124,11 @@ typedef struct duel {
     bool stall_asked;
     uint64_t stall_end_ns, stall_late_ns, stall_update_ns, send_max_ns, snapshots, snapshots_refused;
     bool overlay;
+    /* For the end (on_stop), which runs when the loop ends on every backend
+     * (on the web tempo_loop_run() never returns). */
+    tempo_replay *rp;         /* --replay, or NULL */
+    tempo_handle *time_up;    /* --seconds */
+    int exit_code;            /* main()'s */
 } duel;
 
 /* ---- Assets, generated at run time ----------------------------------------- */
@@ -233,6 +245,48 @@ static void on_notice(const tempo_audio_notice *n, void *user)
     d->offset_last = offset;
 }
 
+/* ---- Inputs ----------------------------------------------------------------- */
+
+static uint8_t *buttons_at(duel *d, int p, uint32_t t)
+{
+    return &d->inputs[(size_t)p * d->ring + (t & (d->ring - 1))];
+}
+
+static uint8_t *flags_at(duel *d, int p, uint32_t t)
+{
+    return &d->inputs[(size_t)(2 + p) * d->ring + (t & (d->ring - 1))];
+}
+
+/* Room for tick `t`'s inputs without overwriting one not simulated yet.
+ * A player's peer is never more than 2 * DELAY ticks ahead of us (it waits
+ * for our inputs), but a spectator waits for nobody: one that was stopped
+ * for seconds (a slow start, a preempted or suspended process) is then
+ * handed the match it missed at once. Overwriting those inputs desynced it
+ * silently (a wine spectator under load ended 0:2 where the players ended
+ * 0:0), so the ring grows to what is not simulated yet. False when out of
+ * memory (the caller ends the match, loudly). */
+static bool inputs_fit(duel *d, uint32_t t)
+{
+    if (d->ring != 0 && t - d->sim.tick < d->ring)
+        return true;
+    uint32_t cap = d->ring != 0 ? d->ring : RING;
+    while (t - d->sim.tick >= cap) {
+        if (cap >= (1u << 30))
+            return false;
+        cap *= 2;
+    }
+    uint8_t *grown = calloc(4, cap);
+    if (grown == NULL)
+        return false;
+    for (int row = 0; d->inputs != NULL && row < 4; row++) /* buttons 0, 1, flags 0, 1 */
+        for (uint32_t k = d->sim.tick + 1; k <= d->have[row % 2]; k++)
+            grown[(size_t)row * cap + (k & (cap - 1))] = d->inputs[(size_t)row * d->ring + (k & (d->ring - 1))];
+    free(d->inputs);
+    d->inputs = grown;
+    d->ring = cap;
+    return true;
+}
+
 /* ---- Network ---------------------------------------------------------------- */
 
 static int timed_send(duel *d, uint16_t type, const void *data, size_t size)
@@ -252,17 +306,19 @@ static void on_message(const tempo_netq_msg *m, void *user)
     if (m->type == DUEL_HELLO && m->size == sizeof(duel_hello)) {
         duel_hello hi;
         memcpy(&hi, m->data, sizeof hi);
-        if (hi.version != DUEL_PROTO_VERSION || hi.player > 1) {
+        if (hi.version != DUEL_PROTO_VERSION || hi.player > 255) {
             fprintf(stderr, "duel: the relay speaks version %u as player %u\n", hi.version, hi.player);
             d->failed = d->peer_left = true;
             return;
         }
         d->player = (int)hi.player;
         duel_sim_init(&d->sim, hi.seed);
-        printf("duel: player %d, seed %016llx\n", d->player, (unsigned long long)hi.seed);
+        printf("duel: %s %d, seed %016llx\n", d->player >= 2 ? "spectator" : "player", d->player,
+               (unsigned long long)hi.seed);
     } else if (m->type == DUEL_JOIN && m->size == sizeof(duel_join)) {
-        /* The other player's handshake, before DUEL_START (the relay sends
-         * it first). A lockstep game whose builds may compute other bits
+        /* The other player's handshake (a spectator gets both), before
+         * DUEL_START (the relay sends it first). A lockstep game whose builds
+         * may compute other bits
          * desyncs somewhere later, silently: refuse now, naming both, as a
          * replay of another build is refused (tempo_build_compare). */
         duel_join j;
@@ -287,8 +343,14 @@ static void on_message(const tempo_netq_msg *m, void *user)
         int p = in.player;
         if (p > 1 || p == d->player || in.tick != d->have[p] + 1)
             return; /* TCP keeps order: anything else is not ours */
-        d->buttons[p][in.tick % RING] = in.buttons;
-        d->flags[p][in.tick % RING] = in.flags;
+        if (!inputs_fit(d, in.tick)) {
+            fprintf(stderr, "duel: no memory for the inputs of ticks %u-%u: the match ends here\n",
+                    d->sim.tick + 1, in.tick);
+            d->failed = d->peer_left = true;
+            return;
+        }
+        *buttons_at(d, p, in.tick) = in.buttons;
+        *flags_at(d, p, in.tick) = in.flags;
         d->have[p] = in.tick;
     } else if (m->type == DUEL_LEFT || m->type == TEMPO_NET_MSG_CLOSED || m->type == TEMPO_NET_MSG_ERROR) {
         if (m->type != DUEL_LEFT && !d->over)
@@ -298,6 +360,16 @@ static void on_message(const tempo_netq_msg *m, void *user)
 }
 
 /* ---- The game ---------------------------------------------------------------- */
+
+/* Simulation ticks whose inputs are all here: a player makes its own ahead,
+ * so the other player's; a spectator (player 2 and up) has no paddle and
+ * waits for both. */
+static uint32_t known(const duel *d)
+{
+    if (d->player >= 2)
+        return d->have[0] < d->have[1] ? d->have[0] : d->have[1];
+    return d->have[1 - d->player];
+}
 
 static void read_input(duel *d)
 {
@@ -343,8 +415,8 @@ static void make_inputs(duel *d)
             f |= DUEL_BEAT;
             d->beats_pending--;
         }
-        d->buttons[me][t % RING] = b;
-        d->flags[me][t % RING] = f;
+        *buttons_at(d, me, t) = b; /* within the ring: main() made it RING ticks */
+        *flags_at(d, me, t) = f;
     }
 }
 
@@ -359,7 +431,7 @@ static void send_inputs(duel *d)
     }
     for (; d->sent < d->have[me]; d->sent++) {
         uint32_t t = d->sent + 1;
-        duel_input in = {t, (uint8_t)me, d->buttons[me][t % RING], d->flags[me][t % RING], 0};
+        duel_input in = {t, (uint8_t)me, *buttons_at(d, me, t), *flags_at(d, me, t), 0};
         if (timed_send(d, DUEL_INPUT, &in, sizeof in) != 0)
             break;
     }
@@ -419,13 +491,15 @@ static void play(tempo_loop *loop, duel *d)
     }
     if (!d->started || d->player < 0)
         return;
-    int me = d->player, peer = 1 - me;
+    int me = d->player;
+    bool playing = me < 2; /* a spectator makes and sends no inputs */
     d->updates++;
-    make_inputs(d);
-    for (int n = 0; n < MAX_STEPS && !d->over && d->sim.tick < d->updates && d->have[peer] > d->sim.tick; n++) {
+    if (playing)
+        make_inputs(d);
+    for (int n = 0; n < MAX_STEPS && !d->over && d->sim.tick < d->updates && known(d) > d->sim.tick; n++) {
         uint32_t t = d->sim.tick + 1;
-        uint8_t b[2] = {d->buttons[0][t % RING], d->buttons[1][t % RING]};
-        uint8_t f[2] = {d->flags[0][t % RING], d->flags[1][t % RING]};
+        uint8_t b[2] = {*buttons_at(d, 0, t), *buttons_at(d, 1, t)};
+        uint8_t f[2] = {*flags_at(d, 0, t), *flags_at(d, 1, t)};
         duel_sim_step(&d->sim, b, f);
         if (t % CHECK_EVERY == 0)
             printf("checkpoint %u %016llx\n", t, (unsigned long long)duel_sim_hash(&d->sim));
@@ -434,7 +508,8 @@ static void play(tempo_loop *loop, duel *d)
             printf("final %u %016llx score %u:%u\n", t, (unsigned long long)duel_sim_hash(&d->sim),
                    d->sim.score[0], d->sim.score[1]);
         }
-        make_inputs(d);
+        if (playing)
+            make_inputs(d);
     }
     /* The music pauses with the match: its position stands still, so no
      * beat mark comes while paused, and it goes on from there. (A replay
@@ -450,16 +525,17 @@ static void play(tempo_loop *loop, duel *d)
         }
         d->music_paused = d->sim.paused;
     }
-    send_inputs(d);
-    if (d->stall_s > 0 && !replaying)
+    if (playing)
+        send_inputs(d);
+    if (d->stall_s > 0 && !replaying && playing)
         stall_peer(d);
     /* A replay ends by itself after the recorded ticks. */
     if (replaying)
         return;
-    if (d->over && d->sent == d->have[me] && (d->bot || d->app.headless))
+    if (d->over && (!playing || d->sent == d->have[me]) && (d->bot || d->app.headless))
         tempo_loop_quit(loop);
-    if (!d->over && d->peer_left && d->have[peer] <= d->sim.tick) {
-        fprintf(stderr, "duel: the other player left at tick %u\n", d->sim.tick);
+    if (!d->over && d->peer_left && known(d) <= d->sim.tick) {
+        fprintf(stderr, "duel: %s left at tick %u\n", playing ? "the other player" : "a player", d->sim.tick);
         d->failed = true;
         tempo_loop_quit(loop);
     }
@@ -522,12 +598,14 @@ static void draw(duel *d)
                          : !d->started ? "waiting for the other player"
                          : d->over     ? "match over"
                          : s->paused   ? "paused (P / Start)"
-                         : d->have[1 - d->player] <= s->tick ? "waiting for the other player's input"
-                                                             : NULL;
+                         : known(d) <= s->tick ? (d->player >= 2 ? "waiting for the players' inputs"
+                                                                 : "waiting for the other player's input")
+                                               : NULL;
     if (status != NULL)
         tempo_debug_text(r, DUEL_W / 2 - (int)strlen(status) * 8, DUEL_H / 2 + 30, 2, status);
     SDL_SetRenderDrawColor(r, 140, 140, 160, 255);
-    tempo_debug_textf(r, 8, DUEL_H - 24, 1, "player %d   tick %u   input %s   vsync %s", d->player, s->tick,
+    tempo_debug_textf(r, 8, DUEL_H - 24, 1, "%s %d   tick %u   input %s   vsync %s",
+                      d->player >= 2 ? "spectator" : "player", d->player, s->tick,
                       d->input_path, tempo_loop_get_vsync(d->loop) ? "on" : "off");
     tempo_debug_text(r, 8, DUEL_H - 12, 1, "W/S arrows d-pad stick: move   P/Start: pause   V vsync   F1 stats   Esc quit");
     if (d->overlay)
@@ -607,6 +685,8 @@ static int extra(const char *arg, const char *value, void *user)
     return 1;
 }
 
+static void on_stop(tempo_loop *loop, int rc, void *user);
+
 static int open_all(duel *d, tempo_replay *rp)
 {
     if (d->app.headless && SDL_getenv("SDL_AUDIODRIVER") == NULL)
@@ -658,6 +738,7 @@ static int open_all(duel *d, tempo_replay *rp)
          * inputs, or the other player's game would wait for them. */
         .run_while_hidden = true,
         .clock = rp ? tempo_replay_clock(rp) : (tempo_clock){0},
+        .on_stop = on_stop,
     });
     d->q = tempo_netq_create(NULL);
     if (d->loop == NULL || d->q == NULL)
@@ -716,6 +797,98 @@ static int read_meta(duel *d, const char *path, const tempo_replay_info *info)
     return 0;
 }
 
+/* The README's shutdown order; after on_stop's report, or when the set-up
+ * failed. */
+static void close_all(duel *d)
+{
+    tempo_net_destroy(d->net);
+    tempo_netq_destroy(d->q);
+    tempo_loop_destroy(d->loop);
+    tempo_timer_destroy(d->time_up);
+    tempo_input_destroy(d->in);
+    tempo_loader_destroy(d->ld);
+    tempo_audio_destroy(d->au);
+    if (d->music != NULL)
+        Mix_FreeMusic(d->music);
+    if (d->ball != NULL)
+        SDL_DestroyTexture(d->ball);
+    tempo_replay_destroy(d->rp);
+    free(d->inputs);
+    d->inputs = NULL;
+    tempo_shutdown();
+    if (d->music_path[0] != '\0')
+        remove(d->music_path);
+    if (d->ball_path[0] != '\0')
+        remove(d->ball_path);
+    sample_close(&d->app);
+}
+
+/* [loop thread] desc.on_stop: the match ended (its ticks, the other player
+ * gone, Esc, --seconds, a replay's end, or the loop's error `rc`). The
+ * report, the recording's end and the shutdown, here rather than after
+ * tempo_loop_run() so that the same source runs in a browser page, where
+ * that call never returns (docs/web.md). */
+static void on_stop(tempo_loop *loop, int rc, void *user)
+{
+    (void)loop;
+    duel *d = user;
+    if (rc != 0)
+        fprintf(stderr, "duel: loop: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
+    const tempo_loop_counts *t = &tempo_loop_get_stats(d->loop)->total;
+    if (d->record != NULL) {
+        tempo_record_stats rs;
+        tempo_loop_get_record_stats(d->loop, &rs);
+        if (tempo_loop_record_stop(d->loop) != 0)
+            fprintf(stderr, "duel: record: %s\n", tempo_get_error());
+        printf("record: %llu ticks, %llu items, %llu bytes in %s\n", (unsigned long long)rs.ticks,
+               (unsigned long long)rs.items, (unsigned long long)rs.bytes, d->record);
+    }
+    if (d->rp != NULL) {
+        tempo_replay_result res;
+        tempo_replay_get_result(d->rp, &res);
+        printf("replay: %llu ticks, hash %016llx, %s\n", (unsigned long long)res.ticks, (unsigned long long)res.hash,
+               res.matches ? "matches" : res.diverged_at ? "diverges" : "did not finish");
+        if (res.diverged_at != 0)
+            printf("replay: first divergence at tick %llu (last match %llu)\n", (unsigned long long)res.diverged_at,
+                   (unsigned long long)res.last_match);
+        rc = rc == 0 && res.matches ? 0 : 1;
+    } else {
+        rc = rc == 0 && !d->failed && (d->over || !d->app.headless) ? 0 : 1;
+    }
+    if (d->rp == NULL) {
+        /* The pause's proof: no mark raised between our pause and resume,
+         * and the music's start moved on the device clock by about the
+         * time paused (its position stood still meanwhile). */
+        tempo_audio_spec spec = {0};
+        tempo_audio_get_spec(d->au, &spec);
+        if (d->music_paused) /* the match ended paused */
+            d->paused_ns += tempo_now_ns() - d->pause_ns;
+        printf("music: %llu beat marks, %llu raised while paused; paused %.0f ms in all, the music's start moved "
+               "%.0f ms on the device clock\n",
+               (unsigned long long)d->marks, (unsigned long long)d->marks_paused, (double)d->paused_ns / 1e6,
+               spec.frequency > 0 ? (double)(d->offset_last - d->offset_first) * 1000.0 / spec.frequency : 0.0);
+    }
+    if (d->stall_s > 0)
+        printf("stall: relay stopped reading for %.1f s; %llu snapshots of %d bytes sent, %llu refused; longest send "
+               "%.1f ms; stall longest update %llu us, tick lateness max %llu us (one tick %llu us)\n",
+               d->stall_s, (unsigned long long)d->snapshots, SNAPSHOT_BYTES, (unsigned long long)d->snapshots_refused,
+               (double)d->send_max_ns / 1e6, (unsigned long long)(d->stall_update_ns / 1000),
+               (unsigned long long)(d->stall_late_ns / 1000), (unsigned long long)(TICK_NS / 1000));
+    printf("duel summary (%s, video %s, route %s, input %s): %s %d, %u ticks, score %u:%u, %s; %.1f updates/s, "
+           "lateness p99 %.2f ms max %.2f ms, vsync %s\n",
+           tempo_backend_name(), d->app.video_driver, tempo_wait_route(), d->input_path,
+           d->player >= 2 ? "spectator" : "player", d->player, d->sim.tick,
+           d->sim.score[0], d->sim.score[1], d->over ? "complete" : d->rp != NULL ? "replayed" : "cut short",
+           t->updates_per_s, (double)t->lateness_p99_ns / 1e6, (double)t->lateness_max_ns / 1e6,
+           tempo_loop_get_vsync(d->loop) ? "on" : "off");
+    if (d->app.screenshot != NULL) {
+        draw(d);
+        sample_screenshot(&d->app, d->app.screenshot);
+    }
+    d->exit_code = rc;
+    close_all(d);
+}
+
 int main(int argc, char **argv)
 {
     static duel d;
@@ -743,6 +916,11 @@ int main(int argc, char **argv)
     SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
     if (sample_open(&d.app, "Tempo duel", DUEL_W, DUEL_H) != 0)
         return 1;
+    if (!inputs_fit(&d, 0)) { /* the input ring's first RING ticks */
+        fprintf(stderr, "duel: out of memory\n");
+        sample_close(&d.app);
+        return 1;
+    }
     if (d.app.headless && d.end_tick == 0)
         d.end_tick = 300;
     if (d.app.headless && !give_up_set) /* a limit for a peer that never comes */
@@ -750,7 +928,7 @@ int main(int argc, char **argv)
 
     tempo_replay *rp = NULL;
     if (d.replay != NULL) {
-        rp = tempo_replay_create(&(tempo_replay_desc){.path = d.replay, .hash = hash_state, .hash_user = &d});
+        rp = d.rp = tempo_replay_create(&(tempo_replay_desc){.path = d.replay, .hash = hash_state, .hash_user = &d});
         if (rp == NULL) {
             fprintf(stderr, "duel: replay: %s\n", tempo_get_error());
             sample_close(&d.app);
@@ -764,9 +942,8 @@ int main(int argc, char **argv)
     } else if (d.fingerprint == 0) {
         d.fingerprint = tempo_fingerprint(); /* this file's flags: tempo-deterministic's, as duel_game.c's */
     }
-    int rc = 1;
-    tempo_handle *time_up = tempo_timer_create(false);
-    if (open_all(&d, rp) != 0 || time_up == NULL) {
+    d.time_up = tempo_timer_create(false);
+    if (open_all(&d, rp) != 0 || d.time_up == NULL) {
         fprintf(stderr, "duel: %s\n", tempo_get_error());
         goto out;
     }
@@ -793,82 +970,14 @@ int main(int argc, char **argv)
         goto out;
     }
     if (rp == NULL && d.app.seconds > 0) {
-        tempo_timer_set(time_up, tempo_now_ns() + (uint64_t)(d.app.seconds * 1e9), 0);
-        tempo_loop_watch(d.loop, time_up, sample_quit_loop, NULL);
+        tempo_timer_set(d.time_up, tempo_now_ns() + (uint64_t)(d.app.seconds * 1e9), 0);
+        tempo_loop_watch(d.loop, d.time_up, sample_quit_loop, NULL);
     }
 
-    rc = tempo_loop_run(d.loop);
-    if (rc != 0)
-        fprintf(stderr, "duel: loop: %s (%s)\n", tempo_strerror(rc), tempo_get_error());
-    const tempo_loop_counts *t = &tempo_loop_get_stats(d.loop)->total;
-    if (d.record != NULL) {
-        tempo_record_stats rs;
-        tempo_loop_get_record_stats(d.loop, &rs);
-        if (tempo_loop_record_stop(d.loop) != 0)
-            fprintf(stderr, "duel: record: %s\n", tempo_get_error());
-        printf("record: %llu ticks, %llu items, %llu bytes in %s\n", (unsigned long long)rs.ticks,
-               (unsigned long long)rs.items, (unsigned long long)rs.bytes, d.record);
-    }
-    if (rp != NULL) {
-        tempo_replay_result res;
-        tempo_replay_get_result(rp, &res);
-        printf("replay: %llu ticks, hash %016llx, %s\n", (unsigned long long)res.ticks, (unsigned long long)res.hash,
-               res.matches ? "matches" : res.diverged_at ? "diverges" : "did not finish");
-        if (res.diverged_at != 0)
-            printf("replay: first divergence at tick %llu (last match %llu)\n", (unsigned long long)res.diverged_at,
-                   (unsigned long long)res.last_match);
-        rc = rc == 0 && res.matches ? 0 : 1;
-    } else {
-        rc = rc == 0 && !d.failed && (d.over || !d.app.headless) ? 0 : 1;
-    }
-    if (rp == NULL) {
-        /* The pause's proof: no mark raised between our pause and resume,
-         * and the music's start moved on the device clock by about the
-         * time paused (its position stood still meanwhile). */
-        tempo_audio_spec spec = {0};
-        tempo_audio_get_spec(d.au, &spec);
-        if (d.music_paused) /* the match ended paused */
-            d.paused_ns += tempo_now_ns() - d.pause_ns;
-        printf("music: %llu beat marks, %llu raised while paused; paused %.0f ms in all, the music's start moved "
-               "%.0f ms on the device clock\n",
-               (unsigned long long)d.marks, (unsigned long long)d.marks_paused, (double)d.paused_ns / 1e6,
-               spec.frequency > 0 ? (double)(d.offset_last - d.offset_first) * 1000.0 / spec.frequency : 0.0);
-    }
-    if (d.stall_s > 0)
-        printf("stall: relay stopped reading for %.1f s; %llu snapshots of %d bytes sent, %llu refused; longest send "
-               "%.1f ms; stall longest update %llu us, tick lateness max %llu us (one tick %llu us)\n",
-               d.stall_s, (unsigned long long)d.snapshots, SNAPSHOT_BYTES, (unsigned long long)d.snapshots_refused,
-               (double)d.send_max_ns / 1e6, (unsigned long long)(d.stall_update_ns / 1000),
-               (unsigned long long)(d.stall_late_ns / 1000), (unsigned long long)(TICK_NS / 1000));
-    printf("duel summary (%s, video %s, route %s, input %s): player %d, %u ticks, score %u:%u, %s; %.1f updates/s, "
-           "lateness p99 %.2f ms max %.2f ms, vsync %s\n",
-           tempo_backend_name(), d.app.video_driver, tempo_wait_route(), d.input_path, d.player, d.sim.tick,
-           d.sim.score[0], d.sim.score[1], d.over ? "complete" : rp != NULL ? "replayed" : "cut short",
-           t->updates_per_s, (double)t->lateness_p99_ns / 1e6, (double)t->lateness_max_ns / 1e6,
-           tempo_loop_get_vsync(d.loop) ? "on" : "off");
-    if (d.app.screenshot != NULL) {
-        draw(&d);
-        sample_screenshot(&d.app, d.app.screenshot);
-    }
+    d.exit_code = 1;
+    tempo_loop_run(d.loop); /* on the web it does not return: the end is on_stop's */
+    return d.exit_code;
 out:
-    /* The README's shutdown order. */
-    tempo_net_destroy(d.net);
-    tempo_netq_destroy(d.q);
-    tempo_loop_destroy(d.loop);
-    tempo_timer_destroy(time_up);
-    tempo_input_destroy(d.in);
-    tempo_loader_destroy(d.ld);
-    tempo_audio_destroy(d.au);
-    if (d.music != NULL)
-        Mix_FreeMusic(d.music);
-    if (d.ball != NULL)
-        SDL_DestroyTexture(d.ball);
-    tempo_replay_destroy(rp);
-    tempo_shutdown();
-    if (d.music_path[0] != '\0')
-        remove(d.music_path);
-    if (d.ball_path[0] != '\0')
-        remove(d.ball_path);
-    sample_close(&d.app);
-    return rc;
+    close_all(&d);
+    return 1;
 }

@@ -18,8 +18,10 @@
 
 /* 2: clients send DUEL_JOIN and the relay starts the match once both have.
  * 3: DUEL_JOIN carries the build identity, and a build that may compute
- * other bits is refused. */
-#define DUEL_PROTO_VERSION 3
+ * other bits is refused.
+ * 4: spectators: a HELLO with player 2 or more; the relay sends them both
+ * players' JOINs and inputs, and DUEL_START once every client has joined. */
+#define DUEL_PROTO_VERSION 4
 
 /* Frame types. */
 enum {
@@ -34,7 +36,7 @@ enum {
 };
 
 typedef struct duel_hello {
-    uint32_t player;  /* 0: left paddle (its music drives the power-ups), 1: right */
+    uint32_t player;  /* 0: left paddle (its music drives the power-ups), 1: right, 2+: spectator */
     uint32_t version; /* DUEL_PROTO_VERSION */
     uint64_t seed;    /* the match's random seed, the same for both */
 } duel_hello;

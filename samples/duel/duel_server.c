@@ -1,17 +1,21 @@
 /* duel_server: the relay of the duel sample.
  *
  * Listens on 127.0.0.1 only (an ephemeral port unless --port is given),
- * prints "PORT <n>" on stdout, and takes two players. Each gets a
- * DUEL_HELLO (its player number and the match seed) and answers with
- * DUEL_JOIN (its protocol version, build fingerprint and identity), which the relay
- * checks and forwards to the other player; once both have joined both get
- * DUEL_START, so each client has its peer's JOIN before the match starts.
- * It forwards every DUEL_INPUT frame to
- * the other player unchanged, drops DUEL_SNAPSHOT frames, and on
+ * prints "PORT <n>" on stdout, and takes two players, then --spectators N
+ * more clients (default 0). Each gets a DUEL_HELLO (its number: 0 and 1
+ * play, 2 and up watch; and the match seed) and answers with DUEL_JOIN
+ * (its protocol version, build fingerprint and identity), which the relay
+ * checks and forwards: a player's to the other player and to every
+ * spectator (a spectator's to nobody). Once every client has joined all get
+ * DUEL_START, so each has the players' JOINs before the match starts.
+ * It forwards every DUEL_INPUT frame of a player to the other player and to
+ * the spectators unchanged (a spectator's are dropped: it has no paddle),
+ * drops DUEL_SNAPSHOT frames, and on
  * DUEL_STALL{ms} stops reading that player's socket for ms milliseconds
  * (the test of a peer that stops reading: the player's sends pile up in the
  * socket buffers while its game must keep ticking). When a player leaves
- * the other gets DUEL_LEFT; the server exits when both have left.
+ * the other clients get DUEL_LEFT (a spectator leaving is only logged); the
+ * server exits when every client has left.
  *
  * It is not a game server: it knows nothing of the game's state. The two
  * clients simulate the same match in lockstep from the same inputs.
@@ -46,8 +50,11 @@ typedef struct player {
     uint64_t forwarded, dropped_bytes;
 } player;
 
-static player players[2];
-static bool started; /* DUEL_START went out */
+#define MAX_CLIENTS 10 /* two players and up to 8 spectators */
+
+static player players[MAX_CLIENTS];
+static int nclients = 2; /* 2 + --spectators */
+static bool started;     /* DUEL_START went out */
 
 static void send_all(player *p, uint16_t type, const void *payload, uint32_t size)
 {
@@ -67,15 +74,42 @@ static void send_all(player *p, uint16_t type, const void *payload, uint32_t siz
     }
 }
 
+/* A player's frame to everyone but the sender: the other player and the
+ * spectators. */
+static void forward(int from, uint16_t type, const void *payload, uint32_t size)
+{
+    for (int k = 0; k < nclients; k++)
+        if (k != from)
+            send_all(&players[k], type, payload, size);
+}
+
 static void leave(int i)
 {
     if (!players[i].open)
         return;
     players[i].open = false;
     close_sock(players[i].sock);
-    fprintf(stderr, "duel_server: player %d left (%llu inputs forwarded, %llu snapshot bytes dropped)\n", i,
-            (unsigned long long)players[i].forwarded, (unsigned long long)players[i].dropped_bytes);
-    send_all(&players[1 - i], DUEL_LEFT, NULL, 0);
+    fprintf(stderr, "duel_server: %s %d left (%llu inputs forwarded, %llu snapshot bytes dropped)\n",
+            i < 2 ? "player" : "spectator", i, (unsigned long long)players[i].forwarded,
+            (unsigned long long)players[i].dropped_bytes);
+    if (i < 2)
+        forward(i, DUEL_LEFT, NULL, 0);
+}
+
+static bool all_joined(void)
+{
+    for (int k = 0; k < nclients; k++)
+        if (!players[k].joined)
+            return false;
+    return true;
+}
+
+static bool any_open(void)
+{
+    for (int k = 0; k < nclients; k++)
+        if (players[k].open)
+            return true;
+    return false;
 }
 
 /* Handles the complete frames in player i's buffer. */
@@ -95,8 +129,8 @@ static void handle_frames(int i)
         if (p->len - off < TEMPO_NET_HEADER_BYTES + size)
             break;
         const uint8_t *payload = h + TEMPO_NET_HEADER_BYTES;
-        if (type == DUEL_INPUT && size == sizeof(duel_input)) {
-            send_all(&players[1 - i], DUEL_INPUT, payload, size);
+        if (type == DUEL_INPUT && size == sizeof(duel_input) && i < 2) {
+            forward(i, DUEL_INPUT, payload, size);
             p->forwarded++;
         } else if (type == DUEL_JOIN && size == sizeof(duel_join) && !p->joined) {
             duel_join j;
@@ -107,14 +141,16 @@ static void handle_frames(int i)
                 leave(i);
                 return;
             }
-            send_all(&players[1 - i], DUEL_JOIN, payload, size);
+            if (i < 2)
+                forward(i, DUEL_JOIN, payload, size);
             p->joined = true;
-            if (players[0].joined && players[1].joined && !started) {
-                /* After both JOINs: TCP keeps each client's peer JOIN first. */
-                send_all(&players[0], DUEL_START, NULL, 0);
-                send_all(&players[1], DUEL_START, NULL, 0);
+            if (all_joined() && !started) {
+                /* After every JOIN: TCP keeps the players' JOINs first. */
+                for (int k = 0; k < nclients; k++)
+                    send_all(&players[k], DUEL_START, NULL, 0);
                 started = true;
-                fprintf(stderr, "duel_server: both players joined: match started\n");
+                fprintf(stderr, "duel_server: both players joined%s: match started\n",
+                        nclients > 2 ? " and the spectators" : "");
             }
         } else if (type == DUEL_STALL && size == sizeof(duel_stall)) {
             duel_stall st;
@@ -140,16 +176,18 @@ int main(int argc, char **argv)
             port = atoi(v), i++;
         else if (strcmp(argv[i], "--seed") == 0 && v)
             seed = strtoull(v, NULL, 0), i++;
+        else if (strcmp(argv[i], "--spectators") == 0 && v && atoi(v) >= 0 && atoi(v) <= MAX_CLIENTS - 2)
+            nclients = 2 + atoi(v), i++;
         else {
-            fprintf(stderr, "usage: %s [--port N] [--seed N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--port N] [--seed N] [--spectators 0-%d]\n", argv[0], MAX_CLIENTS - 2);
             return 2;
         }
     }
-    sock_t l = sample_server_listen("duel_server", port, 2);
+    sock_t l = sample_server_listen("duel_server", port, nclients);
     if (l == BAD_SOCK)
         return 1;
 
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < nclients; i++) {
         players[i].sock = accept(l, NULL, NULL);
         if (players[i].sock == BAD_SOCK) {
             perror("duel_server: accept");
@@ -158,15 +196,15 @@ int main(int argc, char **argv)
         players[i].open = true;
         duel_hello hi = {(uint32_t)i, DUEL_PROTO_VERSION, seed};
         send_all(&players[i], DUEL_HELLO, &hi, sizeof hi);
-        fprintf(stderr, "duel_server: player %d joined\n", i);
+        fprintf(stderr, "duel_server: %s %d joined\n", i < 2 ? "player" : "spectator", i);
     }
     close_sock(l);
 
-    while (players[0].open || players[1].open) {
-        struct pollfd fds[2];
-        int who[2], n = 0, timeout_ms = -1;
+    while (any_open()) {
+        struct pollfd fds[MAX_CLIENTS];
+        int who[MAX_CLIENTS], n = 0, timeout_ms = -1;
         uint64_t now = tempo_now_ns();
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < nclients; i++) {
             if (!players[i].open)
                 continue;
             if (players[i].stalled_until > now) {

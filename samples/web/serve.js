@@ -2,7 +2,8 @@
 // Serves a directory (default: the web site ./dev web builds, build-web/site) on 127.0.0.1 with the
 // headers a -pthread page needs: threads are Web Workers sharing a SharedArrayBuffer, which the
 // browser only grants a cross-origin-isolated page (COOP same-origin + COEP require-corp).
-//   node samples/web/serve.js [DIR] [PORT]      (PORT 0: any free port; default 8024)
+//   node samples/web/serve.js [DIR] [PORT] [HOST]   (PORT 0: any free port; default 8024;
+//                                                    HOST default 127.0.0.1, 0.0.0.0: the LAN)
 // Also used by tests/web_test.js (require: start(dir, port) -> Promise<http.Server>).
 'use strict';
 const http = require('http');
@@ -15,7 +16,7 @@ const TYPES = {
   '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.data': 'application/octet-stream',
 };
 
-function start(dir, port) {
+function start(dir, port, host = '127.0.0.1') {
   const root = path.resolve(dir);
   const server = http.createServer((req, res) => {
     let rel;
@@ -47,15 +48,16 @@ function start(dir, port) {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
+    server.listen(port, host, () => resolve(server));
   });
 }
 
 if (require.main === module) {
   const dir = process.argv[2] || path.join(__dirname, '..', '..', 'build-web', 'site');
   const port = process.argv[3] !== undefined ? Number(process.argv[3]) : 8024;
-  start(dir, port).then((s) => {
-    console.log(`serving ${path.resolve(dir)} at http://127.0.0.1:${s.address().port}/ (Ctrl-C stops)`);
+  const host = process.argv[4] || '127.0.0.1';
+  start(dir, port, host).then((s) => {
+    console.log(`serving ${path.resolve(dir)} at http://${host}:${s.address().port}/ (Ctrl-C stops)`);
   }, (e) => {
     console.error(`serve.js: ${e.message}`);
     process.exit(1);

@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define TEMPO_VERSION_MAJOR 0
-#define TEMPO_VERSION_MINOR 2
+#define TEMPO_VERSION_MINOR 3
 #define TEMPO_VERSION_PATCH 0
 
 /* One list of error codes. Values are stable; new codes are appended. */

@@ -238,6 +238,39 @@ typedef struct tempo_loop_desc {
      * (tempo_get_error() says why). */
     tempo_input *input;
     tempo_loop_stop_fn on_stop; /* NULL => nothing runs when tempo_loop_run() ends */
+    /* Low latency, for vsync pacing (TEMPO_LOOP_PACING_VSYNC) in
+     * TEMPO_LOOP_INTERPOLATED and CONSTANT_SPEED_MAX_FPS (issue 39 section
+     * 3): input read in update() reaches the screen as soon as the render
+     * and the present allow.
+     *  - The update ticks run at the render wakes: every tick due before
+     *    the vblank the next render aims at runs right before that render,
+     *    a little early (a tick never runs more than the lead before its
+     *    due time, so game time runs ahead of the wall clock by less than
+     *    a period) or held from its due time until the wake (the loop does
+     *    not wake for it alone). At the vsync verdict the ticks move, once
+     *    and later by under a period, to half a period before a vblank,
+     *    away from the vblank the fit's jitter would decide by. The dt of
+     *    each update is unchanged; tempo_loop_stats' update lateness counts
+     *    the held ticks' wait. A present never waits for an update.
+     *  - The lead (the render's start before its vblank) is the learnt
+     *    render cost (the upper quartile of the last 32 renders, not near
+     *    their largest) plus the base margin plus what misses taught about
+     *    the present's own work. That margin starts at a quarter of a
+     *    period and never goes under an eighth; each missed vblank raises
+     *    it by a sixteenth of a period (up to a period: a machine too
+     *    loaded for a shorter lead renders right after each present, as a
+     *    plain vsync loop does), each vblank made lowers it by 1/4096 of
+     *    that step, so about one frame in 4000 misses its vblank on a
+     *    machine whose costs vary (the trade GPU drivers' low-latency
+     *    modes make).
+     * false (default) => the ticks keep the schedule's phase, and the lead
+     * covers nearly the largest recent render cost plus a margin doubled
+     * at each miss (fewer missed vblanks on a loaded machine, a frame
+     * more of latency). Read at create (no setter); has no effect under
+     * the timer, a render cap's own slots, LOCKSTEP, VARIABLE (whose update
+     * is at the render anyway) and tempo_loop_display_frame(). Thread:
+     * loop thread, like the descriptor. Errors: none (any value is valid). */
+    bool low_latency;
 } tempo_loop_desc;
 
 /* Creates a loop. The schedule starts at the first tempo_loop_frame(), so

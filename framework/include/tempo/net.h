@@ -1,10 +1,10 @@
 /* Tempo: a network client thread that feeds a tempo_netq and sends from a
  * bounded queue (optional module, built when SDL2_net is found: meson option
- * `net`). Not supported on the web backend (-Dplatform=web): a browser page
- * has no TCP sockets, so there tempo_net_create() fails with TEMPO_ENOTSUP
- * and the other calls, which need a tempo_net, return TEMPO_EINVAL; the
- * entry points exist so one game source builds for every backend
- * (docs/web.md).
+ * `net`). On the web backend (-Dplatform=web) a browser page has no TCP
+ * sockets: there the same API speaks WebSocket (framework/net_ws.c) to
+ * ws://host:port/, a WebSocket-to-TCP bridge (websockify) in front of the
+ * unchanged TCP server, with the same frames, queue semantics and errors;
+ * the differences are listed under "On the web" below (docs/web.md).
  *
  *   tempo_netq *q = tempo_netq_create(NULL);
  *   tempo_net *net = tempo_net_create(&(tempo_net_desc){
@@ -57,6 +57,27 @@
  *   bytes 4-5  type, 16-bit big-endian; malformed unless 1 <= type <= max_type;
  *   bytes 6-7  reserved, must be 0 (room for flags later);
  *   then the payload. A stream that ends inside a frame is malformed too.
+ *
+ * On the web (framework/net_ws.c). desc.host and desc.port name the bridge;
+ * the page connects to ws://host:port/ (subprotocol "binary"), and the
+ * bridge forwards the byte stream, so WebSocket message boundaries mean
+ * nothing: frames are reassembled as from TCP. There is no network thread:
+ * the WebSocket's events run on the page's main thread between the loop's
+ * frames (create and destroy there: the loop thread), and the loop sees a
+ * message at its next frame. A full receive queue cannot slow a WebSocket
+ * down: received bytes wait in a backlog (at least 16 MiB, 4 x the largest
+ * frame above that) and are pushed as the loop drains room; a backlog over
+ * that bound ends the connection with ERROR TEMPO_ENOMEM. Sends go to the
+ * browser while it holds under 64 KiB unsent, the rest waits in the send
+ * queue (so TEMPO_EFULL works as natively). The peer's close with WebSocket
+ * code 1000 (websockify's "Target closed": the TCP server closed) is CLOSED;
+ * any other close is ERROR TEMPO_EIO naming the URL, the code and the
+ * frames received ("WebSocket to ws://127.0.0.1:7778/ closed (code 1006)
+ * after 12 frames": 1006 is a dropped connection, e.g. a dead bridge), and
+ * one before the socket opened is "cannot connect to ws://...: closed
+ * (code 1006) before it opened". tempo_net_destroy hands what is queued to
+ * the browser, which sends it before its close frame after destroy
+ * returned: a page cannot wait, so flush_timeout_ns is not used.
  *
  * Logging (tempo/base.h): the failures of tempo_net_send() and the end of
  * a connection reach the caller (a return value, an ERROR message), so they
@@ -168,8 +189,10 @@ typedef struct tempo_net_stats {
  * tempo_get_error(): TEMPO_EINVAL (NULL desc or queue, port 0, host longer
  * than 255 bytes, max_payload_bytes or send_cap_bytes out of range),
  * TEMPO_ENOMEM, TEMPO_EPLATFORM (SDL_net, its wake socket, the thread),
- * TEMPO_ENOTSUP (an SDL_net whose socket struct Tempo cannot read, or the
- * web backend, whatever desc says: a browser page has no TCP sockets). The
+ * TEMPO_ENOTSUP (an SDL_net whose socket struct Tempo cannot read; on the
+ * web, a browser without WebSocket); on the web also TEMPO_EINVAL off the
+ * page's main thread, and TEMPO_EPLATFORM when the browser refuses the
+ * URL. The
  * strings in desc are copied; desc->queue is borrowed and must outlive the
  * tempo_net. Initialises SDL_net (reference-counted). Thread: the loop
  * thread. */
