@@ -69,8 +69,10 @@ run_suites() {
   local rc=0
   # meson's timeouts only catch hangs: scaled under load (test_timeout_scale),
   # a later --timeout-multiplier in "$@" (wine) overrides this one.
+  # Each stage its own full log (meson-logs/testlog-LABEL.txt): the same build's next stage would
+  # overwrite testlog.txt, and a failed fresh root keeps these.
   "${wrap[@]}" env "${envs[@]}" meson test -C "$dir" --no-rebuild --print-errorlogs \
-    --timeout-multiplier "$test_timeout_scale" "$@" \
+    --logbase "testlog-$label" --timeout-multiplier "$test_timeout_scale" "$@" \
     >"$dir/test-$label.log" 2>&1 || rc=$?
   local line
   line=$(meson_tally "$label" <"$dir/test-$label.log")
@@ -86,9 +88,10 @@ run_suites() {
 # Timeout:): passed = Ok + Expected Fail, failed = Fail + Unexpected Pass + Timeout, skipped =
 # Skipped; one count per test program, as meson counts. The tests that did not pass are named in
 # brackets (from meson's per-test lines, "RESULT: suite / name"), with the first case the test
-# harness failed (its "FAIL case" line in the error logs meson printed) and that case's first
-# check, cut to 100 characters: a CI run that names only "FAIL: conformance" of a stage inside a
-# root that is gone leaves nothing to go on. Output without that summary
+# harness failed (its recap "FAILED case (check)" at the end of the error logs meson printed, or
+# else its "FAIL case" line) and that case's first check, cut to 100 characters: a CI run that
+# names only "FAIL: conformance" of a stage inside a root that is gone leaves nothing to go on.
+# Output without that summary
 # (meson test did not run, or was killed) is one failure. tests/lint/test_scripts.sh feeds it saved
 # outputs (tests/data/meson-test-*.log).
 meson_tally() {
@@ -100,6 +103,16 @@ meson_tally() {
     /^    [^ ].*:[0-9]+: / { if (check == "") { check = $0; sub(/^ +/, "", check) } next }
     /^FAIL [A-Za-z0-9_]+$/ {
       if (ncase++ == 0) { first = substr($0, 6); if (check != "") first = first " (" substr(check, 1, 100) ")" }
+      next
+    }
+    # Its recap at the end, "FAILED case (check)": all of a long output meson shows is its last 100
+    # lines, so the case lines above may be cut off. When there is a recap, it is what counts.
+    /^FAILED and [0-9]+ more$/ { nrecap += $3; next }
+    /^FAILED [A-Za-z0-9_]+ \(/ {
+      if (nrecap++ == 0) {
+        rest = substr($0, 8); sub(/\)$/, "", rest); at = index(rest, " (")
+        rfirst = substr(rest, 1, at - 1) " (" substr(rest, at + 2, 100) ")"
+      }
       next
     }
     # The summary: meson prints it once, after every test (and their error logs); the last wins.
@@ -116,6 +129,7 @@ meson_tally() {
     END {
       if (!seen) { printf "%s: 0 passed, 1 failed, 0 skipped [meson test printed no summary]\n", label; exit }
       p = n["Ok"] + n["Expected Fail"]; f = n["Fail"] + n["Unexpected Pass"] + n["Timeout"]
+      if (nrecap) { first = rfirst; ncase = nrecap }
       if (ncase) bad = bad "; first failed case: " first (ncase > 1 ? ", " ncase - 1 " more" : "")
       printf "%s: %d passed, %d failed, %d skipped%s\n", label, p, f, n["Skipped"], bad == "" ? "" : " [" bad "]"
     }'

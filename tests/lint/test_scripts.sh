@@ -272,6 +272,12 @@ tally_is "meson's summary, not the test's own lines; the first failed case and i
 # A Windows program under wine writes CRLF: the same line (before, a CI run's wine-sdl stage said
 # only "FAIL: tempo:conformance / conformance", and its root was gone).
 tally_is "the first failed case from CRLF output" "$want" wayland < <(sed 's/$/\r/' "$repo/tests/data/meson-test-tempo.log")
+# A long output whose failed case came early: meson shows only its last 100 lines, so the case's
+# own lines are cut and the harness's recap at the end names it (a CI run's sdl-route stage said
+# only "FAIL: tempo:conformance / conformance" so).
+tally_is "the first failed case from the harness's recap when meson cut the log" \
+    "conformance: 0 passed, 1 failed, 0 skipped [FAIL: long; first failed case: waits_before_the_cut (../tests/conformance/test_conformance.c:301: r == 0: 258 vs 0)]" \
+    conformance <"$repo/tests/data/meson-test-long.log"
 tally_is "meson's summary: a clean run" "linux-x11: 4 passed, 0 failed, 0 skipped" \
     linux-x11 <"$repo/tests/data/meson-test-ok.log"
 tally_is "no summary (meson test did not run) is one failure" \

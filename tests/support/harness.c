@@ -20,6 +20,16 @@
 #endif
 
 static int failures_in_case;
+/* The first check that failed in the running case, "file:line: what", for the recap. */
+static char first_check[160];
+/* The recap the run ends with: meson prints only the last 100 lines of a failed test's output,
+ * so a case that failed early is named again at the end (and ./dev's tally reads it there). */
+enum { RECAP_MAX = 16 };
+static struct {
+    const char *name;
+    char check[sizeof first_check];
+} recap[RECAP_MAX];
+static int recap_n;
 static jmp_buf skip_jump;
 static bool skip_jump_armed;
 
@@ -37,7 +47,17 @@ void tt_fail(const char *file, int line, const char *fmt, ...)
     fputc('\n', stdout);
     va_end(ap);
     fflush(stdout);
-    failures_in_case++;
+    if (failures_in_case++ == 0) {
+        int n = snprintf(first_check, sizeof first_check, "%s:%d: ", file, line);
+        if (n > 0 && (size_t)n < sizeof first_check) {
+            va_start(ap, fmt);
+            vsnprintf(first_check + n, sizeof first_check - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+        for (char *c = first_check; *c != '\0'; c++)
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
+    }
 }
 
 void tt_note(const char *fmt, ...)
@@ -114,6 +134,7 @@ int tt_main(int argc, char **argv, const tt_case *cases, size_t n)
         if (!selected(argc, argv, cases[i].name))
             continue;
         failures_in_case = 0;
+        first_check[0] = '\0';
         fprintf(stdout, "--- %s\n", cases[i].name);
         skip_jump_armed = true;
         if (setjmp(skip_jump) == 0) {
@@ -124,6 +145,11 @@ int tt_main(int argc, char **argv, const tt_case *cases, size_t n)
                 passed++;
             } else {
                 fprintf(stdout, "FAIL %s\n", cases[i].name);
+                if (recap_n < RECAP_MAX) {
+                    recap[recap_n].name = cases[i].name;
+                    memcpy(recap[recap_n].check, first_check, sizeof first_check);
+                    recap_n++;
+                }
                 failed++;
             }
         } else {
@@ -132,6 +158,10 @@ int tt_main(int argc, char **argv, const tt_case *cases, size_t n)
             skipped++;
         }
     }
+    for (int k = 0; k < recap_n; k++)
+        fprintf(stdout, "FAILED %s (%s)\n", recap[k].name, recap[k].check);
+    if (failed > recap_n)
+        fprintf(stdout, "FAILED and %d more\n", (int)failed - recap_n);
     if (skipped > 0)
         fprintf(stdout, "%d passed, %d failed, %d skipped\n", (int)passed, (int)failed, (int)skipped);
     else
