@@ -98,10 +98,18 @@ meson_tally() {
   awk -v label="$1" '
     { sub(/\r$/, "") } # a Windows program under wine writes CRLF
     # The test harness (tests/support/harness.c): "--- case", its checks "    file:line: what",
-    # then "FAIL case".
-    /^--- / { check = ""; next }
+    # then "ok   case", "skip case" or "FAIL case". A case that never ended is where the program
+    # crashed or hung (meson: "killed by signal", TIMEOUT): named when no case failed by a check.
+    function unfinished() {
+      if (open_case != "" && nopen++ == 0) ofirst = open_case " (did not finish: the program ended inside it)"
+      open_case = ""
+    }
+    /^>>> / { unfinished(); next } # the log of the next failed test begins
+    /^--- [A-Za-z0-9_]+$/ { check = ""; open_case = substr($0, 5); next }
+    /^(ok   |skip )[A-Za-z0-9_]+$/ { open_case = ""; next }
     /^    [^ ].*:[0-9]+: / { if (check == "") { check = $0; sub(/^ +/, "", check) } next }
     /^FAIL [A-Za-z0-9_]+$/ {
+      open_case = ""
       if (ncase++ == 0) { first = substr($0, 6); if (check != "") first = first " (" substr(check, 1, 100) ")" }
       next
     }
@@ -129,7 +137,9 @@ meson_tally() {
     END {
       if (!seen) { printf "%s: 0 passed, 1 failed, 0 skipped [meson test printed no summary]\n", label; exit }
       p = n["Ok"] + n["Expected Fail"]; f = n["Fail"] + n["Unexpected Pass"] + n["Timeout"]
+      unfinished()
       if (nrecap) { first = rfirst; ncase = nrecap }
+      if (!ncase && nopen) { first = ofirst; ncase = nopen }
       if (ncase) bad = bad "; first failed case: " first (ncase > 1 ? ", " ncase - 1 " more" : "")
       printf "%s: %d passed, %d failed, %d skipped%s\n", label, p, f, n["Skipped"], bad == "" ? "" : " [" bad "]"
     }'

@@ -278,6 +278,11 @@ tally_is "the first failed case from CRLF output" "$want" wayland < <(sed 's/$/\
 tally_is "the first failed case from the harness's recap when meson cut the log" \
     "conformance: 0 passed, 1 failed, 0 skipped [FAIL: long; first failed case: waits_before_the_cut (../tests/conformance/test_conformance.c:301: r == 0: 258 vs 0)]" \
     conformance <"$repo/tests/data/meson-test-long.log"
+# A program killed inside a case (or stopped there by meson's timeout) prints no FAIL line: the
+# case it was in is the one that began and never ended.
+tally_is "the case a crashed program was in" \
+    "conformance: 0 passed, 1 failed, 0 skipped [FAIL: crash; first failed case: message_wait_crashes (did not finish: the program ended inside it)]" \
+    conformance <"$repo/tests/data/meson-test-crash.log"
 tally_is "meson's summary: a clean run" "linux-x11: 4 passed, 0 failed, 0 skipped" \
     linux-x11 <"$repo/tests/data/meson-test-ok.log"
 tally_is "no summary (meson test did not run) is one failure" \
