@@ -54,7 +54,10 @@ bool tt_xdotool_available(void)
 int tt_xdotool(const char *args)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "xdotool %s >/dev/null 2>&1", args);
+    /* At most 15 s: `windowfocus --sync` waits for a focus the X server may
+     * never report (a window that lost a race under load); a caller that
+     * re-sends must get the chance. */
+    snprintf(cmd, sizeof cmd, "timeout 15 xdotool %s >/dev/null 2>&1", args);
     int rc = system(cmd);
     return rc == -1 ? -1 : rc;
 }

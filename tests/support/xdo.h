@@ -19,7 +19,8 @@
 bool tt_xdotool_available(void);
 
 /* Runs `xdotool <args>` (args are passed through a shell on Linux; keep
- * them simple). Linux: waits and returns xdotool's exit status (0 = ok).
+ * them simple). Linux: waits, at most 15 s, and returns xdotool's exit
+ * status (0 = ok; timeout's 124 when it took longer).
  * Under wine: wine starts Linux programs detached, with no process handle,
  * so it returns 0 once started and the caller must observe the effect
  * (with a time limit). -1 if it could not be started. */
