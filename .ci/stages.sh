@@ -91,9 +91,8 @@ run_suites() {
 # harness failed (its recap "FAILED case (check)" at the end of the error logs meson printed, or
 # else its "FAIL case" line) and that case's first check, cut to 100 characters: a CI run that
 # names only "FAIL: conformance" of a stage inside a root that is gone leaves nothing to go on.
-# Output without that summary
-# (meson test did not run, or was killed) is one failure. tests/lint/test_scripts.sh feeds it saved
-# outputs (tests/data/meson-test-*.log).
+# Output without that summary (meson test did not run, or was killed) is one failure.
+# tests/lint/test_scripts.sh feeds it saved outputs (tests/data/meson-test-*.log).
 meson_tally() {
   awk -v label="$1" '
     { sub(/\r$/, "") } # a Windows program under wine writes CRLF
