@@ -272,9 +272,10 @@ tally_is "meson's summary, not the test's own lines; the first failed case and i
 # A Windows program under wine writes CRLF: the same line (before, a CI run's wine-sdl stage said
 # only "FAIL: tempo:conformance / conformance", and its root was gone).
 tally_is "the first failed case from CRLF output" "$want" wayland < <(sed 's/$/\r/' "$repo/tests/data/meson-test-tempo.log")
-# A long output whose failed case came early: meson shows only its last 100 lines, so the case's
-# own lines are cut and the harness's recap at the end names it (a CI run's sdl-route stage said
-# only "FAIL: tempo:conformance / conformance" so).
+# A long output whose failed case came early: meson shows only the last 100 lines of a test's
+# stdout then stderr, and the code under test's WARN lines on stderr (conformance: thousands) push
+# all of stdout out of them. The harness's recap, on stderr, at the very end, names the case (a CI
+# run's sdl-route stage said only "FAIL: tempo:conformance / conformance" so).
 tally_is "the first failed case from the harness's recap when meson cut the log" \
     "conformance: 0 passed, 1 failed, 0 skipped [FAIL: long; first failed case: waits_before_the_cut (../tests/conformance/test_conformance.c:301: r == 0: 258 vs 0)]" \
     conformance <"$repo/tests/data/meson-test-long.log"

@@ -22,8 +22,8 @@
 static int failures_in_case;
 /* The first check that failed in the running case, "file:line: what", for the recap. */
 static char first_check[160];
-/* The recap the run ends with: meson prints only the last 100 lines of a failed test's output,
- * so a case that failed early is named again at the end (and ./dev's tally reads it there). */
+/* The recap the run ends with, on stderr: meson prints only the last 100 lines of a failed test's
+ * output, so a case that failed early is named again at the end (and ./dev's tally reads it there). */
 enum { RECAP_MAX = 16 };
 static struct {
     const char *name;
@@ -158,10 +158,16 @@ int tt_main(int argc, char **argv, const tt_case *cases, size_t n)
             skipped++;
         }
     }
+    /* On stderr: meson's log of a test is its stdout, then its stderr, and
+     * shows the last 100 lines; a program whose code under test logs on
+     * stderr (conformance: tens of thousands of WARN lines from its misuse
+     * cases) pushes everything on stdout out of them. */
+    fflush(stdout);
     for (int k = 0; k < recap_n; k++)
-        fprintf(stdout, "FAILED %s (%s)\n", recap[k].name, recap[k].check);
+        fprintf(stderr, "FAILED %s (%s)\n", recap[k].name, recap[k].check);
     if (failed > recap_n)
-        fprintf(stdout, "FAILED and %d more\n", (int)failed - recap_n);
+        fprintf(stderr, "FAILED and %d more\n", (int)failed - recap_n);
+    fflush(stderr);
     if (skipped > 0)
         fprintf(stdout, "%d passed, %d failed, %d skipped\n", (int)passed, (int)failed, (int)skipped);
     else

@@ -9,10 +9,11 @@
  * Every check prints both sides on failure. A case fails if any check in it
  * fails (it keeps running, so one run shows every broken assertion); a case
  * may call TT_SKIP("why") to stop and count as skipped. The failed cases are
- * named again at the end, "FAILED case (file:line: first check)", so the last
- * lines of a long output (all meson shows of it) still say what failed. The
- * last line printed is always "N passed, N failed" (", N skipped" when some
- * were). Arguments select cases by substring.
+ * named again at the end, on stderr, "FAILED case (file:line: first check)":
+ * meson shows the last 100 lines of a failed test's stdout-then-stderr, so
+ * they still say what failed when the code under test logged thousands of
+ * lines. The last line on stdout is always "N passed, N failed" (", N
+ * skipped" when some were). Arguments select cases by substring.
  */
 #ifndef TEMPO_TEST_HARNESS_H
 #define TEMPO_TEST_HARNESS_H
