@@ -99,6 +99,7 @@ meson_tally() {
     # The test harness (tests/support/harness.c): "--- case", its checks "    file:line: what",
     # then "ok   case", "skip case" or "FAIL case". A case that never ended is where the program
     # crashed or hung (meson: "killed by signal", TIMEOUT): named when no case failed by a check.
+    function with_check(name, check) { return check == "" ? name : name " (" substr(check, 1, 100) ")" }
     function unfinished() {
       if (open_case != "" && nopen++ == 0) ofirst = open_case " (did not finish: the program ended inside it)"
       open_case = ""
@@ -109,7 +110,7 @@ meson_tally() {
     /^    [^ ].*:[0-9]+: / { if (check == "") { check = $0; sub(/^ +/, "", check) } next }
     /^FAIL [A-Za-z0-9_]+$/ {
       open_case = ""
-      if (ncase++ == 0) { first = substr($0, 6); if (check != "") first = first " (" substr(check, 1, 100) ")" }
+      if (ncase++ == 0) first = with_check(substr($0, 6), check)
       next
     }
     # Its recap at the end, "FAILED case (check)": all of a long output meson shows is its last 100
@@ -118,7 +119,7 @@ meson_tally() {
     /^FAILED [A-Za-z0-9_]+ \(/ {
       if (nrecap++ == 0) {
         rest = substr($0, 8); sub(/\)$/, "", rest); at = index(rest, " (")
-        rfirst = substr(rest, 1, at - 1) " (" substr(rest, at + 2, 100) ")"
+        rfirst = with_check(substr(rest, 1, at - 1), substr(rest, at + 2))
       }
       next
     }
