@@ -68,6 +68,7 @@ typedef struct tempo__asset_info {
     uint32_t w, h;        /* images: the size the header claims (0 if not checked) */
     uint32_t channels;    /* WAV/AIFF: the channel count the decoder will use */
     uint32_t rate_hz;     /* WAV/AIFF: the sample rate the decoder will use */
+    uint64_t frames;      /* WAV/AIFF sounds: the sample frames it decodes, at least (0: unknown) */
     uint64_t length_ms;   /* MIDI: the song's length, bounded from above (see TEMPO__ASSET_MAX_MIDI_*) */
     char why[240];        /* on failure: the reason, without the file name */
 } tempo__asset_info;
@@ -91,8 +92,9 @@ int tempo__asset_check_image(const unsigned char *b, size_t n, bool tga_named, c
 /* A sound for Mix_LoadWAV_RW, all `n` bytes of it. May repair `b` in place:
  * a WAV data chunk claiming more bytes than the file holds is clamped to
  * them (SDL would otherwise malloc the claimed size, up to 4 GiB).
+ * A WAV or AIFF sound of no sample frames is refused (TEMPO_EFORMAT).
  * TEMPO_ENOTSUP for data without a known audio signature (SDL_mixer would
- * try it as a MOD module). */
+ * try it as a MOD module) and for VOC (its reader is not checked). */
 int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info);
 
 /* Random access to a file for the music check (music streams from its

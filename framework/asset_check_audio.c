@@ -118,7 +118,30 @@ static int sound_aiff(const unsigned char *b, size_t n, tempo__asset_info *info)
         return tempo__asset_fail(info, TEMPO_EFORMAT, "AIFF header claims %llu frames (%llu bytes); the sound data %s",
                                  (unsigned long long)frames, (unsigned long long)need,
                                  start > n ? "starts past the end of the file" : "ends before them");
+    if (frames == 0)
+        return tempo__asset_fail(info, TEMPO_EFORMAT, "AIFF header claims 0 sample frames: no sound");
+    info->frames = frames;
     return 0;
+}
+
+/* The sample frames SDL's WAV reader decodes at least from `len` bytes of
+ * data in the format of the first "fmt " chunk (tag, block alignment,
+ * samples per ADPCM block; 0 where the chunk does not say): whole blocks
+ * only (a partial one may decode or not, by SDL_HINT_WAVE_TRUNCATION).
+ * UINT64_MAX for a format SDL does not decode (it refuses the file). */
+static uint64_t wav_frames_at_least(unsigned tag, unsigned block, unsigned per_block, uint64_t len)
+{
+    switch (tag) {
+    case 0x0001: /* PCM */
+    case 0x0003: /* IEEE float */
+    case 0x0006: /* A-law */
+    case 0x0007: /* mu-law */
+        return block ? len / block : 0;
+    case 0x0002: /* MS ADPCM */
+    case 0x0011: /* IMA ADPCM: a block holds per_block frames; its header alone one or two */
+        return block ? len / block * (per_block ? per_block : 1) : 0;
+    default: return UINT64_MAX;
+    }
 }
 
 /* Sounds go to SDL's own WAV loader (SDL_LoadWAV_RW) and SDL_mixer's AIFF
@@ -147,11 +170,16 @@ int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info
         return f == TEMPO__ASSET_FLAC ? check_flac(&rd, info)
                                       : tempo__asset_check_midi(&rd, TEMPO__ASSET_MAX_MIDI_SOUND_S, "a sound", info);
     }
+    if (f == TEMPO__ASSET_VOC)
+        return tempo__asset_fail(info, TEMPO_ENOTSUP,
+                                 "VOC: SDL_mixer's VOC reader trusts the lengths in its blocks, which Tempo does "
+                                 "not check (see tempo_loader_desc.allow_unchecked_formats)");
     if (f != TEMPO__ASSET_WAV)
         return 0;
     const bool wav = true;
-    bool fmt_seen = false;
-    uint64_t pos = 12;
+    bool fmt_seen = false, data_seen = false;
+    unsigned tag = 0, block = 0, per_block = 0;
+    uint64_t data_len = 0, pos = 12;
     while (pos + 8 <= n) {
         unsigned char *c = b + pos;
         uint64_t len = wav ? le32(c + 4) : be32(c + 4);
@@ -160,23 +188,47 @@ int tempo__asset_check_sound(unsigned char *b, size_t n, tempo__asset_info *info
             int rc = check_format_values(info, "WAVE", le16(b + body + 2), le32(b + body + 4));
             if (rc < 0)
                 return rc;
+            if (!fmt_seen) { /* SDL reads the first */
+                tag = le16(b + body);
+                block = le16(b + body + 12);
+                if (tag == 0xFFFE && len >= 40 && body + 40 <= n) /* EXTENSIBLE: the sub-format's tag */
+                    tag = le16(b + body + 24);
+                if (len >= 20 && body + 20 <= n && le16(b + body + 16) >= 2)
+                    per_block = le16(b + body + 18);
+            }
             fmt_seen = true;
-        } else if (wav && memcmp(c, "data", 4) == 0 && len > n - body) {
-            /* SDL_LoadWAV_RW mallocs the claimed length before reading;
-             * by default (SDL_HINT_WAVE_TRUNCATION unset) it then decodes
-             * what is there. Clamp: the same outcome without the giant
-             * allocation. */
-            uint32_t have = (uint32_t)(n - body);
-            c[4] = (unsigned char)have;
-            c[5] = (unsigned char)(have >> 8);
-            c[6] = (unsigned char)(have >> 16);
-            c[7] = (unsigned char)(have >> 24);
-            len = have;
+        } else if (wav && memcmp(c, "data", 4) == 0) {
+            if (len > n - body) {
+                /* SDL_LoadWAV_RW mallocs the claimed length before reading;
+                 * by default (SDL_HINT_WAVE_TRUNCATION unset) it then decodes
+                 * what is there. Clamp: the same outcome without the giant
+                 * allocation. */
+                uint32_t have = (uint32_t)(n - body);
+                c[4] = (unsigned char)have;
+                c[5] = (unsigned char)(have >> 8);
+                c[6] = (unsigned char)(have >> 16);
+                c[7] = (unsigned char)(have >> 24);
+                len = have;
+            }
+            if (!data_seen) /* SDL decodes the first data chunk only */
+                data_len = len;
+            data_seen = true;
         }
         pos = body + len + (len & 1); /* chunks are padded to even sizes */
     }
     if (!fmt_seen) /* SDL would refuse it too; one clear message for both */
         return tempo__asset_fail(info, TEMPO_EFORMAT, "WAVE without a complete \"fmt \" chunk");
+    if (!data_seen)
+        return tempo__asset_fail(info, TEMPO_EFORMAT, "WAVE without a \"data\" chunk");
+    /* An empty sound is refused: SDL_mixer 2.8 frees a converted sound of
+     * 0 bytes and keeps the freed pointer in the chunk, so that
+     * Mix_FreeChunk() frees it a second time (fuzz_asset_load, Debian 13). */
+    uint64_t frames = wav_frames_at_least(tag, block, per_block, data_len);
+    if (frames == 0)
+        return tempo__asset_fail(info, TEMPO_EFORMAT,
+                                 "WAVE \"data\" chunk of %llu bytes holds no whole block of %u bytes: no sound",
+                                 (unsigned long long)data_len, block);
+    info->frames = frames == UINT64_MAX ? 0 : frames;
     (void)wav;
     return 0;
 }

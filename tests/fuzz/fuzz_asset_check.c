@@ -59,6 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     judged(rc, &info);
     if (rc == 0 && info.format == TEMPO__ASSET_MIDI) /* rendered whole: bounded */
         require(info.length_ms <= (uint64_t)TEMPO__ASSET_MAX_MIDI_SOUND_S * 1000u);
+    if (rc == 0 && info.format == TEMPO__ASSET_AIFF) /* never an empty sound (SDL_mixer 2.8 frees it twice) */
+        require(info.frames >= 1);
     if (rc == 0) { /* repaired once, a second pass changes nothing */
         unsigned char *again = malloc(size ? size : 1);
         memcpy(again, copy, size);

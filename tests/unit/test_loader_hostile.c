@@ -211,6 +211,53 @@ static void make_wav_smpl(const char *name)
     write_file(name, o.b, o.n);
 }
 
+/* A 16-bit PCM WAV of `frames` sample frames of `channels` at `rate` Hz. */
+static void make_wav_frames(const char *name, unsigned channels, uint32_t rate, unsigned frames)
+{
+    static buf o;
+    riff_start(&o);
+    fmt_chunk(&o, channels, rate);
+    data_chunk(&o, frames * channels * 2);
+    riff_done(&o, "RIFF");
+    write_file(name, o.b, o.n);
+}
+
+/* An AIFF whose COMM claims 0 frames, with an empty SSND. */
+static void make_aiff_zero_frames(const char *name)
+{
+    static buf o;
+    o.n = 0;
+    puts_(&o, "FORM");
+    be32(&o, 4 + 8 + 18 + 8 + 8);
+    puts_(&o, "AIFF");
+    puts_(&o, "COMM");
+    be32(&o, 18);
+    be16(&o, 1);
+    be32(&o, 0); /* frames */
+    be16(&o, 16);
+    be16(&o, 16383 + 14);
+    be32(&o, 22050u << 17);
+    be32(&o, 0);
+    puts_(&o, "SSND");
+    be32(&o, 8);
+    zeros(&o, 8);
+    write_file(name, o.b, o.n);
+}
+
+/* A VOC header and one 8-bit data block of 4 samples. */
+static void make_voc(const char *name)
+{
+    static buf o;
+    o.n = 0;
+    puts_(&o, "Creative Voice File\x1a");
+    le16(&o, 26);     /* first block */
+    le16(&o, 0x010A); /* version */
+    le16(&o, 0x1129); /* its check word */
+    put(&o, "\x01\x06\x00\x00\x9c\x00", 6); /* data block: 6 bytes, rate code 156 (10 kHz), 8-bit */
+    put(&o, "\x80\x90\x70\x80\x00", 5);     /* 4 samples, then the terminator */
+    write_file(name, o.b, o.n);
+}
+
 /* AIFF with its COMM (0 channels) behind a 5000-byte APPL chunk. */
 static void make_aiff_appl_nochan(const char *name)
 {
@@ -379,6 +426,7 @@ static const char *const fixture_files[] = {
     FX "huge.xpm", FX "huge_xpm.png", FX "colours.xpm", FX "nocolour.xpm", FX "huge.svg", FX "huge_svg.png", FX "huge.ppm",
     FX "huge_ppm.png", FX "max.tga", FX "30000.tga", FX "30000_tga.png", FX "fifo",
     FX "fuzz_388h.mid", FX "long_388h.mid", FX "twenty_min.mid",
+    FX "empty.wav", FX "17f_768k.wav", FX "40f_768k.wav", FX "zero.aiff", FX "tiny.voc",
 };
 
 static void make_fixtures(void)
@@ -406,6 +454,11 @@ static void make_fixtures(void)
     write_file(FX "fuzz_388h.mid", midi_fuzz, sizeof midi_fuzz);
     make_midi(FX "long_388h.mid", 0x0FFFFFFF); /* 388.4 hours in all */
     make_midi(FX "twenty_min.mid", 20 * 60 * 2 * 96); /* 20 min of quarter notes at 120 bpm */
+    make_wav_frames(FX "empty.wav", 1, 22050, 0);
+    make_wav_frames(FX "17f_768k.wav", 2, 768000, 17); /* 0.98 frames at 44100 Hz */
+    make_wav_frames(FX "40f_768k.wav", 2, 768000, 40); /* 2.3 frames at 44100 Hz */
+    make_aiff_zero_frames(FX "zero.aiff");
+    make_voc(FX "tiny.voc");
 }
 
 static void remove_fixtures(void)
@@ -419,6 +472,7 @@ static void remove_fixtures(void)
 typedef struct outcome {
     bool delivered;
     int error;
+    uint32_t sound_bytes; /* the chunk's alen */
     char text[512];
 } outcome;
 
@@ -432,8 +486,10 @@ static void on_done(tempo_loader *l, const tempo_load_result *r, void *user)
     /* The objects are ours: a hostile file that decodes anyway is freed. */
     if (r->surface)
         SDL_FreeSurface(r->surface);
-    if (r->chunk)
+    if (r->chunk) {
+        o->sound_bytes = r->chunk->alen;
         Mix_FreeChunk(r->chunk);
+    }
     if (r->music)
         Mix_FreeMusic(r->music);
 }
@@ -529,6 +585,34 @@ REFUSED(sound_aiff_first_ssnd_offset_past_the_end, TEMPO_LOAD_SOUND, "two_ssnd.a
 REFUSED(sound_5_byte_flac_leaks_nothing, TEMPO_LOAD_SOUND, "short.flac", TEMPO_EFORMAT, NULL)
 REFUSED(sound_flac_with_a_174_byte_streaminfo, TEMPO_LOAD_SOUND, "flac_aiff.flac", TEMPO_EFORMAT, "STREAMINFO")
 REFUSED(music_flac_with_a_174_byte_streaminfo, TEMPO_LOAD_MUSIC, "flac_aiff.flac", TEMPO_EFORMAT, "STREAMINFO")
+
+/* Sounds of no sample frames, or fewer than one at the device's rate
+ * (44100 Hz here): SDL_mixer 2.8 converts them to 0 bytes, frees that
+ * buffer and keeps its pointer, and Mix_FreeChunk frees it again (a
+ * double free on Debian 13; fuzz_asset_load found the first). SDL_mixer
+ * 2.6.2 made them empty sounds. */
+REFUSED(sound_wav_without_sample_frames, TEMPO_LOAD_SOUND, "empty.wav", TEMPO_EFORMAT, "no whole block")
+REFUSED(sound_wav_shorter_than_one_device_frame, TEMPO_LOAD_SOUND, "17f_768k.wav", TEMPO_EFORMAT,
+        "17 sample frames at 768000 Hz: less than one at the audio device's 44100 Hz")
+REFUSED(sound_aiff_of_0_frames, TEMPO_LOAD_SOUND, "zero.aiff", TEMPO_EFORMAT, "0 sample frames")
+/* SDL_mixer's VOC reader trusts its block lengths (a 16-bit block shorter
+ * than its 12-byte header reads ~4 GiB): unchecked, so opt-in only. */
+REFUSED(sound_voc_is_an_unchecked_format, TEMPO_LOAD_SOUND, "tiny.voc", TEMPO_ENOTSUP, "VOC")
+
+/* Just above the line: 40 frames at 768 kHz are 2 at 44.1 kHz, a sound. */
+static void a_sound_of_a_few_device_frames_loads(void)
+{
+    if (!audio_ok)
+        TT_SKIP("no audio device");
+    tempo_loader *l = tempo_loader_create(NULL);
+    outcome o;
+    if (load(l, TEMPO_LOAD_SOUND, FX "40f_768k.wav", &o)) {
+        tt_note("%-24s sound  %-14s %u bytes %s", FX "40f_768k.wav", tempo_errname(o.error), o.sound_bytes, o.text);
+        CHECK_EQ_INT(o.error, 0);
+        CHECK(o.sound_bytes >= 2 * 4); /* 2 frames of 16-bit stereo */
+    }
+    tempo_loader_destroy(l);
+}
 
 /* MIDI songs far too long (delta times of up to 0x0FFFFFFF ticks): as a
  * sound SDL_mixer renders the whole song into memory (the old loader's
@@ -691,6 +775,11 @@ static const tt_case cases[] = {
     TT_CASE(sound_midi_lasting_388_hours),
     TT_CASE(music_midi_lasting_388_hours),
     TT_CASE(a_20_minute_midi_is_music_not_a_sound),
+    TT_CASE(sound_wav_without_sample_frames),
+    TT_CASE(sound_wav_shorter_than_one_device_frame),
+    TT_CASE(sound_aiff_of_0_frames),
+    TT_CASE(sound_voc_is_an_unchecked_format),
+    TT_CASE(a_sound_of_a_few_device_frames_loads),
     TT_CASE(image_xpm_30000x30000),
     TT_CASE(image_xpm_30000x30000_named_png),
     TT_CASE(image_xpm_10e8_colours),

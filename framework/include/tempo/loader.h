@@ -58,8 +58,8 @@
  * default TEMPO_LOADER_DEFAULT_MAX_PIXELS; audio channels and rates; MIDI
  * songs over 10 minutes as a sound or a day as music are TEMPO_ERANGE), and
  * calls that format's decoder itself. Formats that cannot be checked first
- * (SVG, TIFF, ICO/CUR, PCX, LBM, XCF, XV, AVIF, JPEG XL, data without an
- * audio signature) are TEMPO_ENOTSUP unless desc.allow_unchecked_formats.
+ * (SVG, TIFF, ICO/CUR, PCX, LBM, XCF, XV, AVIF, JPEG XL, VOC, data without
+ * an audio signature) are TEMPO_ENOTSUP unless desc.allow_unchecked_formats.
  * Only regular files are opened (a FIFO or device: TEMPO_EIO at once).
  * docs/loading.md ("What the loader checks") has every check, and the
  * costs measured. Expected failures are in the result (and logged at
@@ -205,7 +205,8 @@ struct tempo_load_result {
  *   TEMPO_EIO       the file cannot be opened or read (no permission), or it is
  *                   not a regular file (a directory, FIFO, device, socket)
  *   TEMPO_EFORMAT   empty file, not a format the loader recognises by its first
- *                   bytes, a header that lies (see "Hostile files"), or the
+ *                   bytes, a header that lies (see "Hostile files"), a sound
+ *                   under one sample frame at the audio device's rate, or the
  *                   decoder rejected the data; the text says why
  *   TEMPO_ENOTSUP   a format that cannot be checked before decoding, without
  *                   desc.allow_unchecked_formats
@@ -267,10 +268,9 @@ typedef struct tempo_loader_desc {
     uint64_t max_image_pixels;   /* images claiming or decoding to more pixels (w * h) fail with
                                     TEMPO_ERANGE; 0 => TEMPO_LOADER_DEFAULT_MAX_PIXELS (8192^2,
                                     256 MiB as a 32-bit surface) */
-    bool allow_unchecked_formats; /* false => formats whose claims cannot be checked before
-                                     decoding (SVG, TIFF, ICO, PCX, ...; audio without a known
-                                     signature) fail with TEMPO_ENOTSUP. true => they are decoded
-                                     anyway (and sized after decoding): only for trusted files */
+    bool allow_unchecked_formats; /* false => formats not checked before decoding (SVG, TIFF,
+                                     VOC, ...: "Hostile files") fail with TEMPO_ENOTSUP. true =>
+                                     decoded anyway (sized after): only for trusted files */
     tempo_load_group_done_fn group_done; /* NULL => no batch notification */
     void *group_done_user;               /* passed to group_done */
 } tempo_loader_desc;
