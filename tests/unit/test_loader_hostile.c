@@ -426,7 +426,7 @@ static const char *const fixture_files[] = {
     FX "huge.xpm", FX "huge_xpm.png", FX "colours.xpm", FX "nocolour.xpm", FX "huge.svg", FX "huge_svg.png", FX "huge.ppm",
     FX "huge_ppm.png", FX "max.tga", FX "30000.tga", FX "30000_tga.png", FX "fifo",
     FX "fuzz_388h.mid", FX "long_388h.mid", FX "twenty_min.mid",
-    FX "empty.wav", FX "17f_768k.wav", FX "40f_768k.wav", FX "zero.aiff", FX "tiny.voc",
+    FX "empty.wav", FX "1f_768k.wav", FX "100f_768k.wav", FX "zero.aiff", FX "tiny.voc",
 };
 
 static void make_fixtures(void)
@@ -455,8 +455,8 @@ static void make_fixtures(void)
     make_midi(FX "long_388h.mid", 0x0FFFFFFF); /* 388.4 hours in all */
     make_midi(FX "twenty_min.mid", 20 * 60 * 2 * 96); /* 20 min of quarter notes at 120 bpm */
     make_wav_frames(FX "empty.wav", 1, 22050, 0);
-    make_wav_frames(FX "17f_768k.wav", 2, 768000, 17); /* 0.98 frames at 44100 Hz */
-    make_wav_frames(FX "40f_768k.wav", 2, 768000, 40); /* 2.3 frames at 44100 Hz */
+    make_wav_frames(FX "1f_768k.wav", 2, 768000, 1);     /* under one frame at any device rate */
+    make_wav_frames(FX "100f_768k.wav", 2, 768000, 100); /* 5.7 frames at 44100 Hz, 2.9 at 22050 */
     make_aiff_zero_frames(FX "zero.aiff");
     make_voc(FX "tiny.voc");
 }
@@ -586,30 +586,31 @@ REFUSED(sound_5_byte_flac_leaks_nothing, TEMPO_LOAD_SOUND, "short.flac", TEMPO_E
 REFUSED(sound_flac_with_a_174_byte_streaminfo, TEMPO_LOAD_SOUND, "flac_aiff.flac", TEMPO_EFORMAT, "STREAMINFO")
 REFUSED(music_flac_with_a_174_byte_streaminfo, TEMPO_LOAD_MUSIC, "flac_aiff.flac", TEMPO_EFORMAT, "STREAMINFO")
 
-/* Sounds of no sample frames, or fewer than one at the device's rate
- * (44100 Hz here): SDL_mixer 2.8 converts them to 0 bytes, frees that
+/* Sounds of no sample frames, or fewer than one at the device's rate:
+ * SDL_mixer 2.8 converts them to 0 bytes, frees that
  * buffer and keeps its pointer, and Mix_FreeChunk frees it again (a
  * double free on Debian 13; fuzz_asset_load found the first). SDL_mixer
  * 2.6.2 made them empty sounds. */
 REFUSED(sound_wav_without_sample_frames, TEMPO_LOAD_SOUND, "empty.wav", TEMPO_EFORMAT, "no whole block")
-REFUSED(sound_wav_shorter_than_one_device_frame, TEMPO_LOAD_SOUND, "17f_768k.wav", TEMPO_EFORMAT,
-        "17 sample frames at 768000 Hz: less than one at the audio device's 44100 Hz")
+REFUSED(sound_wav_shorter_than_one_device_frame, TEMPO_LOAD_SOUND, "1f_768k.wav", TEMPO_EFORMAT,
+        "1 sample frame at 768000 Hz: less than one at the audio device's")
 REFUSED(sound_aiff_of_0_frames, TEMPO_LOAD_SOUND, "zero.aiff", TEMPO_EFORMAT, "0 sample frames")
 /* SDL_mixer's VOC reader trusts its block lengths (a 16-bit block shorter
  * than its 12-byte header reads ~4 GiB): unchecked, so opt-in only. */
 REFUSED(sound_voc_is_an_unchecked_format, TEMPO_LOAD_SOUND, "tiny.voc", TEMPO_ENOTSUP, "VOC")
 
-/* Just above the line: 40 frames at 768 kHz are 2 at 44.1 kHz, a sound. */
+/* Above the line: 100 frames at 768 kHz are a few at the device's rate (its
+ * rate and channels are the driver's: only "not empty" is asserted). */
 static void a_sound_of_a_few_device_frames_loads(void)
 {
     if (!audio_ok)
         TT_SKIP("no audio device");
     tempo_loader *l = tempo_loader_create(NULL);
     outcome o;
-    if (load(l, TEMPO_LOAD_SOUND, FX "40f_768k.wav", &o)) {
-        tt_note("%-24s sound  %-14s %u bytes %s", FX "40f_768k.wav", tempo_errname(o.error), o.sound_bytes, o.text);
+    if (load(l, TEMPO_LOAD_SOUND, FX "100f_768k.wav", &o)) {
+        tt_note("%-24s sound  %-14s %u bytes %s", FX "100f_768k.wav", tempo_errname(o.error), o.sound_bytes, o.text);
         CHECK_EQ_INT(o.error, 0);
-        CHECK(o.sound_bytes >= 2 * 4); /* 2 frames of 16-bit stereo */
+        CHECK(o.sound_bytes > 0);
     }
     tempo_loader_destroy(l);
 }
