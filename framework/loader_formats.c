@@ -184,35 +184,31 @@ static int load_sound(tempo_loader *l, load_req *r, load_scratch *sc)
      * and then frees again in Mix_FreeChunk (fuzz_asset_load, Debian 13). */
     int device_hz = 0;
     Mix_QuerySpec(&device_hz, NULL, NULL);
+    /* freesrc 0 below: SDL_mixer 2.6.2 does not close a source it was told
+     * to close on every failure path (Mix_LoadMusic_RW returns early for
+     * data it cannot identify; found by fuzz_asset_load), so Tempo closes
+     * it. */
     Mix_Chunk *c = NULL;
+    SDL_ClearError();
     if (info.frames > 0 && device_hz > 0 && info.frames * (uint64_t)device_hz < info.rate_hz) {
         tempo__loader_fail(r, TEMPO_EFORMAT,
                            "%s: %llu sample frame%s at %u Hz: less than one at the audio device's %d Hz, no sound",
                            r->path, (unsigned long long)info.frames, info.frames == 1 ? "" : "s",
                            (unsigned)info.rate_hz, device_hz);
-    } else {
-        SDL_ClearError();
-        /* freesrc 0: SDL_mixer 2.6.2 does not close a source it was told to
-         * close on every failure path (Mix_LoadMusic_RW returns early for
-         * data it cannot identify; found by fuzz_asset_load), so Tempo
-         * closes it. */
-        c = Mix_LoadWAV_RW(rw, 0);
-        if (c == NULL) {
-            tempo__loader_fail(r, TEMPO_EFORMAT, "%s: %s", r->path,
-                               tempo__loader_sdl_text("SDL_mixer could not decode it"));
-        } else if (c->alen == 0) {
-            /* WAV, AIFF and VOC are converted to the device's format, and
-             * one converted to 0 bytes (VOC, unchecked) may hold a freed
-             * buffer, or not, by the SDL_mixer and C library: dropped, never
-             * freed twice. The other formats decode in the device's format
-             * (no conversion): their buffer is freed. */
-            if (info.format == TEMPO__ASSET_WAV || info.format == TEMPO__ASSET_AIFF ||
-                info.format == TEMPO__ASSET_VOC)
-                c->abuf = NULL;
-            Mix_FreeChunk(c);
-            c = NULL;
-            tempo__loader_fail(r, TEMPO_EFORMAT, "%s: SDL_mixer decoded no sound from it", r->path);
-        }
+    } else if ((c = Mix_LoadWAV_RW(rw, 0)) == NULL) {
+        tempo__loader_fail(r, TEMPO_EFORMAT, "%s: %s", r->path,
+                           tempo__loader_sdl_text("SDL_mixer could not decode it"));
+    } else if (c->alen == 0) {
+        /* WAV, AIFF and VOC are converted to the device's format, and one
+         * converted to 0 bytes (VOC, unchecked) may hold a freed buffer, or
+         * not, by the SDL_mixer and C library: dropped, never freed twice.
+         * The other formats decode in the device's format (no conversion):
+         * their buffer is freed. */
+        if (info.format == TEMPO__ASSET_WAV || info.format == TEMPO__ASSET_AIFF || info.format == TEMPO__ASSET_VOC)
+            c->abuf = NULL;
+        Mix_FreeChunk(c);
+        c = NULL;
+        tempo__loader_fail(r, TEMPO_EFORMAT, "%s: SDL_mixer decoded no sound from it", r->path);
     }
     plat_mutex_unlock(mix_lock);
     SDL_RWclose(rw);

@@ -515,6 +515,24 @@ static bool load(tempo_loader *l, tempo_load_type type, const char *path, outcom
     return true;
 }
 
+static const char *type_name(tempo_load_type type)
+{
+    return type == TEMPO_LOAD_MUSIC ? "music" : type == TEMPO_LOAD_SOUND ? "sound" : "image";
+}
+
+/* The file must load; a sound, to a chunk that is not empty. */
+static void expect_loaded(tempo_loader *l, tempo_load_type type, const char *path)
+{
+    outcome o;
+    if (!load(l, type, path, &o))
+        return;
+    tt_note("%-24s %-6s %-14s %u sound bytes %s", path, type_name(type), tempo_errname(o.error), o.sound_bytes,
+            o.text);
+    CHECK_EQ_INT(o.error, 0);
+    if (type == TEMPO_LOAD_SOUND)
+        CHECK(o.sound_bytes > 0);
+}
+
 /* The file must be refused with `code` (0: any error), quickly and
  * without a giant allocation. */
 static void expect_refused(tempo_loader *l, tempo_load_type type, const char *path, int code, const char *needle)
@@ -523,8 +541,8 @@ static void expect_refused(tempo_loader *l, tempo_load_type type, const char *pa
     if (!load(l, type, path, &o))
         return;
     size_t big = atomic_load(&max_request);
-    tt_note("%-24s %-6s %-14s max SDL_malloc %zu B: %s", path, type == TEMPO_LOAD_MUSIC ? "music"
-            : type == TEMPO_LOAD_SOUND ? "sound" : "image", tempo_errname(o.error), big, o.text);
+    tt_note("%-24s %-6s %-14s max SDL_malloc %zu B: %s", path, type_name(type), tempo_errname(o.error), big,
+            o.text);
     if (o.error == 0)
         tt_fail(__FILE__, __LINE__, "%s: loaded, want %s", path, code ? tempo_errname(code) : "an error");
     else if (code != 0 && o.error != code)
@@ -606,12 +624,7 @@ static void a_sound_of_a_few_device_frames_loads(void)
     if (!audio_ok)
         TT_SKIP("no audio device");
     tempo_loader *l = tempo_loader_create(NULL);
-    outcome o;
-    if (load(l, TEMPO_LOAD_SOUND, FX "100f_768k.wav", &o)) {
-        tt_note("%-24s sound  %-14s %u bytes %s", FX "100f_768k.wav", tempo_errname(o.error), o.sound_bytes, o.text);
-        CHECK_EQ_INT(o.error, 0);
-        CHECK(o.sound_bytes > 0);
-    }
+    expect_loaded(l, TEMPO_LOAD_SOUND, FX "100f_768k.wav");
     tempo_loader_destroy(l);
 }
 
@@ -655,11 +668,7 @@ static void the_same_files_as_sounds_stay_safe(void)
     /* A padding reader sees no format chunk: SDL refuses it itself. */
     expect_refused(l, TEMPO_LOAD_SOUND, FX "odd_junk.wav", 0, NULL);
     /* SDL's own WAV reader ignores smpl: a valid sound. */
-    outcome o;
-    if (load(l, TEMPO_LOAD_SOUND, FX "smpl.wav", &o)) {
-        tt_note("%-24s sound  %-14s %s", FX "smpl.wav", tempo_errname(o.error), o.text);
-        CHECK_EQ_INT(o.error, 0);
-    }
+    expect_loaded(l, TEMPO_LOAD_SOUND, FX "smpl.wav");
     tempo_loader_destroy(l);
 }
 
