@@ -256,6 +256,11 @@ static void apply_present(tempo_loop *L, tempo__present_verdict v)
     }
     if (v.realign)
         realign(L);
+    if (v.skip_past_slots) {
+        uint64_t next = tempo__sched_slot_after_render(&L->sched, loop_now(L));
+        if (next > L->sched.slot)
+            L->sched.slot = next;
+    }
     L->pause_mask = (L->pause_mask & ~v.pause_clear) | v.pause_set;
     if (v.dirty)
         L->sched.dirty = true;

@@ -149,6 +149,7 @@ typedef struct tempo__watch {
 /* What a call into display pacing asks of the loop, which applies it. */
 typedef struct tempo__present_verdict {
     bool realign;          /* the render slot schedule starts again from the last render */
+    bool skip_past_slots;  /* ...and from the first slot after now (a TIMER verdict at a return) */
     bool phase;            /* the presents block on vblanks, one returned at phase_at_ns:
                               move the update ticks after it (tempo__sched_phase_move) */
     uint64_t phase_at_ns;

@@ -165,6 +165,12 @@ static void set_measured_pacing(tempo_loop *L, tempo_loop_pacing pacing)
 static void timer_verdict(tempo_loop *L, uint64_t now, uint64_t grid_ns)
 {
     set_measured_pacing(L, TEMPO_LOOP_PACING_TIMER);
+    /* The renders resume on the timer's slots after this return: a slot
+     * the present blocked past is skipped, not rendered at once. Rendered
+     * at once, a present that sleeps to a grid of its own kept the loop
+     * behind its slots, each present blocking across an update tick (up
+     * to 10 ms late, for the ~400 ms the grids take to drift apart). */
+    L->pres.told.skip_past_slots = true;
     L->pres.present_grid_ns = grid_ns;
     L->pres.timer_since_ns = now;
     if (L->pres.reprobe_every_ns == 0)
