@@ -541,16 +541,22 @@ void tempo__probe_start(tempo__probe *pr, uint64_t period_ns)
     pr->period_ns = period_ns ? period_ns : (NS_PER_S + DEFAULT_HZ / 2) / DEFAULT_HZ;
 }
 
-uint64_t tempo__probe_wake_ns(const tempo__probe *pr, uint64_t prev_return_ns, uint64_t predicted_cost_ns)
+uint64_t tempo__probe_wake_ns(tempo__probe *pr, uint64_t prev_render_ns, uint64_t prev_return_ns,
+                              uint64_t predicted_cost_ns)
 {
     uint64_t q = pr->period_ns / 4;
     uint64_t base = predicted_cost_ns > q ? predicted_cost_ns : q;
     /* All the "a" renders of a round first, then all the "b" ones: with a
-     * blocking present only the one step from a to b makes a render
-     * interval longer than the period (P + P/4); alternating made one per
-     * pair, a late frame each. */
+     * blocking present only the one step from a to b moves the phase;
+     * alternating moved it back and forth, a late frame each pair. */
     uint64_t call = prev_return_ns + base + (pr->n >= TEMPO__PROBE_PAIRS ? q : 0);
-    return call - (predicted_cost_ns < call - prev_return_ns ? predicted_cost_ns : call - prev_return_ns);
+    uint64_t wake = call - (predicted_cost_ns < call - prev_return_ns ? predicted_cost_ns : call - prev_return_ns);
+    /* In steps: a present that does not block returns long before the
+     * bound, and one that returned past it (a missed vblank) is late
+     * whatever the step, so neither is moved. */
+    uint64_t latest = prev_render_ns + pr->period_ns + (uint64_t)TEMPO__PACER_HANDOVER_RELAX((double)pr->period_ns);
+    pr->moving = prev_render_ns != 0 && wake > latest && latest >= prev_return_ns;
+    return pr->moving ? latest : wake;
 }
 
 /* d reduced modulo the period into (-P/2, P/2]. */
@@ -580,7 +586,13 @@ static int probe_verdict(tempo__probe *pr);
 int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_ns)
 {
     /* dur[] holds the "a" presents first, then the "b" ones: the order the
-     * first probe makes them in (tempo__probe_wake_ns). */
+     * first probe makes them in (tempo__probe_wake_ns). A present on its
+     * way to its phase is not one of them. */
+    if (pr->moving) {
+        pr->moving = false;
+        pr->moved++;
+        return TEMPO__PROBE_MORE;
+    }
     pr->dur[pr->n++] = probe_duration(call_ns, return_ns);
     return pr->n < 2 * TEMPO__PROBE_PAIRS ? TEMPO__PROBE_MORE : probe_verdict(pr);
 }

@@ -292,14 +292,23 @@ typedef struct tempo__probe {
     int rounds;             /* rounds ended undecided */
     int64_t last_median_ns; /* the last round's median difference, for tests and logs */
     int64_t last_duration_ns; /* the last round's median present duration */
+    bool moving;            /* the next present's render was moved short of its phase: unmeasured */
+    int moved;              /* such presents, for tests and logs */
 } tempo__probe;
 
 void tempo__probe_start(tempo__probe *pr, uint64_t period_ns);
 
 /* When the next probe render should start, after the previous present
- * returned at `prev_return_ns`, for a render predicted to cost
- * `predicted_cost_ns`. */
-uint64_t tempo__probe_wake_ns(const tempo__probe *pr, uint64_t prev_return_ns, uint64_t predicted_cost_ns);
+ * (its frame rendered at `prev_render_ns`) returned at `prev_return_ns`,
+ * for a render predicted to cost `predicted_cost_ns`. With a blocking
+ * present the render phase moves later only by lengthening a render
+ * interval, and a step of P/4 was a late frame (issue 39): so the render
+ * comes at most TEMPO__PACER_HANDOVER_RELAX(P) more than a period after
+ * the previous one (prev_render_ns 0: no such bound, for LOCKSTEP, which
+ * renders after its ticks), and a present so moved short of its probe
+ * phase is not measured (tempo__probe_presented). */
+uint64_t tempo__probe_wake_ns(tempo__probe *pr, uint64_t prev_render_ns, uint64_t prev_return_ns,
+                              uint64_t predicted_cost_ns);
 
 /* A probe present was called at `call_ns` and returned at `return_ns`.
  * Returns TEMPO__PROBE_MORE until a round of pairs is complete, then its
