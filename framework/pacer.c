@@ -555,7 +555,8 @@ uint64_t tempo__probe_wake_ns(tempo__probe *pr, uint64_t prev_render_ns, uint64_
      * bound, and one that returned past it (a missed vblank) is late
      * whatever the step, so neither is moved. */
     uint64_t latest = prev_render_ns + pr->period_ns + (uint64_t)TEMPO__PACER_HANDOVER_RELAX((double)pr->period_ns);
-    pr->moving = prev_render_ns != 0 && wake > latest && latest >= prev_return_ns;
+    pr->moving = prev_render_ns != 0 && wake > latest && latest >= prev_return_ns &&
+                 pr->round_moves < TEMPO__PROBE_MAX_MOVES;
     return pr->moving ? latest : wake;
 }
 
@@ -591,6 +592,7 @@ int tempo__probe_presented(tempo__probe *pr, uint64_t call_ns, uint64_t return_n
     if (pr->moving) {
         pr->moving = false;
         pr->moved++;
+        pr->round_moves++;
         return TEMPO__PROBE_MORE;
     }
     pr->dur[pr->n++] = probe_duration(call_ns, return_ns);
@@ -622,6 +624,7 @@ static int probe_verdict(tempo__probe *pr)
     pr->last_median_ns = med;
     pr->last_duration_ns = (dur[TEMPO__PROBE_PAIRS - 1] + dur[TEMPO__PROBE_PAIRS]) / 2;
     pr->n = 0;
+    pr->round_moves = 0;
     if (llabs(med - q) < P / 8)
         return TEMPO__PROBE_BLOCKS;
     /* Free only when every pair agrees: a present that does not wait takes

@@ -294,7 +294,14 @@ typedef struct tempo__probe {
     int64_t last_duration_ns; /* the last round's median present duration */
     bool moving;            /* the next present's render was moved short of its phase: unmeasured */
     int moved;              /* such presents, for tests and logs */
+    int round_moves;        /* of those, in this round */
 } tempo__probe;
+
+/* The most presents a round of the probe moves short of their phase. From
+ * just after a return to the "b" phase (P/2) takes 10 steps of P/20; a
+ * present that does not block but works over 0.8 P would be moved for
+ * ever (its return is past the bound), and is measured after these. */
+#define TEMPO__PROBE_MAX_MOVES 12
 
 void tempo__probe_start(tempo__probe *pr, uint64_t period_ns);
 

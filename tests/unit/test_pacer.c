@@ -819,6 +819,76 @@ static void low_latency_margin_keeps_its_floor(void)
     tt_note("floor %.3f ms; after a miss %.3f ms", floor / 1e6, p.extra_margin_ns / 1e6);
 }
 
+/* The probe on its own (tempo__probe_*), with a render of 1 ms at each
+ * wake (never before the previous present returned): a present that
+ * blocks until the next vblank (every P from 3 ms, returning 20 us late),
+ * or one that works `work_ns` and returns. Returns the verdict, or
+ * TEMPO__PROBE_MORE if none within 60 presents; the longest render
+ * interval and the presents moved short of their phase. */
+static int probe_alone(bool blocks, uint64_t work_ns, uint64_t *longest, int *moved)
+{
+    const uint64_t P = 16666667, vb0 = 3 * MS, cost = 1 * MS;
+    tempo__probe pr;
+    tempo__probe_start(&pr, P);
+    uint64_t render = vb0 + 100 * US; /* the loop's first render, just after a vblank */
+    uint64_t ret = 0;
+    *longest = 0;
+    for (int i = 0; i < 60; i++) {
+        uint64_t call = render + cost;
+        if (blocks) {
+            uint64_t k = (call - vb0 + P - 1) / P;
+            ret = vb0 + k * P + 20 * US;
+        } else {
+            ret = call + work_ns;
+        }
+        if (i > 0) { /* the first present only anchors the probe, as in the loop */
+            int v = tempo__probe_presented(&pr, call, ret);
+            if (v == TEMPO__PROBE_BLOCKS || v == TEMPO__PROBE_FREE) {
+                *moved = pr.moved;
+                return v;
+            }
+        }
+        uint64_t wake = tempo__probe_wake_ns(&pr, render, ret, cost);
+        uint64_t next = wake > ret ? wake : ret;
+        if (next - render > *longest)
+            *longest = next - render;
+        render = next;
+    }
+    *moved = pr.moved;
+    return TEMPO__PROBE_MORE;
+}
+
+/* Issue 39 section 2: the probe's step to its "a" phase (P/4 after the
+ * return) and its a-to-b step (P/2) were render intervals of up to
+ * P + P/4 with a blocking present, a late frame each. The probe moves its
+ * phase at most P/20 a present, and measures only the presents at their
+ * phase. A present that does not block is not moved; one that works
+ * over 0.8 P was moved for ever and never measured, so a round moves at
+ * most TEMPO__PROBE_MAX_MOVES presents. */
+static void probe_moves_its_phase_in_steps(void)
+{
+    const uint64_t P = 16666667;
+    uint64_t longest;
+    int moved;
+    int v = probe_alone(true, 0, &longest, &moved);
+    tt_note("blocking present: verdict %d, longest render interval %.2f ms, %d presents moved", v,
+            (double)longest / 1e6, moved);
+    CHECK_EQ_INT(v, TEMPO__PROBE_BLOCKS);
+    CHECK_LE_U64(longest, P + P / 20 + 1);
+    CHECK_GE_INT(moved, 8); /* 0.1 -> 4.2 -> 8.3 ms after the vblank, 0.83 ms a step */
+    CHECK_LE_INT(moved, TEMPO__PROBE_MAX_MOVES);
+    static const uint64_t works[] = {300 * US, 8 * MS, 14 * MS, 16 * MS};
+    for (int i = 0; i < 4; i++) {
+        v = probe_alone(false, works[i], &longest, &moved);
+        tt_note("present that works %.1f ms and returns: verdict %d, %d presents moved", (double)works[i] / 1e6, v,
+                moved);
+        CHECK_EQ_INT(v, TEMPO__PROBE_FREE);
+        CHECK_LE_INT(moved, TEMPO__PROBE_MAX_MOVES);
+        if (works[i] < P / 2)
+            CHECK_EQ_INT(moved, 0);
+    }
+}
+
 static const tt_case cases[] = {
     TT_CASE(display_hz_falls_back_to_60),
     TT_CASE(before_lock_it_renders_at_once),
@@ -844,6 +914,7 @@ static const tt_case cases[] = {
     TT_CASE(present_waits_for_an_update),
     TT_CASE(low_latency_lead_is_the_cost_plus_the_present_work),
     TT_CASE(low_latency_margin_keeps_its_floor),
+    TT_CASE(probe_moves_its_phase_in_steps),
 };
 
 int main(int argc, char **argv)
