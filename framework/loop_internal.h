@@ -168,7 +168,6 @@ typedef struct tempo__present {
     tempo_loop_pacing pacing_before_withheld; /* resumed when presents come back */
     tempo__probe probe;            /* PROBING: does the present block? */
     uint64_t last_return_ns;       /* when the last present returned (0: none) */
-    uint64_t render_ns;            /* when the frame being presented was rendered */
     int long_presents;             /* consecutive presents blocked past the withheld bound */
     uint64_t withheld_every_ns;    /* WITHHELD: the probes' interval (backoff on a shown window) */
     bool withheld_shown;           /* WITHHELD: the window system said shown at the last probe */

@@ -450,7 +450,6 @@ tempo__present_verdict tempo__loop_present(tempo_loop *L, uint64_t t, uint64_t d
     if (L->renderer != NULL)
         SDL_RenderFlush(L->renderer);
     uint64_t r = loop_now(L);
-    L->pres.render_ns = t;
     uint64_t start = L->pres.pace.pacing == TEMPO_LOOP_PACING_TIMER ? 0 : work_start(L, t);
     if (L->pres.pace.pacing == TEMPO_LOOP_PACING_VSYNC) {
         uint64_t v = tempo__pacer_next_vblank(&L->pres.pacer, r);
@@ -559,8 +558,10 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
         } else if (verdict == TEMPO__PROBE_FREE) {
             timer_verdict(L, b, 0);
         } else {
-            /* LOCKSTEP renders after its ticks: no phase to move in steps. */
-            uint64_t render = tempo__sched_render_scheduled(&L->sched) ? L->pres.render_ns : 0;
+            /* The frame just presented was rendered at the schedule's last
+             * render. LOCKSTEP renders after its ticks: no phase to move in
+             * steps. */
+            uint64_t render = tempo__sched_render_scheduled(&L->sched) ? L->sched.last_render_ns : 0;
             L->pres.pace.pace_wake_ns =
                 tempo__probe_wake_ns(&L->pres.probe, render, b, L->pres.pacer.predicted_cost_ns);
         }

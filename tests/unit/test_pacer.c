@@ -827,27 +827,21 @@ static void low_latency_margin_keeps_its_floor(void)
  * interval and the presents moved short of their phase. */
 static int probe_alone(bool blocks, uint64_t work_ns, uint64_t *longest, int *moved)
 {
-    const uint64_t P = 16666667, vb0 = 3 * MS, cost = 1 * MS;
+    const uint64_t cost = 1 * MS;
+    const uint64_t P = 16666667;
+    display d;
+    display_init(&d, P, 1);
+    d.vb0 = 3 * MS;
     tempo__probe pr;
     tempo__probe_start(&pr, P);
-    uint64_t render = vb0 + 100 * US; /* the loop's first render, just after a vblank */
-    uint64_t ret = 0;
+    uint64_t render = d.vb0 + 100 * US; /* the loop's first render, just after a vblank */
+    int v = TEMPO__PROBE_MORE;
     *longest = 0;
-    for (int i = 0; i < 60; i++) {
+    for (int i = 0; i < 60 && v != TEMPO__PROBE_BLOCKS && v != TEMPO__PROBE_FREE; i++) {
         uint64_t call = render + cost;
-        if (blocks) {
-            uint64_t k = (call - vb0 + P - 1) / P;
-            ret = vb0 + k * P + 20 * US;
-        } else {
-            ret = call + work_ns;
-        }
-        if (i > 0) { /* the first present only anchors the probe, as in the loop */
-            int v = tempo__probe_presented(&pr, call, ret);
-            if (v == TEMPO__PROBE_BLOCKS || v == TEMPO__PROBE_FREE) {
-                *moved = pr.moved;
-                return v;
-            }
-        }
+        uint64_t ret = blocks ? vblank_at(&d, vblank_index_after(&d, call)) + 20 * US : call + work_ns;
+        if (i > 0) /* the first present only anchors the probe, as in the loop */
+            v = tempo__probe_presented(&pr, call, ret);
         uint64_t wake = tempo__probe_wake_ns(&pr, render, ret, cost);
         uint64_t next = wake > ret ? wake : ret;
         if (next - render > *longest)
@@ -855,7 +849,8 @@ static int probe_alone(bool blocks, uint64_t work_ns, uint64_t *longest, int *mo
         render = next;
     }
     *moved = pr.moved;
-    return TEMPO__PROBE_MORE;
+    tempo_fake_clock_destroy(d.fc);
+    return v == TEMPO__PROBE_BLOCKS || v == TEMPO__PROBE_FREE ? v : TEMPO__PROBE_MORE;
 }
 
 /* Issue 39 section 2: the probe's step to its "a" phase (P/4 after the
