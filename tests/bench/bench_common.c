@@ -105,6 +105,20 @@ FILE *bench_data_open(const char *name)
     return f;
 }
 
+void bench_default_cache(char *buf, size_t size, const char *name)
+{
+    static const char *const vars[] = {"TMPDIR", "TEMP", "TMP"};
+    const char *dir = "/tmp";
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && v[0] != '\0') {
+            dir = v;
+            break;
+        }
+    }
+    snprintf(buf, size, "%s/%s", dir, name);
+}
+
 void bench_fmt_ratio(char *buf, size_t size, double a, double b)
 {
     if (!(b > 0) || !(a >= 0))

@@ -45,6 +45,11 @@ int bench_run_child(const char *self, const char *args, void (*on_line)(const ch
  * fclose. */
 FILE *bench_data_open(const char *name);
 
+/* The default directory for a benchmark's generated fixtures (--cache):
+ * `name` in the temporary directory (TMPDIR, TEMP or TMP, else /tmp), so
+ * a benchmark run from the source tree does not write into it. */
+void bench_default_cache(char *buf, size_t size, const char *name);
+
 /* Writes the ratio a / b into buf for a table's "against the baseline"
  * column: "12x", "2.4x", "1.0x", "0.16x", "0.00059x" (two significant
  * digits below 1); "-" when b is not positive or a is negative (no

@@ -56,8 +56,8 @@
  * wakes just before each one (issue 11, display pacing).
  *
  * Options: --quick (100 PNGs, 2 000 messages, 3 s), --cache DIR (where the
- * PNGs are generated once; default ./bench-game-cache), --seconds N,
- * --msg-us N, --trace (every missed vblank of the fake-vsync rows: its
+ * PNGs are generated once; default tempo-bench-game-cache in TMPDIR),
+ * --seconds N, --msg-us N, --trace (every missed vblank of the fake-vsync rows: its
  * CLOCK_MONOTONIC time, to find it in `perf sched record -k CLOCK_MONOTONIC`;
  * the pacer's planned wake, the wake's lateness, render cost, the present's
  * own work (and of it, the frame's draws that SDL queued until the present,
@@ -119,7 +119,7 @@ static int n_messages = 10000;
 static uint64_t msg_cost_ns = 2 * US; /* --msg-us */
 static uint64_t burst_at_ns = 500 * MS; /* --burst-at: the burst and the load start here */
 static double run_s = 8;
-static char cache_dir[1024] = "bench-game-cache";
+static char cache_dir[1024]; /* --cache; default bench_default_cache() */
 static char (*paths)[1100];
 static int rounds = 1; /* --rounds */
 static bool trace; /* --trace: every missed vblank of the fake-vsync runs, one line each */
@@ -1169,6 +1169,7 @@ static void print_rounds(result (*res)[NROWS], int n)
 
 int main(int argc, char **argv)
 {
+    bench_default_cache(cache_dir, sizeof cache_dir, "tempo-bench-game-cache");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             n_images = 100;

@@ -26,8 +26,8 @@
  * finalize budget, total <= 1.2x the synchronous load.
  *
  * The PNGs are generated on first run into a cache directory (--cache DIR,
- * default ./bench-loader-cache) and read once before timing, so every mode
- * finds them in the OS file cache. Without a display the offscreen video
+ * default tempo-bench-loader-cache in TMPDIR) and read once before timing,
+ * so every mode finds them in the OS file cache. Without a display the offscreen video
  * driver and the software renderer are used. --quick loads 100 PNGs. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +85,7 @@ typedef struct run {
 
 static SDL_Renderer *ren;
 static int n_images = 500;
-static char cache_dir[1024] = "bench-loader-cache";
+static char cache_dir[1024]; /* --cache; default bench_default_cache() */
 static char (*paths)[1100];
 
 /* ---- Fixtures ------------------------------------------------------------ */
@@ -331,6 +331,7 @@ static void run_mode(run *rn)
 
 int main(int argc, char **argv)
 {
+    bench_default_cache(cache_dir, sizeof cache_dir, "tempo-bench-loader-cache");
     bool quick = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
