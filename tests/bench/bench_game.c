@@ -57,8 +57,9 @@
  *
  * Options: --quick (100 PNGs, 2 000 messages, 3 s), --cache DIR (where the
  * PNGs are generated once; default tempo-bench-game-cache in TMPDIR),
- * --seconds N, --msg-us N, --trace (every missed vblank of the fake-vsync rows: its
- * CLOCK_MONOTONIC time, to find it in `perf sched record -k CLOCK_MONOTONIC`;
+ * --seconds N, --msg-us N, --trace (every missed vblank of the fake-vsync
+ * rows: its CLOCK_MONOTONIC time, to find it in `perf sched record -k
+ * CLOCK_MONOTONIC`;
  * the pacer's planned wake, the wake's lateness, render cost, the present's
  * own work (and of it, the frame's draws that SDL queued until the present,
  * and the loop thread's CPU time: on Linux, the rest is waiting for other
@@ -501,6 +502,8 @@ static uint64_t lead_p50(const game *g)
 {
     uint64_t *v = calloc((size_t)g->nvr + 1, sizeof *v);
     int n = 0;
+    if (v == NULL)
+        return 0;
     for (int i = 0; i < g->nvr; i++)
         if (g->vr[i].planned != 0 && g->vr[i].call >= g->start_ns + burst_at_ns)
             v[n++] = (uint64_t)g->vr[i].lead;
@@ -861,12 +864,14 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
  * vsync's). Capped: sleep to absolute 1/60 s deadlines, then render and
  * present. Fake vsync: render, then the fake vsync present, back to back;
  * or (lead_ns != 0) first sleep until lead_ns before the next vblank, as
- * Tempo's pacer does, so its late wakes (the OS timer's) count too. The
+ * Tempo's pacer does, so its late wakes (the OS timer's) count too
+ * (`at_tempo`: lead_ns is the lead Tempo kept, for the trace's name). The
  * typist's events are drained (and counted) before each render. `loaded`:
  * the load's threads (background) run meanwhile, from the burst's time on:
  * the machine's noise under the same contention as the glues', without
  * their loop-thread work. */
-static int run_plain(bool vsync, uint64_t lead_ns, bool loaded, SDL_Renderer *ren, const char *plot, result *out)
+static int run_plain(bool vsync, uint64_t lead_ns, bool at_tempo, bool loaded, SDL_Renderer *ren, const char *plot,
+                     result *out)
 {
     bool jit = lead_ns != 0;
     game g = {.quiet = true, .vsync = vsync, .ren = ren};
@@ -943,8 +948,8 @@ static int run_plain(bool vsync, uint64_t lead_ns, bool loaded, SDL_Renderer *re
     *out = g.r;
     records_finish(&g, !jit     ? "machine noise"
                        : !loaded ? "machine noise, woken before each vblank"
-                       : lead_ns == PLAIN_LEAD_NS ? "machine noise under the load's threads, woken before each vblank"
-                                                  : "machine noise under the load's threads, woken at Tempo's lead");
+                       : !at_tempo ? "machine noise under the load's threads, woken before each vblank"
+                                   : "machine noise under the load's threads, woken at Tempo's lead");
     tempo_timer_destroy(tick);
     tempo_timer_destroy(g.vblank);
     tempo_event_destroy(sc.stop);
@@ -1018,7 +1023,7 @@ static int run_round(SDL_Window *win, SDL_Renderer *ren, result *r, bool plot)
             fail = 1;
             continue;
         }
-        fail |= w->plain ? run_plain(w->vsync, lead, w->loaded, ren, file, &r[order[i]])
+        fail |= w->plain ? run_plain(w->vsync, lead, w->at_tempo, w->loaded, ren, file, &r[order[i]])
                          : run(w->naive, w->quiet, w->vsync, w->low_priority, win, ren, file, &r[order[i]]);
     }
     return fail;
