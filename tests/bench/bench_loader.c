@@ -27,8 +27,9 @@
  *
  * The PNGs are generated on first run into a cache directory (--cache DIR,
  * default tempo-bench-loader-cache in TMPDIR) and read once before timing,
- * so every mode finds them in the OS file cache. Without a display the offscreen video
- * driver and the software renderer are used. --quick loads 100 PNGs. */
+ * so every mode finds them in the OS file cache. Without a display the
+ * offscreen video driver and the software renderer are used. --quick loads
+ * 100 PNGs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
