@@ -7,7 +7,8 @@
 #     them); neither build configures Tempo's tests or samples; only the shared one needs
 #     libtempo.so;
 #   - docs/using-as-subproject.md's optimization claims on meson as installed: a debug consumer
-#     gets an -O0 Tempo, -Dtempo:buildtype=release changes nothing (meson 1.0 ignores it),
+#     gets an -O0 Tempo; -Dtempo:buildtype=release and -Dtempo:optimization=2 change nothing before
+#     meson 1.8 (it ignores them) and reach Tempo alone from 1.8 on (-O3, -O2);
 #     -Dtempo:optimize=2 puts -O2 last on Tempo's compile commands and on none of the game's;
 #   - the floating-point flags of deterministic game code (issue 38) on the game's own compile
 #     commands, in the compiler's default mode too (gnu17), and not with
@@ -81,15 +82,25 @@ flags = re.findall(r"(?<= )-O\S*", " " + pick[0]["command"]) if pick else []
 print(flags[-1] if flags else "none")
 PY
 }
-for kind in debug buildtype optimize; do
+# Meson 1.8.0 made every built-in option settable per subproject ("Per project subproject options
+# rewrite" in its release notes): from then on -Dtempo:buildtype=release and -Dtempo:optimization=2
+# reach Tempo alone. Before, meson accepts and ignores them (1.0.1 and 1.7 measured).
+per_sub=no
+mv=$(meson --version)
+python3 -c 'import sys; v = [int(x) for x in sys.argv[1].split(".")[:2]]; sys.exit(v < [1, 8])' "$mv" && per_sub=yes
+echo "meson $mv: built-in options per subproject: $per_sub"
+for kind in debug buildtype optimization optimize; do
   opts=(--buildtype=debug)
   [ $kind = buildtype ] && opts+=(-Dtempo:buildtype=release)
+  [ $kind = optimization ] && opts+=(-Dtempo:optimization=2)
   [ $kind = optimize ] && opts+=(-Dtempo:optimize=2)
   if ! (cd "$dir/src" && meson setup "$dir/b-$kind" "${opts[@]}" >"$dir/b-$kind.log" 2>&1); then
     ok "optimize $kind" 1 "meson setup failed ($dir/b-$kind.log)"; continue
   fi
   want_tempo=-O0 want_game=-O0
   [ $kind = optimize ] && want_tempo=-O2
+  [ $per_sub = yes ] && [ $kind = buildtype ] && want_tempo=-O3
+  [ $per_sub = yes ] && [ $kind = optimization ] && want_tempo=-O2
   got_t=$(last_opt "$dir/b-$kind" tempo) got_g=$(last_opt "$dir/b-$kind" game)
   rc=1; [ "$got_t" = "$want_tempo" ] && [ "$got_g" = "$want_game" ] && rc=0
   ok "optimize $kind: tempo $got_t, game $got_g" $rc "want tempo $want_tempo, game $want_game"
