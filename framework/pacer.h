@@ -19,7 +19,8 @@
  * still missed its vblank (the present's own work before the flip, which
  * the pacer cannot see apart from its blocking: only a miss tells): at
  * once to a safer margin, doubled and at least a period/4 (at most half a
- * period), which it keeps (forgotten over minutes); the lead (cost + margins) grows
+ * period), which it keeps (forgotten over minutes); it starts at that
+ * period/4, so no vblank is lost to learn it; the lead (cost + margins) grows
  * at once and shrinks by at most 0.25 ms a frame, so renders start at most
  * that much later than a period after the previous one when the
  * prediction drops;
@@ -115,8 +116,11 @@ typedef struct tempo__pacer {
  * 0 (unknown, e.g. under Xvfb) or nonsense => 60. */
 uint32_t tempo__pacer_display_hz(int refresh_rate);
 
-/* Starts with the display's nominal period (0 => 60 Hz) and a safety
- * margin (0 => 500 us). */
+/* Starts with the display's nominal period (0 => 60 Hz), a safety margin
+ * (0 => 500 us) and an extra margin for the present's own work of
+ * TEMPO__PACER_START_MARGIN (P/4), also its floor: what a first miss would
+ * teach, without the miss. */
+#define TEMPO__PACER_START_MARGIN(period_ns) ((period_ns) / 4.0)
 void tempo__pacer_init(tempo__pacer *p, uint64_t nominal_period_ns, uint64_t margin_ns);
 
 /* Low latency (desc.low_latency; false after init): the predicted render

@@ -317,6 +317,9 @@ static void vsync_run(uint64_t num, uint64_t den, const char *label)
     run_until(loop, &g, T0 + 11 * S, 10000000);
     const tempo_loop_stats *st = tempo_loop_get_stats(loop);
     double period = (double)num / (double)den;
+    /* the pacer's extra margin for the present's own work: its start, P/4
+     * (this present has none, so no miss raises it) */
+    double extra = TEMPO__PACER_START_MARGIN(1e9 / 60);
     double renders_per_s = st->last_second.renders_per_s;
     tt_note("%s: refresh %llu ns (true %.0f), %.2f renders/s, %.2f frames/s, wait %.0f%% (present %.0f%%), "
             "game %.0f%%; latency max %.2f ms (bound %.2f), longest present %.2f ms, missed %d (stats %llu)",
@@ -324,7 +327,7 @@ static void vsync_run(uint64_t num, uint64_t den, const char *label)
             st->last_second.wait_share * 100,
             100.0 * (double)st->last_second.present_ns / (double)st->last_second.elapsed_ns,
             st->last_second.game_share * 100, (double)g.max_latency_ns / 1e6,
-            (period + (double)g.cost_hi + 0.5e6) / 1e6, (double)g.max_blocked_ns / 1e6, g.missed,
+            (period + (double)g.cost_hi + 0.5e6 + extra) / 1e6, (double)g.max_blocked_ns / 1e6, g.missed,
             (unsigned long long)st->total.missed_vblanks);
     CHECK(st->vsync);
     CHECK_LT_DBL(fabs((double)st->refresh_ns - period), 1000.0);
@@ -336,12 +339,12 @@ static void vsync_run(uint64_t num, uint64_t den, const char *label)
     CHECK_LE_DBL(st->last_second.game_share, 0.2);
     CHECK_GE_DBL(st->last_second.wait_share, 0.8);
     /* Just in time: the render starts so close to its vblank that the
-     * present waits at most the margin plus the unused predicted cost. */
-    CHECK_LE_U64(g.max_blocked_ns, st->predicted_render_ns + 500 * US - 2 * MS + 100 * US);
+     * present waits at most the margins plus the unused predicted cost. */
+    CHECK_LE_DBL((double)g.max_blocked_ns, (double)(st->predicted_render_ns + 500 * US - 2 * MS + 100 * US) + extra);
     /* Input to the screen: one refresh + the render cost (its largest) +
-     * the pacer's 0.5 ms margin. */
+     * the pacer's margins (0.5 ms, and P/4). */
     CHECK_GE_U64(g.inputs_seen, 1000);
-    CHECK_LE_DBL((double)g.max_latency_ns, period + (double)g.cost_hi + 500e3);
+    CHECK_LE_DBL((double)g.max_latency_ns, period + (double)g.cost_hi + 500e3 + extra);
     /* The loop sleeps about once per render and once per update, not more. */
     CHECK_LE_DBL(st->last_second.frames_per_s, 60 + 1e9 / period + 1e9 / 7.3e6 + 3);
     tempo_loop_destroy(loop);
@@ -761,6 +764,43 @@ static void first_probe_makes_no_long_render_interval(void)
     }
 }
 
+/* Issue 39 section 2: a present with work of its own before its flip
+ * (SDL's software present under Xvfb: 1.3-3.0 ms) lost its first vblank
+ * ~0.45 s into every run, where a plain loop lost none: the hand-over to
+ * vsync pacing relaxed the lead to the render's cost and the base margin,
+ * and only that miss taught the pacer the present's work (P/4 of extra
+ * margin). The pacer now starts with that P/4: from the loop's first
+ * present, 3 s at 60 and 144 Hz, renders of 0.1-0.4 ms, present work
+ * 1.5-2.5 ms (1.5-1.7 ms at 144 Hz, where P/4 is 1.74 ms): no vblank
+ * lost (before: 1 at 60 Hz, 1 at 144 Hz). */
+static void present_work_loses_no_vblank_at_the_start(void)
+{
+    for (int d = 0; d < 2; d++) {
+        game g;
+        game_init(&g);
+        uint32_t hz = d == 0 ? 60 : 144;
+        g.den = hz;
+        g.cost_lo = 100 * US;
+        g.cost_hi = 400 * US;
+        g.work_lo = 1500 * US;
+        g.work_hi = d == 0 ? 2500 * US : 1700 * US;
+        g.warmup_until = T0; /* every present counts */
+        tempo_loop *loop = game_loop(&g, (tempo_loop_desc){
+            .present = fake_vsync_present, .vsync = TEMPO_LOOP_VSYNC_ON, .display_hz = hz});
+        run_until(loop, &g, T0 + 3 * S, 10000000);
+        const tempo_loop_stats *st = tempo_loop_get_stats(loop);
+        tt_note("%u Hz, present work %.1f-%.1f ms: %d vblanks lost in 3 s (%llu presents), pacing %s", hz,
+                (double)g.work_lo / 1e6, (double)g.work_hi / 1e6, g.missed, (unsigned long long)g.presents,
+                tempo_loop_pacing_name(st->pacing));
+        CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), tempo_loop_pacing_name(TEMPO_LOOP_PACING_VSYNC));
+        CHECK_GE_U64(g.presents, 3 * hz - 3);
+        CHECK_EQ_INT(g.missed, 0);
+        tempo_loop_destroy(loop);
+        tempo_fake_clock_destroy(g.fc);
+        drain_sdl_events();
+    }
+}
+
 /* LOCKSTEP renders after its ticks, not on a schedule: the probe renders
  * still wait for their instants, so the verdict holds there too. */
 static void lockstep_measures_the_present_too(void)
@@ -847,6 +887,7 @@ static void withheld_run(bool run_while_hidden)
     uint64_t u0 = w.g.updates;
     const tempo_loop_stats *st = tempo_loop_get_stats(w.loop);
     uint64_t dropped0 = st->total.dropped_updates, stalls0 = st->total.stalls;
+    uint64_t slowdown0 = st->total.slowdown_ns, capped0 = st->total.capped_frames;
     while (tempo_fake_clock_now(w.g.fc) < T0 + 8 * S) {
         CHECK_EQ_INT(tempo_loop_frame(w.loop), 0);
         uint64_t now = tempo_fake_clock_now(w.g.fc);
@@ -879,10 +920,20 @@ static void withheld_run(bool run_while_hidden)
     CHECK_EQ_U64(st->total.dropped_updates - dropped0, 0);
     CHECK_EQ_U64(st->total.stalls - stalls0, 0);
     CHECK_GE_U64(st->total.withheld_ns, 3 * S);
+    uint64_t slowdown = st->total.slowdown_ns - slowdown0;
+    tt_note("slowdown %.1f ms (game time given up at the debt cap), %llu capped frames", (double)slowdown / 1e6,
+            (unsigned long long)(st->total.capped_frames - capped0));
     if (run_while_hidden) {
-        /* Updates kept the full rate through the 4 s of withheld frames. */
-        CHECK_GE_U64(updates, 6 * 60 - 2);
-        CHECK_LE_U64(updates, 6 * 60 + 2);
+        /* Updates kept the full rate through the 4 s of withheld frames,
+         * but for what the two long presents before the state gave up:
+         * 334 ms owed, paced by vsync, where the catch-up is bounded per
+         * render and the debt kept at max_gap (250 ms): 0-84 ms, by the
+         * phase the first long present starts at (68.7 ms here, with the
+         * pacer's extra margin starting at P/4). */
+        CHECK_LE_U64(slowdown, 84 * MS);
+        uint64_t owed = updates + (slowdown + S / 120) / (S / 60);
+        CHECK_GE_U64(owed, 6 * 60 - 2);
+        CHECK_LE_U64(owed, 6 * 60 + 2);
         CHECK_EQ_INT(w.g.pause_calls, 0);
     } else {
         /* The hidden-pause: paused from the state until frames came back. */
@@ -1609,21 +1660,26 @@ static void blocking_present_does_not_delay_updates(void)
     CHECK_LE_U64(r.p50, bound50);
     CHECK_LE_U64(r.p99, bound99);
     CHECK_EQ_U64(r.missed, 0);
+    /* The last stretch before a vblank, which no present can wait through:
+     * the margins (0.5 ms, and P/4 for the present's own work, which the
+     * pacer starts with) and up to 0.5 ms of the loop's work and the
+     * return (the render's unused predicted cost, the update, the wake). */
+    const uint64_t stretch = 500 * US + P / 4 + 500 * US;
     /* 24 Hz updates, 2.5 periods apart: two phases, not moved (a move would
-     * only change which one the next render meets); none waits here. */
+     * only change which one the next render meets); one falls in the last
+     * stretch (none did before the pacer started with P/4 of margin). */
     r = late_run(LATE_FIFO, 24, S, 60, 5 * MS, 1 * MS, 3 * MS, 0, 10);
     CHECK_LE_U64(r.p50, bound50);
-    CHECK_LE_U64(r.p99, bound99);
+    CHECK_LE_U64(r.max, stretch);
     CHECK_EQ_U64(r.missed, 0);
     /* 45 Hz updates, 4/3 of a period apart: they fall at three phases, one
      * of them inside the blocked present (render 1-4 ms, so the present
      * blocks for what the render left of the predicted cost): the present
      * waits for it. An update waits for a render at most, or the last
-     * stretch (the margin, the update, the wake), never for a present that
-     * blocks (before: 14.6 ms). */
+     * stretch, never for a present that blocks (before: 14.6 ms). */
     r = late_run(LATE_FIFO, 45, S, 60, 5 * MS, 1 * MS, 4 * MS, 0, 20);
     CHECK_LE_U64(r.p50, bound50);
-    CHECK_LE_U64(r.max, 4 * MS + 500 * US + 200 * US + 80 * US);
+    CHECK_LE_U64(r.max, stretch);
     /* None lost by a wait. A render of up to 4 ms now and then overruns
      * the predicted cost (the second largest of the last 32) by more than
      * the margin: which draws do depends on the whole run (0 of 1 200
@@ -1657,6 +1713,7 @@ static const tt_case cases[] = {
     TT_CASE(vsync_late_frames_still_render),
     TT_CASE(auto_vsync_decides_from_the_present),
     TT_CASE(first_probe_makes_no_long_render_interval),
+    TT_CASE(present_work_loses_no_vblank_at_the_start),
     TT_CASE(lockstep_measures_the_present_too),
     TT_CASE(withheld_presents_keep_the_update_rate),
     TT_CASE(withheld_presents_are_the_hidden_pause),
