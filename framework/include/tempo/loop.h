@@ -192,8 +192,9 @@ typedef struct tempo_loop_desc {
      * render's cost, not the present's: the loop runs them first with
      * SDL_RenderFlush (also before desc.present when both are set). With
      * vsync it paces by the present: wake = next vblank - predicted render
-     * cost - a margin, so input read at the wake reaches the screen within
-     * one refresh plus the render time and no frame queues up. NULL => the
+     * cost - margins (0.5 ms, and a quarter of a period for the present's
+     * own work before its flip), so input read at the wake reaches the
+     * screen within one refresh plus the lead and no frame queues up. NULL => the
      * render callback presents itself and the loop cannot see the vsync:
      * renders are then paced at display_hz (or the cap). */
     SDL_Renderer *renderer;
@@ -264,9 +265,10 @@ typedef struct tempo_loop_desc {
      *    machine whose costs vary (the trade GPU drivers' low-latency
      *    modes make).
      * false (default) => the ticks keep the schedule's phase, and the lead
-     * covers nearly the largest recent render cost plus a margin doubled
-     * at each miss (fewer missed vblanks on a loaded machine, a frame
-     * more of latency). Read at create (no setter); has no effect under
+     * covers nearly the largest recent render cost plus a margin that
+     * starts at a quarter of a period (no vblank lost to learn the
+     * present's work) and doubles to half a period at a miss (fewer missed
+     * vblanks on a loaded machine, a frame more of latency). Read at create (no setter); has no effect under
      * the timer, a render cap's own slots, LOCKSTEP, VARIABLE (whose update
      * is at the render anyway) and tempo_loop_display_frame(). Thread:
      * loop thread, like the descriptor. Errors: none (any value is valid). */
