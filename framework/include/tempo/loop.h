@@ -194,9 +194,9 @@ typedef struct tempo_loop_desc {
      * vsync it paces by the present: wake = next vblank - predicted render
      * cost - margins (0.5 ms, and a quarter of a period for the present's
      * own work before its flip), so input read at the wake reaches the
-     * screen within one refresh plus the lead and no frame queues up. NULL => the
-     * render callback presents itself and the loop cannot see the vsync:
-     * renders are then paced at display_hz (or the cap). */
+     * screen within one refresh plus the lead and no frame queues up.
+     * NULL => the render callback presents itself and the loop cannot see
+     * the vsync: renders are then paced at display_hz (or the cap). */
     SDL_Renderer *renderer;
     tempo_loop_present_fn present; /* NULL => SDL_RenderPresent(renderer) when renderer is set */
     tempo_loop_vsync vsync;    /* 0 => TEMPO_LOOP_VSYNC_AUTO */
@@ -268,10 +268,11 @@ typedef struct tempo_loop_desc {
      * covers nearly the largest recent render cost plus a margin that
      * starts at a quarter of a period (no vblank lost to learn the
      * present's work) and doubles to half a period at a miss (fewer missed
-     * vblanks on a loaded machine, a frame more of latency). Read at create (no setter); has no effect under
-     * the timer, a render cap's own slots, LOCKSTEP, VARIABLE (whose update
-     * is at the render anyway) and tempo_loop_display_frame(). Thread:
-     * loop thread, like the descriptor. Errors: none (any value is valid). */
+     * vblanks on a loaded machine, a frame more of latency). Read at
+     * create (no setter); has no effect under the timer, a render cap's own
+     * slots, LOCKSTEP, VARIABLE (whose update is at the render anyway) and
+     * tempo_loop_display_frame(). Thread: loop thread, like the descriptor.
+     * Errors: none (any value is valid). */
     bool low_latency;
 } tempo_loop_desc;
 
