@@ -229,7 +229,7 @@ static void steady(uint64_t num, uint64_t den, uint32_t mode_hz)
     CHECK_LE_DBL(r.jitter_p99_ns, 500e3);
     /* The loop waits in the present only for the margins plus the cost it
      * did not need: most of the period is spent asleep before the wake. */
-    CHECK_LT_DBL(r.blocked_share, 0.25 + margins / period);
+    CHECK_LT_DBL(r.blocked_share, 0.25 + p.extra_margin_ns / period);
     /* The next wake lands before the next vblank by the cost + margin. */
     uint64_t now = tempo_fake_clock_now(d.fc);
     uint64_t wake = tempo__pacer_wake_ns(&p, now);
