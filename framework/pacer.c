@@ -420,15 +420,17 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
          * and still missed: the present needs more time before the flip
          * than the margin leaves (its own work, unseen: only a miss tells).
          * Fall back at once to a safer margin, doubled and at least P/4
-         * (at most P/2), and keep it: creeping up by small steps lost a
-         * frame per step, and a work whose tail is twice its median (SDL's
-         * software present under X11: 2.4 ms, spikes to 7) one per spike.
+         * (TEMPO__PACER_START_MARGIN, where the pacer starts; at most P/2),
+         * and keep it: creeping up by small steps lost a frame per step,
+         * and a work whose tail is twice its median (SDL's software present
+         * under X11: 2.4 ms, spikes to 7) one per spike.
          * From P/8 the first step still lost one more frame to that work,
          * and under a loaded machine's late wake-ups a frame per spike
          * (31 a minute where P/4 loses none); the price is ~2 ms of
          * latency with a cheap present (4.1 ms of margin instead of 2.1). */
         if (cost <= pred_before + p->margin_ns && p->extra_margin_ns < P / 2) {
-            double up = 2 * p->extra_margin_ns > P / 4 ? 2 * p->extra_margin_ns : P / 4;
+            double least = TEMPO__PACER_START_MARGIN(P);
+            double up = 2 * p->extra_margin_ns > least ? 2 * p->extra_margin_ns : least;
             p->extra_margin_ns = up < P / 2 ? up : P / 2;
             p->margin_floor_ns = p->extra_margin_ns; /* what the present was seen to need */
         }

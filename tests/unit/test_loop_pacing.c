@@ -1664,7 +1664,7 @@ static void blocking_present_does_not_delay_updates(void)
      * the margins (0.5 ms, and P/4 for the present's own work, which the
      * pacer starts with) and up to 0.5 ms of the loop's work and the
      * return (the render's unused predicted cost, the update, the wake). */
-    const uint64_t stretch = 500 * US + P / 4 + 500 * US;
+    const uint64_t stretch = 500 * US + (uint64_t)TEMPO__PACER_START_MARGIN(P) + 500 * US;
     /* 24 Hz updates, 2.5 periods apart: two phases, not moved (a move would
      * only change which one the next render meets); one falls in the last
      * stretch (none did before the pacer started with P/4 of margin). */
