@@ -19,12 +19,18 @@ int plat_thread_join(plat_thread *t);
 
 /* Makes the calling thread a background thread: a contended core goes to
  * the other threads first, and its wake-ups do not preempt them. Linux
- * (sdl backend): SCHED_BATCH at nice 19. Nice 19 alone is not enough on
- * EEVDF kernels (Linux 6.6 on): a nice-19 thread woken by the loop thread
- * could still preempt it on its own core, and ran there 1.85 ms while the
- * other core idled (bench_game, the frame that submits a level's load);
- * SCHED_BATCH threads never preempt on wake-up. Elsewhere on the sdl
- * backend: SDL_THREAD_PRIORITY_LOW. win32: THREAD_PRIORITY_LOWEST. web:
+ * (sdl backend): SCHED_IDLE (and nice 19, which the disk's priority
+ * follows). On EEVDF kernels (Linux 6.6 on) nice 19 alone let a loader
+ * thread woken by the loop thread preempt it on its own core (1.85 ms,
+ * bench_game's submit frame); SCHED_BATCH stopped that. SCHED_IDLE keeps
+ * it, weighs a fifth of nice 19, and a thread that wakes on its core takes
+ * it at once, without the rest of its slice (Linux 6.12 on). With the loop
+ * thread's slice (plat_thread_hold_slice) it cut the time bench_game's
+ * first burst drains spent off the core from 1.0-1.3 ms to 0.2-0.4 ms
+ * (docs/bench-game.md).
+ * bench_sched shows what no choice avoids: pinned to a core a busy thread
+ * shares, a freshly woken thread soon gets a tick of it. Elsewhere on the
+ * sdl backend: SDL_THREAD_PRIORITY_LOW. win32: THREAD_PRIORITY_LOWEST. web:
  * TEMPO_ENOTSUP (the browser schedules its workers). Returns 0,
  * TEMPO_ENOTSUP, or TEMPO_EPLATFORM (the OS refused, as a sandbox may;
  * the detail set and logged at debug level only: the caller decides
@@ -32,6 +38,27 @@ int plat_thread_join(plat_thread *t);
  * the one to lower; it cannot be undone (the thread keeps it until it
  * ends). */
 int plat_thread_set_background(void);
+
+/* Asks the OS not to cut the calling thread's runs into time slices
+ * shorter than `slice_ns` for threads that did not just wake: a loop
+ * thread's frame (drains, updates, the render) then runs to its wait
+ * unless a thread wakes that must run now. Linux 6.12 on (EEVDF's custom
+ * slice: sched_setattr's sched_runtime, clamped by the kernel to
+ * 0.1-100 ms). The default slice (1.4 ms on the 2-core 6.18 VM) expired
+ * inside bench_game's 11 ms drains, and a background thread the scheduler
+ * then picked kept the core to the next tick: 2-4.7 ms lost. Threads the
+ * caller starts while it holds one get the default slice
+ * (SCHED_FLAG_RESET_ON_FORK; a negative nice value is then not inherited
+ * either). Holds nest per thread: the first sets the slice, the last
+ * release puts back the one before (and the flag). Returns 0,
+ * TEMPO_ENOTSUP (no such slice: other OSes, older kernels, a real-time
+ * thread; no detail set, as that is the usual case there) or
+ * TEMPO_EPLATFORM (the OS refused, as a sandbox may; the detail logged at
+ * debug level only). Thread: the one to change. */
+int plat_thread_hold_slice(uint64_t slice_ns);
+/* Ends a hold that plat_thread_hold_slice() returned 0 for. Thread: the
+ * one that held it. */
+void plat_thread_release_slice(void);
 
 /* Mutexes are not recursive (win32: SRW locks): never lock one twice on
  * the same thread. */

@@ -8,8 +8,21 @@
  * reasons the loop reports, and bounds that load can only make easier
  * (never more updates than the clock allows; a late wake means fewer
  * frames, not more). Precision is bench_loop's job; the numbers are notes. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* syscall */
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
+#if defined(__linux__)
+#include <errno.h>
+#include <linux/filter.h> /* a seccomp filter: a sandbox refusing the slice */
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include <SDL.h>
 #include <SDL_mixer.h>
@@ -293,6 +306,150 @@ static void audio_notices_reach_an_attached_loop(void)
     Mix_FreeChunk(chunk);
 }
 
+/* The calling thread's scheduler slice in ns (sched_getattr's
+ * sched_runtime for a fair thread: Linux 6.12 on), or 0 where there is
+ * none to read. */
+static uint64_t thread_slice_ns(void)
+{
+#if defined(__linux__) && defined(SYS_sched_getattr)
+    struct {
+        uint32_t size, policy;
+        uint64_t flags;
+        int32_t nice;
+        uint32_t priority;
+        uint64_t runtime, deadline, period;
+    } a;
+    memset(&a, 0, sizeof a);
+    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) == 0)
+        return a.runtime;
+#endif
+    return 0;
+}
+
+static int SDLCALL read_slice(void *out)
+{
+    *(uint64_t *)out = thread_slice_ns();
+    return 0;
+}
+
+/* A loop asks for a scheduler slice longer than a 60 Hz frame's work on
+ * its thread (plat_thread_hold_slice): the kernel's default (1.4 ms on a
+ * 2-core 6.18 machine) ran out inside bench_game's 11 ms drains, and a
+ * background thread then kept the core to the next tick, 2-4.7 ms. A
+ * slower update step asks for its own; loops on one thread nest, and the
+ * last one destroyed gives the thread its slice back. A thread the loop
+ * thread starts meanwhile (a game's worker) gets the default slice, not
+ * the loop's. */
+static void a_loop_holds_a_frame_long_slice_on_its_thread(void)
+{
+    uint64_t before = thread_slice_ns();
+    if (before == 0)
+        TT_SKIP("no per-thread scheduler slice to read (Linux 6.12 on)");
+    tempo_loop *a = tempo_loop_create(&(tempo_loop_desc){.update_hz = 60});
+    CHECK(a != NULL);
+    uint64_t with_one = thread_slice_ns(), worker = 0;
+    SDL_Thread *w = SDL_CreateThread(read_slice, "worker", &worker);
+    CHECK(w != NULL);
+    SDL_WaitThread(w, NULL);
+    tempo_loop *b = tempo_loop_create(&(tempo_loop_desc){.update_hz = 60});
+    CHECK(b != NULL);
+    tempo_loop_destroy(a); /* b still holds it */
+    uint64_t with_b = thread_slice_ns();
+    tempo_loop_destroy(b);
+    uint64_t after = thread_slice_ns();
+    tempo_loop *slow = tempo_loop_create(&(tempo_loop_desc){.update_hz = 20}); /* a 50 ms step */
+    CHECK(slow != NULL);
+    uint64_t with_slow = thread_slice_ns();
+    tempo_loop_destroy(slow);
+    tt_note("slice %.2f ms; %.2f with a loop (%.2f on a thread it started), %.2f with the second after the first "
+            "went, %.2f after; %.2f with a 20 Hz loop",
+            before / 1e6, with_one / 1e6, worker / 1e6, with_b / 1e6, after / 1e6, with_slow / 1e6);
+    CHECK_EQ_U64(with_one, 20 * MS);
+    CHECK_EQ_U64(worker, before);
+    CHECK_EQ_U64(with_b, 20 * MS);
+    CHECK_EQ_U64(after, before);
+    CHECK_EQ_U64(with_slow, 50 * MS);
+    CHECK_EQ_U64(thread_slice_ns(), before);
+}
+
+static atomic_int debug_lines, warn_lines;
+
+static void count_log(void *user, int category, SDL_LogPriority priority, const char *message)
+{
+    (void)user;
+    (void)category;
+    if (strstr(message, "tempo") == NULL)
+        return;
+    if (priority == SDL_LOG_PRIORITY_DEBUG)
+        atomic_fetch_add(&debug_lines, 1);
+    else if (priority >= SDL_LOG_PRIORITY_WARN)
+        atomic_fetch_add(&warn_lines, 1);
+}
+
+typedef struct refused {
+    int filtered; /* 1: the filter holds; 0: it could not be installed */
+    bool created;
+    uint64_t before, with_loop;
+} refused;
+
+/* [its own thread] Forbids sched_setattr to this thread (a sandbox's
+ * seccomp filter), then creates and destroys a loop. */
+static int SDLCALL loop_under_a_filter(void *arg)
+{
+    refused *r = arg;
+#if defined(__linux__) && defined(SYS_sched_setattr)
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_setattr, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {.len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return 0;
+    r->filtered = 1;
+    r->before = thread_slice_ns();
+    tempo_loop *loop = tempo_loop_create(NULL);
+    r->created = loop != NULL;
+    r->with_loop = thread_slice_ns();
+    tempo_loop_destroy(loop);
+#endif
+    return 0;
+}
+
+/* Where the OS refuses the slice (a sandbox's filter), the loop is made
+ * all the same, at the thread's own slice, with a debug line and no
+ * warning: the slice is a hint. */
+static void a_refused_slice_is_not_a_warning(void)
+{
+    if (thread_slice_ns() == 0)
+        TT_SKIP("no per-thread scheduler slice to read (Linux 6.12 on)");
+    SDL_LogOutputFunction prev;
+    void *prev_user;
+    SDL_LogGetOutputFunction(&prev, &prev_user);
+    SDL_LogSetOutputFunction(count_log, NULL);
+    SDL_LogPriority was = SDL_LogGetPriority(SDL_LOG_CATEGORY_APPLICATION);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_VERBOSE);
+    tempo_log_set_level(TEMPO_LOG_DEBUG);
+    atomic_store(&debug_lines, 0);
+    atomic_store(&warn_lines, 0);
+    refused r = {0};
+    SDL_Thread *t = SDL_CreateThread(loop_under_a_filter, "refused", &r);
+    CHECK(t != NULL);
+    SDL_WaitThread(t, NULL);
+    tempo_log_set_level(TEMPO_LOG_WARN);
+    SDL_LogSetOutputFunction(prev, prev_user);
+    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, was);
+    if (!r.filtered)
+        TT_SKIP("cannot install a seccomp filter here");
+    tt_note("slice %.2f ms, %.2f with the loop; %d warning and %d debug lines", r.before / 1e6, r.with_loop / 1e6,
+            atomic_load(&warn_lines), atomic_load(&debug_lines));
+    CHECK(r.created);
+    CHECK_EQ_U64(r.with_loop, r.before);
+    CHECK_EQ_INT(atomic_load(&warn_lines), 0);
+    CHECK_EQ_INT(atomic_load(&debug_lines), 1);
+}
+
 static const tt_case cases[] = {
     TT_CASE(real_loop_keeps_rate_and_sleeps),
     TT_CASE(quit_from_another_thread_wakes_the_loop),
@@ -300,6 +457,8 @@ static const tt_case cases[] = {
     TT_CASE(source_handle_set_by_a_thread_is_a_source_wake),
     TT_CASE(render_request_from_a_thread),
     TT_CASE(audio_notices_reach_an_attached_loop),
+    TT_CASE(a_loop_holds_a_frame_long_slice_on_its_thread),
+    TT_CASE(a_refused_slice_is_not_a_warning),
 };
 
 int main(int argc, char **argv)

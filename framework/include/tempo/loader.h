@@ -251,10 +251,10 @@ typedef struct tempo_loader_desc {
     bool low_priority;           /* false => loader threads keep the priority they are created
                                     with: loading gets its fair share of a busy machine (a
                                     loading screen). true => they become background threads
-                                    (Linux: SCHED_BATCH at nice 19, so that waking one with a
-                                    submit never takes the loop thread's core; elsewhere
-                                    SDL_THREAD_PRIORITY_LOW; Windows: the lowest thread
-                                    priority): a contended core goes first to the loop
+                                    (Linux: SCHED_IDLE at nice 19: a submit's wake-up never
+                                    takes the loop thread's core, a thread that wakes takes
+                                    it back at once; elsewhere SDL_THREAD_PRIORITY_LOW;
+                                    Windows: the lowest priority): a contended core goes first to the loop
                                     thread and to whatever presents its frames (the X server or
                                     compositor, the GL driver's threads), which is what loading
                                     while the game plays wants; but loading then crawls while
