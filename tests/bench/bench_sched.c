@@ -109,12 +109,19 @@ static void *background(void *p)
     return NULL;
 }
 
-static bool bg_start(bg *b, pthread_t *t, enum bg_kind kind, bool continuous)
+/* Starts the background thread of `kind` (none for BG_NONE) and returns
+ * room for n samples; exits where either cannot be had. */
+static uint64_t *bg_start(bg *b, pthread_t *t, enum bg_kind kind, bool continuous, int n)
 {
     *b = (bg){.kind = kind, .continuous = continuous};
     sem_init(&b->go, 0, 0);
     atomic_init(&b->stop, false);
-    return kind == BG_NONE || pthread_create(t, NULL, background, b) == 0;
+    uint64_t *v = calloc((size_t)n, sizeof *v);
+    if (v == NULL || (kind != BG_NONE && pthread_create(t, NULL, background, b) != 0)) {
+        fprintf(stderr, "bench_sched: cannot start the background thread\n");
+        exit(1);
+    }
+    return v;
 }
 
 static void bg_stop(bg *b, pthread_t t)
@@ -152,11 +159,7 @@ static dist run_wakes(enum bg_kind kind)
 {
     bg b;
     pthread_t t;
-    uint64_t *late = calloc((size_t)wakes, sizeof *late);
-    if (late == NULL || !bg_start(&b, &t, kind, true)) {
-        fprintf(stderr, "bench_sched: cannot start the background thread\n");
-        exit(1);
-    }
+    uint64_t *late = bg_start(&b, &t, kind, true, wakes);
     sleep_until(now_ns() + 20 * MS); /* it is computing */
     uint32_t rng = 12345;
     for (int i = 0; i < wakes; i++) {
@@ -176,11 +179,7 @@ static dist run_frames(enum bg_kind kind, bool hold, bool *held)
 {
     bg b;
     pthread_t t;
-    uint64_t *lost = calloc((size_t)frames, sizeof *lost);
-    if (lost == NULL || !bg_start(&b, &t, kind, false)) {
-        fprintf(stderr, "bench_sched: cannot start the background thread\n");
-        exit(1);
-    }
+    uint64_t *lost = bg_start(&b, &t, kind, false, frames);
     *held = hold && plat_thread_hold_slice(20 * MS) == 0;
     uint64_t next = now_ns() + 5 * MS;
     for (int f = 0; f < frames; f++) {

@@ -27,17 +27,14 @@
 #include <windows.h> /* GetThreadPriority: desc.low_priority's case */
 #elif defined(__linux__)
 #include <errno.h>
-#include <linux/filter.h> /* a seccomp filter: the OS refusing a background thread */
-#include <linux/seccomp.h>
 #include <sched.h>
-#include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/resource.h> /* getpriority on a thread id: desc.low_priority's case */
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
 
 #include "asset_seeds.h"
+#include "refusals.h"
 #include "harness.h"
 #include "loader_internal.h" /* the learnt upload costs, and the upload in progress */
 #include "sources_internal.h"
@@ -2081,80 +2078,58 @@ static void group_done_fires_once_per_batch(void)
 }
 
 /* The log: loader failures are DEBUG lines, shown only when asked for. */
-static atomic_int debug_lines, warn_lines;
-
-static void count_log(void *user, int category, SDL_LogPriority priority, const char *message)
-{
-    (void)user;
-    (void)category;
-    if (strstr(message, "tempo") == NULL)
-        return;
-    if (priority == SDL_LOG_PRIORITY_DEBUG)
-        atomic_fetch_add(&debug_lines, 1);
-    else if (priority >= SDL_LOG_PRIORITY_WARN)
-        atomic_fetch_add(&warn_lines, 1);
-}
-
 static void log_level_gates_loader_messages(void)
 {
-    SDL_LogOutputFunction prev;
-    void *prev_user;
-    SDL_LogGetOutputFunction(&prev, &prev_user);
-    SDL_LogSetOutputFunction(count_log, NULL);
-    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_VERBOSE);
     CHECK_EQ_INT(tempo_log_get_level(), TEMPO_LOG_WARN);
     CHECK_EQ_INT(tempo_log_set_level((tempo_log_level)0), TEMPO_EINVAL);
     CHECK_EQ_INT(tempo_log_set_level((tempo_log_level)6), TEMPO_EINVAL);
+    tt_log_count_begin(TEMPO_LOG_WARN);
     tempo_loader *l = tempo_loader_create(NULL);
     struct { tempo_log_level level; int debug, warn; } want[] = {
         {TEMPO_LOG_WARN, 0, 0}, {TEMPO_LOG_DEBUG, 1, 0}, {TEMPO_LOG_NONE, 0, 0}};
+    int debug, warn;
     for (size_t i = 0; i < SDL_arraysize(want); i++) {
         CHECK_EQ_INT(tempo_log_set_level(want[i].level), 0);
-        atomic_store(&debug_lines, 0);
-        atomic_store(&warn_lines, 0);
+        tt_log_counted(&debug, &warn);
         rec *e = load_one(l, TEMPO_LOAD_BYTES, FX "missing.bin");
         CHECK_EQ_INT(e->error, TEMPO_ENOENT);
-        CHECK_EQ_INT(atomic_load(&debug_lines), want[i].debug);
-        CHECK_EQ_INT(atomic_load(&warn_lines), want[i].warn);
+        tt_log_counted(&debug, &warn);
+        CHECK_EQ_INT(debug, want[i].debug);
+        CHECK_EQ_INT(warn, want[i].warn);
     }
     /* Misuse still warns at the default level; NONE silences even that. */
     tempo_log_set_level(TEMPO_LOG_WARN);
-    atomic_store(&warn_lines, 0);
+    tt_log_counted(&debug, &warn);
     CHECK_EQ_INT(tempo_loader_submit(l, NULL), 0);
-    CHECK_EQ_INT(atomic_load(&warn_lines), 1);
+    tt_log_counted(&debug, &warn);
+    CHECK_EQ_INT(warn, 1);
     tempo_log_set_level(TEMPO_LOG_NONE);
     CHECK_EQ_INT(tempo_loader_submit(l, NULL), 0);
-    CHECK_EQ_INT(atomic_load(&warn_lines), 1);
+    tt_log_counted(&debug, &warn);
+    CHECK_EQ_INT(warn, 0);
     CHECK(strstr(tempo_get_error(), "request is NULL") != NULL); /* the detail is kept regardless */
-    tempo_log_set_level(TEMPO_LOG_WARN);
     tempo_loader_destroy(l);
-    SDL_LogSetOutputFunction(prev, prev_user);
-    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_ERROR);
+    tt_log_count_end();
 }
 
-#if defined(__linux__)
 /* [its own thread] Forbids setpriority and sched_setscheduler to this
  * thread and those it starts (a sandbox's seccomp filter), then runs a
  * job on a low-priority loader's thread: *(int *)arg gets its policy, or
  * -2 when the filter cannot be installed. */
 static int SDLCALL refused_background(void *arg)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setpriority, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sched_setscheduler, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-    };
-    struct sock_fprog prog = {.len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+#if defined(__linux__)
+    static const long refused[] = {SYS_setpriority, SYS_sched_setscheduler};
+    if (!tt_refuse_syscalls(refused, 2)) {
         *(int *)arg = -2;
         return 0;
     }
     *(int *)arg = loader_thread_reports(true, policy_work, -1);
+#else
+    *(int *)arg = -2;
+#endif
     return 0;
 }
-#endif
 
 /* desc.low_priority where the OS refuses to lower a thread (a sandbox):
  * not fatal, and not a warning either: the loader runs its jobs at the
@@ -2162,29 +2137,19 @@ static int SDLCALL refused_background(void *arg)
 static void refused_low_priority_loads_without_a_warning(void)
 {
 #if defined(__linux__)
-    SDL_LogOutputFunction prev;
-    void *prev_user;
-    SDL_LogGetOutputFunction(&prev, &prev_user);
-    SDL_LogSetOutputFunction(count_log, NULL);
-    SDL_LogPriority was = SDL_LogGetPriority(SDL_LOG_CATEGORY_APPLICATION);
-    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_VERBOSE);
-    tempo_log_set_level(TEMPO_LOG_DEBUG); /* the refusals are still told, at debug level */
-    atomic_store(&debug_lines, 0);
-    atomic_store(&warn_lines, 0);
-    int policy = -1;
+    tt_log_count_begin(TEMPO_LOG_DEBUG); /* the refusals are still told, at debug level */
+    int policy = -1, debug, warn;
     SDL_Thread *t = SDL_CreateThread(refused_background, "refused", &policy);
     CHECK(t != NULL);
     SDL_WaitThread(t, NULL);
-    SDL_LogSetOutputFunction(prev, prev_user);
-    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, was);
-    tempo_log_set_level(TEMPO_LOG_WARN);
+    tt_log_counted(&debug, &warn);
+    tt_log_count_end();
     if (policy == -2)
         TT_SKIP("cannot install a seccomp filter here");
-    tt_note("policy %d under the filter; %d warning and %d debug lines", policy, atomic_load(&warn_lines),
-            atomic_load(&debug_lines));
+    tt_note("policy %d under the filter; %d warning and %d debug lines", policy, warn, debug);
     CHECK_EQ_INT(policy, SCHED_OTHER); /* the filter held: the job ran at the thread's old policy */
-    CHECK_EQ_INT(atomic_load(&warn_lines), 0);
-    CHECK_EQ_INT(atomic_load(&debug_lines), 2); /* setpriority, sched_setscheduler */
+    CHECK_EQ_INT(warn, 0);
+    CHECK_EQ_INT(debug, 2); /* setpriority, sched_setscheduler */
 #else
     TT_SKIP("seccomp is Linux's");
 #endif

@@ -15,11 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 #if defined(__linux__)
-#include <errno.h>
-#include <linux/filter.h> /* a seccomp filter: a sandbox refusing the slice */
-#include <linux/seccomp.h>
-#include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
@@ -28,6 +23,7 @@
 #include <SDL_mixer.h>
 
 #include "harness.h"
+#include "refusals.h"
 #include "tempo/tempo.h"
 
 #define MS TEMPO_NS_PER_MS
@@ -372,20 +368,6 @@ static void a_loop_holds_a_frame_long_slice_on_its_thread(void)
     CHECK_EQ_U64(thread_slice_ns(), before);
 }
 
-static atomic_int debug_lines, warn_lines;
-
-static void count_log(void *user, int category, SDL_LogPriority priority, const char *message)
-{
-    (void)user;
-    (void)category;
-    if (strstr(message, "tempo") == NULL)
-        return;
-    if (priority == SDL_LOG_PRIORITY_DEBUG)
-        atomic_fetch_add(&debug_lines, 1);
-    else if (priority >= SDL_LOG_PRIORITY_WARN)
-        atomic_fetch_add(&warn_lines, 1);
-}
-
 typedef struct refused {
     int filtered; /* 1: the filter holds; 0: it could not be installed */
     bool created;
@@ -398,14 +380,8 @@ static int SDLCALL loop_under_a_filter(void *arg)
 {
     refused *r = arg;
 #if defined(__linux__) && defined(SYS_sched_setattr)
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_setattr, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {.len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+    static const long setattr[] = {SYS_sched_setattr};
+    if (!tt_refuse_syscalls(setattr, 1))
         return 0;
     r->filtered = 1;
     r->before = thread_slice_ns();
@@ -424,30 +400,22 @@ static void a_refused_slice_is_not_a_warning(void)
 {
     if (thread_slice_ns() == 0)
         TT_SKIP("no per-thread scheduler slice to read (Linux 6.12 on)");
-    SDL_LogOutputFunction prev;
-    void *prev_user;
-    SDL_LogGetOutputFunction(&prev, &prev_user);
-    SDL_LogSetOutputFunction(count_log, NULL);
-    SDL_LogPriority was = SDL_LogGetPriority(SDL_LOG_CATEGORY_APPLICATION);
-    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, SDL_LOG_PRIORITY_VERBOSE);
-    tempo_log_set_level(TEMPO_LOG_DEBUG);
-    atomic_store(&debug_lines, 0);
-    atomic_store(&warn_lines, 0);
+    tt_log_count_begin(TEMPO_LOG_DEBUG);
     refused r = {0};
     SDL_Thread *t = SDL_CreateThread(loop_under_a_filter, "refused", &r);
     CHECK(t != NULL);
     SDL_WaitThread(t, NULL);
-    tempo_log_set_level(TEMPO_LOG_WARN);
-    SDL_LogSetOutputFunction(prev, prev_user);
-    SDL_LogSetPriority(SDL_LOG_CATEGORY_APPLICATION, was);
+    int debug, warn;
+    tt_log_counted(&debug, &warn);
+    tt_log_count_end();
     if (!r.filtered)
         TT_SKIP("cannot install a seccomp filter here");
     tt_note("slice %.2f ms, %.2f with the loop; %d warning and %d debug lines", r.before / 1e6, r.with_loop / 1e6,
-            atomic_load(&warn_lines), atomic_load(&debug_lines));
+            warn, debug);
     CHECK(r.created);
     CHECK_EQ_U64(r.with_loop, r.before);
-    CHECK_EQ_INT(atomic_load(&warn_lines), 0);
-    CHECK_EQ_INT(atomic_load(&debug_lines), 1);
+    CHECK_EQ_INT(warn, 0);
+    CHECK_EQ_INT(debug, 1);
 }
 
 static const tt_case cases[] = {
