@@ -26,12 +26,12 @@ int plat_thread_join(plat_thread *t);
  * it, weighs a fifth of nice 19, and a thread that wakes on its core takes
  * it at once, without the rest of its slice (Linux 6.12 on). With the loop
  * thread's slice (plat_thread_hold_slice) it cut the time bench_game's
- * first burst drains spent off the core from 1.0-1.3 ms to 0.2-0.4 ms
- * (docs/bench-game.md).
- * bench_sched shows what no choice avoids: pinned to a core a busy thread
- * shares, a freshly woken thread soon gets a tick of it. Elsewhere on the
- * sdl backend: SDL_THREAD_PRIORITY_LOW. win32: THREAD_PRIORITY_LOWEST. web:
- * TEMPO_ENOTSUP (the browser schedules its workers). Returns 0,
+ * first burst drains spent off the core from 1.0-1.3 ms to 0.2-0.5 ms
+ * (docs/bench-game.md). What no choice avoids (bench_sched): pinned to
+ * one core with a busy thread, a freshly woken thread soon gets a tick of
+ * it. Elsewhere on the sdl backend: SDL_THREAD_PRIORITY_LOW. win32:
+ * THREAD_PRIORITY_LOWEST. web: TEMPO_ENOTSUP (the browser schedules its
+ * workers). Returns 0,
  * TEMPO_ENOTSUP, or TEMPO_EPLATFORM (the OS refused, as a sandbox may;
  * the detail set and logged at debug level only: the caller decides
  * whether that matters, and a background thread is optional). Thread:
