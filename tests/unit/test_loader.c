@@ -2112,24 +2112,22 @@ static void log_level_gates_loader_messages(void)
     tt_log_count_end();
 }
 
+#if defined(__linux__)
 /* [its own thread] Forbids setpriority and sched_setscheduler to this
  * thread and those it starts (a sandbox's seccomp filter), then runs a
  * job on a low-priority loader's thread: *(int *)arg gets its policy, or
  * -2 when the filter cannot be installed. */
 static int SDLCALL refused_background(void *arg)
 {
-#if defined(__linux__)
     static const long refused[] = {SYS_setpriority, SYS_sched_setscheduler};
     if (!tt_refuse_syscalls(refused, 2)) {
         *(int *)arg = -2;
         return 0;
     }
     *(int *)arg = loader_thread_reports(true, policy_work, -1);
-#else
-    *(int *)arg = -2;
-#endif
     return 0;
 }
+#endif
 
 /* desc.low_priority where the OS refuses to lower a thread (a sandbox):
  * not fatal, and not a warning either: the loader runs its jobs at the

@@ -378,8 +378,8 @@ typedef struct refused {
  * seccomp filter), then creates and destroys a loop. */
 static int SDLCALL loop_under_a_filter(void *arg)
 {
-    refused *r = arg;
 #if defined(__linux__) && defined(SYS_sched_setattr)
+    refused *r = arg;
     static const long setattr[] = {SYS_sched_setattr};
     if (!tt_refuse_syscalls(setattr, 1))
         return 0;
@@ -389,6 +389,8 @@ static int SDLCALL loop_under_a_filter(void *arg)
     r->created = loop != NULL;
     r->with_loop = thread_slice_ns();
     tempo_loop_destroy(loop);
+#else
+    (void)arg;
 #endif
     return 0;
 }
