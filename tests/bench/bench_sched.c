@@ -21,9 +21,9 @@
  * The rows without a background thread are the baselines of the same run.
  * What it showed on the 2-core 6.18 VM (docs/bench-game.md): no row of A
  * wakes late, and in B every choice loses a tick (~4 ms) in each frame
- * that wakes the background thread. Tempo's choices pay off where the
- * kernel has another core to run the background thread on (bench_game);
- * pinned, nothing an unprivileged thread can choose avoids that tick.
+ * that wakes the background thread. What Tempo's choices buy is measured
+ * in bench_game, on two cores; pinned, nothing an unprivileged thread can
+ * choose avoids that tick.
  * Linux only (elsewhere: skipped). Kernels before 6.12 have no per-thread
  * slice: the "held" rows then say "not held". */
 #if defined(__linux__)
