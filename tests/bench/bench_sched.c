@@ -27,7 +27,7 @@
  * Linux only (elsewhere: skipped). Kernels before 6.12 have no per-thread
  * slice: the "held" rows then say "not held". */
 #if defined(__linux__)
-#ifndef _GNU_SOURCE
+#ifndef _GNU_SOURCE /* sdl2-compat's flags already define it (-D_GNU_SOURCE=1) */
 #define _GNU_SOURCE /* sched_setaffinity, SCHED_BATCH, SCHED_IDLE */
 #endif
 #include <errno.h>

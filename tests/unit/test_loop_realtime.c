@@ -8,8 +8,10 @@
  * reasons the loop reports, and bounds that load can only make easier
  * (never more updates than the clock allows; a late wake means fewer
  * frames, not more). Precision is bench_loop's job; the numbers are notes. */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
+#if defined(__linux__)
+#ifndef _GNU_SOURCE /* sdl2-compat's flags already define it (-D_GNU_SOURCE=1) */
 #define _GNU_SOURCE /* syscall */
+#endif
 #endif
 #include <stdatomic.h>
 #include <stdio.h>
