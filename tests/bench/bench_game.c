@@ -186,6 +186,8 @@ typedef struct result {
     char drains[256];        /* the burst's drains, for a round over the age target (print_section2) */
 } result;
 
+#define MAX_DRAINS 16 /* the burst's drains kept per run (game.drain_*) */
+
 typedef struct game {
     bool naive;
     bool quiet;           /* baseline: no burst, no load (the machine's own frame noise) */
@@ -221,15 +223,16 @@ typedef struct game {
     } *vr;
     int nvr, cap_vr;
     /* The burst's drains as on_message sees them (a gap of more than 0.5 ms
-     * between two messages starts a new one), for the age analysis. */
+     * between two messages starts a new one; the first MAX_DRAINS are kept),
+     * for the age analysis. */
     uint64_t msg_last_ns, first_push_ns, worst_push_ns, worst_at_ns;
-    uint64_t drain_from[16], drain_to[16], drain_n[16];
+    uint64_t drain_from[MAX_DRAINS], drain_to[MAX_DRAINS], drain_n[MAX_DRAINS];
     int ndrain;
     /* ...and the loop thread's time off its core in each: its CPU time at
      * the drain's first message and every DRAIN_SAMPLE-th (a clock read of
      * ~0.3 us per ~0.5 ms of messages), against the wall clock. */
-    int64_t drain_cpu0[16], drain_cpu1[16];
-    uint64_t drain_at1[16];
+    int64_t drain_cpu0[MAX_DRAINS], drain_cpu1[MAX_DRAINS];
+    uint64_t drain_at1[MAX_DRAINS];
     /* Every render's time, for the plot's data file `plot` (NULL: not plotted). */
     const char *plot;
     uint64_t *rt;
@@ -275,13 +278,13 @@ static void on_message(const tempo_netq_msg *m, void *user)
         g->worst_at_ns = now;
     }
     if (g->msg_last_ns == 0 || now - g->msg_last_ns > 500 * US) {
-        if (g->ndrain < 16) {
+        if (g->ndrain < MAX_DRAINS) {
             g->drain_from[g->ndrain] = g->drain_at1[g->ndrain] = now;
             g->drain_cpu0[g->ndrain] = g->drain_cpu1[g->ndrain] = thread_cpu_ns();
         }
         g->ndrain++;
     }
-    if (g->ndrain <= 16) {
+    if (g->ndrain <= MAX_DRAINS) {
         int d = g->ndrain - 1;
         g->drain_to[d] = now;
         if (++g->drain_n[d] % DRAIN_SAMPLE == 0) {
@@ -315,7 +318,7 @@ static void on_loaded(tempo_loader *ld, const tempo_load_result *res, void *user
 static void describe_drains(const game *g, char *out, size_t cap)
 {
     out[0] = 0;
-    for (int k = 0; k < g->ndrain && k < 16; k++) {
+    for (int k = 0; k < g->ndrain && k < MAX_DRAINS; k++) {
         size_t n = strlen(out);
         double off = drain_off_ms(g, k);
         snprintf(out + n, cap - n, "%s+%.1f (%llu%s", k ? ", " : "",
@@ -857,7 +860,7 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
         if (g.ndrain > 0) {
             printf("  burst: first push at +0 (%.1f ms into the run); oldest message pushed at +%.1f ms, handled at +%.1f ms; drains:",
                    (double)(g.first_push_ns - g.start_ns) / 1e6, (double)(g.worst_push_ns - g.first_push_ns) / 1e6, (double)(g.worst_at_ns - g.first_push_ns) / 1e6);
-            for (int k = 0; k < g.ndrain && k < 16; k++)
+            for (int k = 0; k < g.ndrain && k < MAX_DRAINS; k++)
                 printf(" [+%.1f..+%.1f ms, %llu, %.1f ms off the core]",
                        (double)(g.drain_from[k] - g.first_push_ns) / 1e6,
                        (double)(g.drain_to[k] - g.first_push_ns) / 1e6, (unsigned long long)g.drain_n[k],
@@ -1132,6 +1135,18 @@ static void print_round(const result *r)
  * first 0.5 s of each round; the oldest message within 3 frames (50 ms)
  * in a round whose present took more than half the period, within 2
  * otherwise. */
+/* Section 2's age target for a round: 3 frames (50 ms) when its present
+ * took more than half the period, 2 otherwise. */
+static bool slow_present(const result *t)
+{
+    return t->present_p50_ns * 2 > FRAME_NS;
+}
+
+static uint64_t age_target_ns(const result *t)
+{
+    return (slow_present(t) ? 3 : 2) * FRAME_NS;
+}
+
 static void print_section2(result (*res)[NROWS], int n)
 {
     static const struct {
@@ -1145,7 +1160,6 @@ static void print_section2(result (*res)[NROWS], int n)
            "per round (worst) | plain | present's work p50 per round, ms | oldest message ms per round (target) | "
            "targets met |\n|---|---:|---:|---|---:|---|---|---|\n",
            n);
-    bool over_target = false;
     for (size_t i = 0; i < sizeof pair / sizeof pair[0]; i++) {
         uint64_t late_t = 0, late_p = 0, burst_t = 0, burst_p = 0, first_p = 0, worst_first = 0;
         int age_ok = 0;
@@ -1158,37 +1172,34 @@ static void print_section2(result (*res)[NROWS], int n)
             burst_p += pl->over_during;
             first_p += pl->over_before;
             worst_first = t->over_before > worst_first ? t->over_before : worst_first;
-            bool slow = t->present_p50_ns * 2 > FRAME_NS;
-            uint64_t target = (slow ? 3 : 2) * FRAME_NS;
-            age_ok += t->oldest_age_ns <= target;
+            age_ok += t->oldest_age_ns <= age_target_ns(t);
             size_t a = strlen(first), b = strlen(work), c = strlen(ages);
             snprintf(first + a, sizeof first - a, "%s%llu", k ? ", " : "", (unsigned long long)t->over_before);
             snprintf(work + b, sizeof work - b, "%s%.1f", k ? ", " : "", (double)t->present_p50_ns / 1e6);
             snprintf(ages + c, sizeof ages - c, "%s%.0f (%d)", k ? ", " : "", (double)t->oldest_age_ns / 1e6,
-                     slow ? 50 : 33);
+                     slow_present(t) ? 50 : 33);
         }
         bool late_met = late_t <= late_p && burst_t <= burst_p, first_met = worst_first <= 1, age_met = age_ok == n;
-        if (i == 0) /* the fake vsync's Tempo row (the second pair repeats it) */
-            over_target = age_ok < n;
         printf("| %s | %llu / %llu | %llu / %llu | %s (%llu) | %llu | %s | %s | late %s, first 0.5 s %s, oldest %s "
                "(%d of %d rounds) |\n",
                pair[i].name, (unsigned long long)late_t, (unsigned long long)late_p, (unsigned long long)burst_t,
                (unsigned long long)burst_p, first, (unsigned long long)worst_first, (unsigned long long)first_p, work,
                ages, late_met ? "yes" : "NO", first_met ? "yes" : "NO", age_met ? "yes" : "NO", age_ok, n);
     }
-    if (!over_target)
-        return;
     /* Where the time went in the rounds over the age target: the drains
      * (start after the first push in ms, messages, the loop thread's time
      * off its core) and the pacer's lead, which bounds each frame's drain. */
-    printf("\nfake vsync, rounds over the age target: the burst's drains (start after the first push, ms (messages, "
-           "ms off the core)); the pacer's lead\n");
+    bool listed = false;
     for (int k = 0; k < n; k++) {
         const result *t = &res[k][TEMPO_V];
-        uint64_t target = (t->present_p50_ns * 2 > FRAME_NS ? 3 : 2) * FRAME_NS;
-        if (t->oldest_age_ns > target)
-            printf("  round %d: %.1f ms: %s; lead %.2f ms\n", k + 1, (double)t->oldest_age_ns / 1e6, t->drains,
-                   (double)t->lead_p50_ns / 1e6);
+        if (t->oldest_age_ns <= age_target_ns(t))
+            continue;
+        if (!listed)
+            printf("\nfake vsync, rounds over the age target: the burst's drains (start after the first push, ms "
+                   "(messages, ms off the core)); the pacer's lead\n");
+        listed = true;
+        printf("  round %d: %.1f ms: %s; lead %.2f ms\n", k + 1, (double)t->oldest_age_ns / 1e6, t->drains,
+               (double)t->lead_p50_ns / 1e6);
     }
 }
 
