@@ -64,9 +64,15 @@ int tempo__loader_reader_main(void *arg)
                 SDL_free(sc.buf);
                 return w;
             }
+            /* A submit's wake-up would otherwise win this thread the next
+             * pick on the loop thread's core, for a tick (plat_thread.h). */
+            if (l->low_priority)
+                plat_thread_background_yield(true);
             continue;
         }
 
+        if (l->low_priority)
+            plat_thread_background_yield(false);
         run(l, r, &sc);
         if (sc.cap > SCRATCH_KEEP_BYTES) {
             SDL_free(sc.buf);

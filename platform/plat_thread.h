@@ -27,17 +27,38 @@ int plat_thread_join(plat_thread *t);
  * it at once, without the rest of its slice (Linux 6.12 on). With the loop
  * thread's slice (plat_thread_hold_slice) it cut the time bench_game's
  * first burst drains spent off the core from 1.0-1.3 ms to 0.2-0.5 ms
- * (docs/bench-game.md). What no choice avoids (bench_sched): pinned to
+ * (docs/bench-game.md). What no policy avoids (bench_sched): pinned to
  * one core with a busy thread, a freshly woken thread soon gets a tick of
- * it. Elsewhere on the sdl backend: SDL_THREAD_PRIORITY_LOW. win32:
+ * it, unless it gives that turn up (plat_thread_background_yield).
+ * Elsewhere on the sdl backend: SDL_THREAD_PRIORITY_LOW. win32:
  * THREAD_PRIORITY_LOWEST. web: TEMPO_ENOTSUP (the browser schedules its
- * workers). Returns 0,
- * TEMPO_ENOTSUP, or TEMPO_EPLATFORM (the OS refused, as a sandbox may;
- * the detail set and logged at debug level only: the caller decides
- * whether that matters, and a background thread is optional). Thread:
- * the one to lower; it cannot be undone (the thread keeps it until it
- * ends). */
+ * workers). Returns 0, TEMPO_ENOTSUP, or TEMPO_EPLATFORM (the OS refused,
+ * as a sandbox may; the detail set and logged at debug level only: the
+ * caller decides whether that matters, and a background thread is
+ * optional). Thread: the one to lower; it cannot be undone (the thread
+ * keeps it until it ends). */
 int plat_thread_set_background(void);
+
+/* Spends the turn a wake-up gave a background thread, so that the threads
+ * it shares its core with keep the core. Call it right after the thread
+ * wakes from a wait (`woke` true) and between units of its work (false:
+ * then it yields only if 0.5 ms or more of wall time have passed since
+ * its last yield, ~2000 calls a second at most). Linux (EEVDF): a thread
+ * that wakes is placed owing no time, so it counts as eligible against a
+ * thread that has run since it was placed, SCHED_IDLE or not; at the
+ * next pick on that core (a kernel worker's 10 us preemption, or the end
+ * of the running thread's protected slice) it gets the core for the rest
+ * of a tick (up to 4 ms at HZ=250). sched_yield() gives that turn up. On
+ * the 2-core 6.18 VM, pinned to one core with such a thread (bench_sched,
+ * B and C), a frame thread lost ~4 ms in 59 of 240 frames without it
+ * and in none with it; beside a kworker-like waker, ~2 ms in 182 of 240
+ * without it and in none with it. A thread that works long between two
+ * calls keeps the turn until the next call (B: one 30 ms loader job).
+ * Where nothing else wants the core it returns at once. Other OSes and
+ * backends: nothing (Windows' priorities are strict; the browser
+ * schedules its workers). Thread: a background thread
+ * (plat_thread_set_background). */
+void plat_thread_background_yield(bool woke);
 
 /* Asks the OS not to cut the calling thread's runs into time slices
  * shorter than `slice_ns` for threads that did not just wake: a loop

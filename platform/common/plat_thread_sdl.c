@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #elif defined(_WIN32)
 #define WIN32_LEAN_AND_MEAN
@@ -24,6 +25,10 @@
 
 #include "plat_thread.h"
 #include "tempo_internal.h"
+
+/* A background thread yields at most this often while it works
+ * (plat_thread_background_yield). */
+#define YIELD_EVERY_NS (500 * TEMPO_NS_PER_US)
 
 plat_thread *plat_thread_create(int (*fn)(void *arg), const char *name, void *arg)
 {
@@ -62,6 +67,23 @@ int plat_thread_set_background(void)
         return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EPLATFORM,
                                    "background thread: SDL_SetThreadPriority(LOW): %s", SDL_GetError());
     return 0;
+#endif
+}
+
+void plat_thread_background_yield(bool woke)
+{
+#if defined(__linux__)
+    /* The OS's own clock: the fake backend's plat_now_ns is virtual. */
+    static _Thread_local uint64_t last_ns;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * TEMPO_NS_PER_S + (uint64_t)ts.tv_nsec;
+    if (!woke && now - last_ns < YIELD_EVERY_NS)
+        return;
+    last_ns = now;
+    (void)sched_yield(); /* it cannot fail on Linux */
+#else
+    (void)woke;
 #endif
 }
 

@@ -67,6 +67,12 @@ int plat_thread_set_background(void)
     return TEMPO_ENOTSUP;
 }
 
+/* The browser schedules its workers: there is nothing to give up. */
+void plat_thread_background_yield(bool woke)
+{
+    (void)woke;
+}
+
 /* The browser schedules its workers and the page's main thread. */
 int plat_thread_hold_slice(uint64_t slice_ns)
 {

@@ -92,6 +92,13 @@ int plat_thread_set_background(void)
     return 0;
 }
 
+/* Windows' priorities are strict: a ready thread of a higher priority
+ * always runs first, so a background thread has no turn to give up. */
+void plat_thread_background_yield(bool woke)
+{
+    (void)woke;
+}
+
 /* Windows has no per-thread slice to ask for (its quantum is the system's). */
 int plat_thread_hold_slice(uint64_t slice_ns)
 {

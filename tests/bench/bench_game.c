@@ -108,7 +108,7 @@
 #include "bench_common.h"
 #include "bench_vsync.h"
 #include "loop_internal.h" /* the pacer's state, for --trace */
-#include "platform.h"      /* plat_thread_set_background: the noise rows' decoder */
+#include "platform.h"      /* plat_thread_set_background, _yield: the noise rows' decoder */
 #include "tempo/tempo.h"
 
 #define MS TEMPO_NS_PER_MS
@@ -724,6 +724,7 @@ static int SDLCALL decoder(void *p)
     for (int i = 0; i < n_images; i++) {
         if (tempo_wait(&b->sc.stop, 1, 0, 0) == 0)
             return 0;
+        plat_thread_background_yield(i == 0); /* as the loader's threads: after the wake, between items */
         SDL_FreeSurface(IMG_Load(paths[i]));
     }
     b->decoded_ns = tempo_now_ns();

@@ -251,17 +251,17 @@ typedef struct tempo_loader_desc {
     bool low_priority;           /* false => loader threads keep the priority they are
                                     created with: loading gets its fair share of a busy machine
                                     (a loading screen). true => they become background threads
-                                    (Linux: SCHED_IDLE at nice 19: a submit's wake-up never
-                                    takes the loop thread's core, a thread that wakes takes it
-                                    back at once; elsewhere SDL_THREAD_PRIORITY_LOW; Windows:
-                                    the lowest priority): a contended core goes first to the
-                                    loop thread and to whatever presents its frames (the X
-                                    server or compositor, the GL driver's threads), which is
-                                    what loading while the game plays wants; but loading then
-                                    crawls while other threads keep every core busy, the game's
-                                    own workers included. See docs/loading.md, "Loading while
-                                    the game plays" (measured: a missed vblank per load at
-                                    normal priority on a 2-core machine, none at low). */
+                                    (Linux: SCHED_IDLE at nice 19, and they give up the turn a
+                                    wake-up wins them, on waking and between requests: a custom
+                                    `work` of many ms keeps it until it returns, so split it;
+                                    elsewhere SDL_THREAD_PRIORITY_LOW; Windows: the lowest): a
+                                    contended core goes first to the loop thread and to what
+                                    presents its frames (the X server or compositor, the GL
+                                    driver's threads), as loading while the game plays wants;
+                                    but loading then crawls while other threads keep every core
+                                    busy, the game's workers included. docs/loading.md, "Loading
+                                    while the game plays": a missed vblank per load at normal
+                                    priority on a 2-core machine, none at low. */
     tempo_clock clock;           /* clock of the finalize budget; zero => tempo_now_ns. The
                                     same tempo_clock as the loop's and the queue's
                                     (tempo/clock.h): one fake clock drives all three. */
