@@ -1,14 +1,16 @@
 /* bench_sched: what Linux's scheduler does to a loop thread that shares its
  * core with a background thread (the loader's, desc.low_priority), under
- * the two scheduling choices Tempo makes there (issue 39) and the ones
- * before them:
+ * the scheduling choices Tempo makes there (issue 39) and the ones before
+ * them:
  *  - plat_thread_set_background(): the loader's threads in SCHED_IDLE,
  *    where they were in SCHED_BATCH at nice 19;
+ *  - plat_thread_background_yield(): they give up the turn a wake-up wins
+ *    them, on waking and at most every 0.5 ms while they work;
  *  - plat_thread_hold_slice(): the loop thread asks for a 20 ms slice
  *    (tempo_loop_create), where the kernel's default is ~1.4 ms.
  *
- * Both threads are pinned to one core, so this is the kernel's choice
- * between the two alone, with no other core to move either to:
+ * All threads are pinned to one core, so this is the kernel's choice
+ * between them alone, with no other core to move any to:
  *  A. A thread that wakes: a normal thread sleeps to absolute deadlines
  *     3-4 ms apart (clock_nanosleep) while the background thread computes
  *     without pause on the core; each wake-up's lateness.
@@ -18,12 +20,15 @@
  *     (decoding). Lost: the wall time inside the 11 ms that the frame thread
  *     was off the core (gaps over 50 us between two clock reads), i.e. the
  *     drain's work that did not get done.
- * The rows without a background thread are the baselines of the same run.
- * What it showed on the 2-core 6.18 VM (docs/bench-game.md): no row of A
- * wakes late, and in B every choice loses a tick (~4 ms) in each frame
- * that wakes the background thread. What Tempo's choices buy is measured
- * in bench_game, on two cores; pinned, nothing an unprivileged thread can
- * choose avoids that tick.
+ *  C. As B, with a normal thread running 10 us every 2.7 ms (the kworkers
+ *     that bench_game's traces showed preempting the loop thread), the
+ *     background thread woken every frame for 2 ms (a frame's decodes).
+ * The rows without a background thread are the baselines of the same run,
+ * and the loader rows run a real tempo_loader's thread (one custom job per
+ * submit). What it showed on the 2-core 6.18 VM (docs/benchmarks.md): no
+ * row of A wakes late; in B and C, without the yield, every frame that
+ * woke the background thread lost up to a tick (~4 ms); with it, none did,
+ * except where one job ran 30 ms with no yield between (B's loader row).
  * Linux only (elsewhere: skipped). Kernels before 6.12 have no per-thread
  * slice: the "held" rows then say "not held". */
 #if defined(__linux__)
@@ -51,17 +56,23 @@
 #define US TEMPO_NS_PER_US
 #define MS TEMPO_NS_PER_MS
 
-enum bg_kind { BG_NONE, BG_NICE19, BG_BATCH, BG_TEMPO };
-static const char *const bg_name[] = {"none (baseline)", "nice 19", "nice 19 + SCHED_BATCH (before)",
-                                      "plat_thread_set_background: SCHED_IDLE (now)"};
+enum bg_kind { BG_NONE, BG_NICE19, BG_BATCH, BG_IDLE, BG_TEMPO, BG_LOADER };
+static const char *const bg_name[] = {"none (baseline)",
+                                      "nice 19",
+                                      "nice 19 + SCHED_BATCH (before)",
+                                      "SCHED_IDLE, no yield (before)",
+                                      "SCHED_IDLE + plat_thread_background_yield (now)",
+                                      "a tempo_loader thread (desc.low_priority)"};
 
 static int wakes = 400, frames = 240;
 
 typedef struct bg {
     enum bg_kind kind;
-    bool continuous; /* A: compute until stopped; B: 30 ms per post of `go` */
+    bool continuous;  /* A: compute until stopped; B, C: work_ns per post of `go` */
+    uint64_t work_ns; /* per post */
     sem_t go;
     atomic_bool stop;
+    tempo_loader *ld; /* BG_LOADER: a submit replaces the post */
 } bg;
 
 static uint64_t now_ns(void)
@@ -94,7 +105,7 @@ static void *background(void *p)
         setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
     if (b->kind == BG_BATCH)
         sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){0});
-    if (b->kind == BG_TEMPO)
+    if (b->kind == BG_IDLE || b->kind == BG_TEMPO)
         plat_thread_set_background();
     while (!atomic_load(&b->stop)) {
         if (!b->continuous) {
@@ -102,22 +113,57 @@ static void *background(void *p)
             if (atomic_load(&b->stop))
                 break;
         }
-        uint64_t end = now_ns() + (b->continuous ? 1000 * MS : 30 * MS);
+        uint64_t end = now_ns() + (b->continuous ? 1000 * MS : b->work_ns);
+        if (b->kind == BG_TEMPO)
+            plat_thread_background_yield(true); /* as the loader's threads after a wake */
         while (now_ns() < end && !atomic_load(&b->stop)) {
+            if (b->kind == BG_TEMPO)
+                plat_thread_background_yield(false); /* and while they work */
         }
     }
     return NULL;
 }
 
-/* Starts the background thread of `kind` (none for BG_NONE) and returns
- * room for n samples; exits where either cannot be had. */
-static uint64_t *bg_start(bg *b, pthread_t *t, enum bg_kind kind, bool continuous, int n)
+/* BG_LOADER's job: the same computation, on the loader's thread. */
+static int spin_job(tempo_load_job *job, void **result)
 {
-    *b = (bg){.kind = kind, .continuous = continuous};
+    (void)result;
+    uint64_t end = now_ns() + *(const uint64_t *)job->args;
+    while (now_ns() < end) {
+    }
+    return 0;
+}
+
+/* Wakes the background thread for work_ns (a frame's submit). */
+static void bg_post(bg *b)
+{
+    if (b->kind != BG_LOADER) {
+        sem_post(&b->go);
+        return;
+    }
+    tempo_load_request rq = {
+        .type = TEMPO_LOAD_CUSTOM, .work = spin_job, .args = &b->work_ns, .args_size = sizeof b->work_ns};
+    if (tempo_loader_submit(b->ld, &rq) == 0 || tempo_loader_process(b->ld) < 0) { /* delivers earlier jobs */
+        fprintf(stderr, "bench_sched: the loader: %s\n", tempo_get_error());
+        exit(1);
+    }
+}
+
+/* Starts the background thread of `kind` (none for BG_NONE; BG_LOADER: a
+ * loader of one thread, on CPU 0 as the process is) and returns room for
+ * n samples; exits where either cannot be had. */
+static uint64_t *bg_start(bg *b, pthread_t *t, enum bg_kind kind, bool continuous, uint64_t work_ns, int n)
+{
+    *b = (bg){.kind = kind, .continuous = continuous, .work_ns = work_ns};
     sem_init(&b->go, 0, 0);
     atomic_init(&b->stop, false);
     uint64_t *v = calloc((size_t)n, sizeof *v);
-    if (v == NULL || (kind != BG_NONE && pthread_create(t, NULL, background, b) != 0)) {
+    bool ok = v != NULL;
+    if (ok && kind == BG_LOADER)
+        ok = (b->ld = tempo_loader_create(&(tempo_loader_desc){.threads = 1, .low_priority = true})) != NULL;
+    else if (ok && kind != BG_NONE)
+        ok = pthread_create(t, NULL, background, b) == 0;
+    if (!ok) {
         fprintf(stderr, "bench_sched: cannot start the background thread\n");
         exit(1);
     }
@@ -127,11 +173,31 @@ static uint64_t *bg_start(bg *b, pthread_t *t, enum bg_kind kind, bool continuou
 static void bg_stop(bg *b, pthread_t t)
 {
     atomic_store(&b->stop, true);
-    if (b->kind != BG_NONE) {
+    if (b->kind == BG_LOADER) {
+        tempo_loader_destroy(b->ld); /* waits for the job it runs */
+    } else if (b->kind != BG_NONE) {
         sem_post(&b->go);
         pthread_join(t, NULL);
     }
     sem_destroy(&b->go);
+}
+
+/* C's kernel worker: a normal thread on the core that runs 10 us every
+ * 2.7 ms, as the kworkers the traces of bench_game showed preempting the
+ * loop thread (docs/bench-game.md). */
+static atomic_bool kworker_stop;
+
+static void *kworker(void *p)
+{
+    (void)p;
+    pin_to_cpu0();
+    while (!atomic_load(&kworker_stop)) {
+        sleep_until(now_ns() + 2700 * US);
+        uint64_t end = now_ns() + 10 * US;
+        while (now_ns() < end) {
+        }
+    }
+    return NULL;
 }
 
 typedef struct dist {
@@ -159,7 +225,7 @@ static dist run_wakes(enum bg_kind kind)
 {
     bg b;
     pthread_t t;
-    uint64_t *late = bg_start(&b, &t, kind, true, wakes);
+    uint64_t *late = bg_start(&b, &t, kind, true, 0, wakes);
     sleep_until(now_ns() + 20 * MS); /* it is computing */
     uint32_t rng = 12345;
     for (int i = 0; i < wakes; i++) {
@@ -174,19 +240,20 @@ static dist run_wakes(enum bg_kind kind)
     return d;
 }
 
-/* B: the wall time lost inside each frame's 11 ms of work. */
-static dist run_frames(enum bg_kind kind, bool hold, bool *held)
+/* B and C: the wall time lost inside each frame's 11 ms of work, with the
+ * background thread woken every `every`th frame for work_ns. */
+static dist run_frames(enum bg_kind kind, int every, uint64_t work_ns, bool hold, bool *held)
 {
     bg b;
     pthread_t t;
-    uint64_t *lost = bg_start(&b, &t, kind, false, frames);
+    uint64_t *lost = bg_start(&b, &t, kind, false, work_ns, frames);
     *held = hold && plat_thread_hold_slice(20 * MS) == 0;
     uint64_t next = now_ns() + 5 * MS;
     for (int f = 0; f < frames; f++) {
         sleep_until(next);
         uint64_t start = now_ns(), last = start, gone = 0;
-        if (f % 4 == 0)
-            sem_post(&b.go); /* the frame's submit */
+        if (f % every == 0)
+            bg_post(&b); /* the frame's submit */
         while (last - start < 11 * MS) {
             uint64_t x = now_ns();
             if (x - last > 50 * US)
@@ -245,11 +312,12 @@ int main(int argc, char **argv)
     static const struct {
         enum bg_kind kind;
         bool hold;
-    } rows[] = {{BG_NONE, false}, {BG_BATCH, false}, {BG_BATCH, true}, {BG_TEMPO, false}, {BG_TEMPO, true}};
+    } rows[] = {{BG_NONE, false}, {BG_BATCH, false}, {BG_BATCH, true}, {BG_IDLE, false},
+                {BG_IDLE, true},  {BG_TEMPO, true},  {BG_LOADER, true}};
     double base_lost = 0;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         bool held = false;
-        dist d = run_frames(rows[i].kind, rows[i].hold, &held);
+        dist d = run_frames(rows[i].kind, 4, 30 * MS, rows[i].hold, &held);
         if (i == 0)
             base_lost = d.total_ms;
         char r[32];
@@ -260,6 +328,30 @@ int main(int argc, char **argv)
         printf("| %s | %s | %.3f / %.3f / %.3f | %d | %.1f | %s |\n", bg_name[rows[i].kind], slice, d.p50 / 1e6,
                d.p99 / 1e6, d.max / 1e6, d.over_1ms, d.total_ms, r);
     }
+
+    printf("\nC. as B, with a kernel worker's 10 us every 2.7 ms on the core, the background thread woken every "
+           "frame for 2 ms, the frame thread's slice held at 20 ms\n\n"
+           "| background thread | lost per frame p50 / p99 / max, ms | frames losing over 1 ms | lost in all, ms | "
+           "against none |\n|---|---|---:|---:|---:|\n");
+    pthread_t kw;
+    atomic_init(&kworker_stop, false);
+    if (pthread_create(&kw, NULL, kworker, NULL) != 0) {
+        fprintf(stderr, "bench_sched: cannot start the kernel worker's stand-in\n");
+        return 1;
+    }
+    static const enum bg_kind c_rows[] = {BG_NONE, BG_IDLE, BG_TEMPO, BG_LOADER};
+    for (size_t i = 0; i < sizeof c_rows / sizeof c_rows[0]; i++) {
+        bool held = false;
+        dist d = run_frames(c_rows[i], 1, 2 * MS, true, &held);
+        if (i == 0)
+            base_lost = d.total_ms;
+        char r[32];
+        bench_fmt_ratio(r, sizeof r, d.total_ms, base_lost);
+        printf("| %s | %.3f / %.3f / %.3f | %d | %.1f | %s |\n", bg_name[c_rows[i]], d.p50 / 1e6, d.p99 / 1e6,
+               d.max / 1e6, d.over_1ms, d.total_ms, r);
+    }
+    atomic_store(&kworker_stop, true);
+    pthread_join(kw, NULL);
     return 0;
 }
 #else
