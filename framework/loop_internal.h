@@ -254,7 +254,6 @@ struct tempo_loop {
     /* settings */
     bool pause_on_focus;
     bool run_hidden;   /* desc.run_while_hidden: no pause for minimized or hidden */
-    bool slice_held;   /* the loop thread's slice (loop_create.c): released at destroy */
     tempo_loop_update_fn update;
     tempo_loop_render_fn render;
     tempo_loop_event_fn event;

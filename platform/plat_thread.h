@@ -50,10 +50,10 @@ int plat_thread_set_background(void);
  * of the running thread's protected slice) it gets the core for the rest
  * of a tick (up to 4 ms at HZ=250). sched_yield() gives that turn up. On
  * the 2-core 6.18 VM, pinned to one core with such a thread (bench_sched,
- * B and C), a frame thread lost ~4 ms in 59 of 240 frames without it
- * and in none with it; beside a kworker-like waker, ~2 ms in 182 of 240
- * without it and in none with it. A thread that works long between two
- * calls keeps the turn until the next call (B: one 30 ms loader job).
+ * B and C), a frame thread lost ~4 ms in 59-61 of 240 frames without it
+ * and in none with it; beside a kworker-like waker, ~2 ms in 180-187 of
+ * 240 without it and in none with it. A thread that works long between
+ * two calls keeps the turn until the next call.
  * Where nothing else wants the core it returns at once. Other OSes and
  * backends: nothing (Windows' priorities are strict; the browser
  * schedules its workers). Thread: a background thread
@@ -75,7 +75,9 @@ void plat_thread_background_yield(bool woke);
  * TEMPO_ENOTSUP (no such slice: other OSes, older kernels, a real-time
  * thread; no detail set, as that is the usual case there) or
  * TEMPO_EPLATFORM (the OS refused, as a sandbox may; the detail logged at
- * debug level only). Thread: the one to change. */
+ * debug level only). Thread: the one to change. Tempo's loop no longer
+ * holds one (loop_create.c; bench_sched, D): only bench_sched uses these
+ * two, to measure that choice. */
 int plat_thread_hold_slice(uint64_t slice_ns);
 /* Ends a hold that plat_thread_hold_slice() returned 0 for. Thread: the
  * one that held it. */

@@ -324,102 +324,30 @@ static uint64_t thread_slice_ns(void)
     return 0;
 }
 
-static int SDLCALL read_slice(void *out)
-{
-    *(uint64_t *)out = thread_slice_ns();
-    return 0;
-}
-
-/* A loop asks for a scheduler slice longer than a 60 Hz frame's work on
- * its thread (plat_thread_hold_slice): the kernel's default (1.4 ms on a
- * 2-core 6.18 machine) ran out inside bench_game's 11 ms drains, and a
- * background thread then kept the core to the next tick, 2-4.7 ms. A
- * slower update step asks for its own; loops on one thread nest, and the
- * last one destroyed gives the thread its slice back. A thread the loop
- * thread starts meanwhile (a game's worker) gets the default slice, not
- * the loop's. */
-static void a_loop_holds_a_frame_long_slice_on_its_thread(void)
+/* A loop leaves its thread's scheduler slice as it found it. It asked for
+ * 20 ms (50 ms with a 20 Hz step) until the loader's threads learnt to
+ * give up the turn their wake-ups win (issue 39); with EEVDF a long slice
+ * also makes the loop thread's own wake-ups wait behind a busy thread of
+ * normal priority (bench_sched, D), so it asks for nothing now. Before,
+ * this read 20 ms with the 60 Hz loop and 50 ms beside the 20 Hz one. */
+static void a_loop_leaves_its_threads_slice_alone(void)
 {
     uint64_t before = thread_slice_ns();
     if (before == 0)
         TT_SKIP("no per-thread scheduler slice to read (Linux 6.12 on)");
     tempo_loop *a = tempo_loop_create(&(tempo_loop_desc){.update_hz = 60});
     CHECK(a != NULL);
-    uint64_t with_one = thread_slice_ns(), worker = 0;
-    SDL_Thread *w = SDL_CreateThread(read_slice, "worker", &worker);
-    CHECK(w != NULL);
-    SDL_WaitThread(w, NULL);
-    tempo_loop *b = tempo_loop_create(&(tempo_loop_desc){.update_hz = 60});
-    CHECK(b != NULL);
-    tempo_loop_destroy(a); /* b still holds it */
-    uint64_t with_b = thread_slice_ns();
-    tempo_loop_destroy(b);
-    uint64_t after = thread_slice_ns();
+    uint64_t with_one = thread_slice_ns();
     tempo_loop *slow = tempo_loop_create(&(tempo_loop_desc){.update_hz = 20}); /* a 50 ms step */
     CHECK(slow != NULL);
     uint64_t with_slow = thread_slice_ns();
     tempo_loop_destroy(slow);
-    tt_note("slice %.2f ms; %.2f with a loop (%.2f on a thread it started), %.2f with the second after the first "
-            "went, %.2f after; %.2f with a 20 Hz loop",
-            before / 1e6, with_one / 1e6, worker / 1e6, with_b / 1e6, after / 1e6, with_slow / 1e6);
-    CHECK_EQ_U64(with_one, 20 * MS);
-    CHECK_EQ_U64(worker, before);
-    CHECK_EQ_U64(with_b, 20 * MS);
-    CHECK_EQ_U64(after, before);
-    CHECK_EQ_U64(with_slow, 50 * MS);
+    tempo_loop_destroy(a);
+    tt_note("slice %.2f ms; %.2f with a 60 Hz loop, %.2f with a 20 Hz one beside it, %.2f after", before / 1e6,
+            with_one / 1e6, with_slow / 1e6, thread_slice_ns() / 1e6);
+    CHECK_EQ_U64(with_one, before);
+    CHECK_EQ_U64(with_slow, before);
     CHECK_EQ_U64(thread_slice_ns(), before);
-}
-
-typedef struct refused {
-    int filtered; /* 1: the filter holds; 0: it could not be installed */
-    bool created;
-    uint64_t before, with_loop;
-} refused;
-
-/* [its own thread] Forbids sched_setattr to this thread (a sandbox's
- * seccomp filter), then creates and destroys a loop. */
-static int SDLCALL loop_under_a_filter(void *arg)
-{
-#if defined(__linux__) && defined(SYS_sched_setattr)
-    refused *r = arg;
-    static const long setattr[] = {SYS_sched_setattr};
-    if (!tt_refuse_syscalls(setattr, 1))
-        return 0;
-    r->filtered = 1;
-    r->before = thread_slice_ns();
-    tempo_loop *loop = tempo_loop_create(NULL);
-    r->created = loop != NULL;
-    r->with_loop = thread_slice_ns();
-    tempo_loop_destroy(loop);
-#else
-    (void)arg;
-#endif
-    return 0;
-}
-
-/* Where the OS refuses the slice (a sandbox's filter), the loop is made
- * all the same, at the thread's own slice, with a debug line and no
- * warning: the slice is a hint. */
-static void a_refused_slice_is_not_a_warning(void)
-{
-    if (thread_slice_ns() == 0)
-        TT_SKIP("no per-thread scheduler slice to read (Linux 6.12 on)");
-    tt_log_count_begin(TEMPO_LOG_DEBUG);
-    refused r = {0};
-    SDL_Thread *t = SDL_CreateThread(loop_under_a_filter, "refused", &r);
-    CHECK(t != NULL);
-    SDL_WaitThread(t, NULL);
-    int debug, warn;
-    tt_log_counted(&debug, &warn);
-    tt_log_count_end();
-    if (!r.filtered)
-        TT_SKIP("cannot install a seccomp filter here");
-    tt_note("slice %.2f ms, %.2f with the loop; %d warning and %d debug lines", r.before / 1e6, r.with_loop / 1e6,
-            warn, debug);
-    CHECK(r.created);
-    CHECK_EQ_U64(r.with_loop, r.before);
-    CHECK_EQ_INT(warn, 0);
-    CHECK_EQ_INT(debug, 1);
 }
 
 static const tt_case cases[] = {
@@ -429,8 +357,7 @@ static const tt_case cases[] = {
     TT_CASE(source_handle_set_by_a_thread_is_a_source_wake),
     TT_CASE(render_request_from_a_thread),
     TT_CASE(audio_notices_reach_an_attached_loop),
-    TT_CASE(a_loop_holds_a_frame_long_slice_on_its_thread),
-    TT_CASE(a_refused_slice_is_not_a_warning),
+    TT_CASE(a_loop_leaves_its_threads_slice_alone),
 };
 
 int main(int argc, char **argv)
