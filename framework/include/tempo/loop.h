@@ -277,10 +277,8 @@ typedef struct tempo_loop_desc {
 } tempo_loop_desc;
 
 /* Creates a loop. The schedule starts at the first tempo_loop_frame(), so
- * loading between create and run does not count as a stall. On Linux 6.12
- * on, the calling thread asks for a scheduler slice of max(20 ms, a step)
- * until the loop is destroyed, so a frame's work is not cut for background
- * threads (threads it starts meanwhile keep the default; docs/pacing.md).
+ * loading between create and run does not count as a stall. The calling
+ * thread's scheduling (priority, slice) is left as it is (docs/pacing.md).
  * desc: read during the call only; NULL means all defaults.
  * Returns the loop, owned by the caller, or NULL with the detail in
  * tempo_get_error(): an out-of-range field (policy, update_hz,
