@@ -43,7 +43,7 @@ int plat_thread_set_background(void);
  * it shares its core with keep the core. Call it right after the thread
  * wakes from a wait (`woke` true) and between units of its work (false:
  * then it yields only if 0.5 ms or more of wall time have passed since
- * its last yield, ~2000 calls a second at most). Linux (EEVDF): a thread
+ * its last yield: ~2000 yields a second at most). Linux (EEVDF): a thread
  * that wakes is placed owing no time, so it counts as eligible against a
  * thread that has run since it was placed, SCHED_IDLE or not; at the
  * next pick on that core (a kernel worker's 10 us preemption, or the end

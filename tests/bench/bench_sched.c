@@ -95,6 +95,14 @@ static void sleep_until(uint64_t t)
     }
 }
 
+/* Computes for `ns` of wall time. */
+static void spin_ns(uint64_t ns)
+{
+    uint64_t end = now_ns() + ns;
+    while (now_ns() < end) {
+    }
+}
+
 static bool pin_to_cpu0(void)
 {
     cpu_set_t s;
@@ -134,9 +142,7 @@ static void *background(void *p)
 static int spin_job(tempo_load_job *job, void **result)
 {
     (void)result;
-    uint64_t end = now_ns() + *(const uint64_t *)job->args;
-    while (now_ns() < end) {
-    }
+    spin_ns(*(const uint64_t *)job->args);
     return 0;
 }
 
@@ -199,9 +205,7 @@ static void *kworker(void *p)
     pin_to_cpu0();
     while (!atomic_load(&kworker_stop)) {
         sleep_until(now_ns() + 2700 * US);
-        uint64_t end = now_ns() + 10 * US;
-        while (now_ns() < end) {
-        }
+        spin_ns(10 * US);
     }
     return NULL;
 }
@@ -226,6 +230,18 @@ static dist summarize(uint64_t *v, int n)
     return d;
 }
 
+/* Ends a run: gives the slice back if `held`, stops the background
+ * thread, and summarizes and frees the n samples. */
+static dist bg_finish(bg *b, pthread_t t, bool held, uint64_t *v, int n)
+{
+    if (held)
+        plat_thread_release_slice();
+    bg_stop(b, t);
+    dist d = summarize(v, n);
+    free(v);
+    return d;
+}
+
 /* A: the lateness of `wakes` wake-ups of this (normal) thread. */
 static dist run_wakes(enum bg_kind kind)
 {
@@ -240,10 +256,7 @@ static dist run_wakes(enum bg_kind kind)
         sleep_until(due);
         late[i] = now_ns() - due;
     }
-    bg_stop(&b, t);
-    dist d = summarize(late, wakes);
-    free(late);
-    return d;
+    return bg_finish(&b, t, false, late, wakes);
 }
 
 /* D: the lateness of the frame thread's wake-ups, 16.7 ms apart with 5 ms
@@ -260,16 +273,9 @@ static dist run_frame_wakes(enum bg_kind kind, bool hold, bool *held)
         next += 16667 * US;
         sleep_until(next);
         late[f] = now_ns() - next;
-        uint64_t end = now_ns() + 5 * MS;
-        while (now_ns() < end) {
-        }
+        spin_ns(5 * MS);
     }
-    if (*held)
-        plat_thread_release_slice();
-    bg_stop(&b, t);
-    dist d = summarize(late, frames);
-    free(late);
-    return d;
+    return bg_finish(&b, t, *held, late, frames);
 }
 
 /* B and C: the wall time lost inside each frame's 11 ms of work, with the
@@ -295,12 +301,7 @@ static dist run_frames(enum bg_kind kind, int every, uint64_t work_ns, bool hold
         lost[f] = gone;
         next = last + 5700 * US;
     }
-    if (*held)
-        plat_thread_release_slice();
-    bg_stop(&b, t);
-    dist d = summarize(lost, frames);
-    free(lost);
-    return d;
+    return bg_finish(&b, t, *held, lost, frames);
 }
 
 int main(int argc, char **argv)
