@@ -24,8 +24,8 @@ int plat_thread_join(plat_thread *t);
  * thread woken by the loop thread preempt it on its own core (1.85 ms,
  * bench_game's submit frame); SCHED_BATCH stopped that. SCHED_IDLE keeps
  * it, weighs a fifth of nice 19, and a thread that wakes on its core takes
- * it at once, without the rest of its slice (Linux 6.12 on). With the loop
- * thread's slice (plat_thread_hold_slice) it cut the time bench_game's
+ * it at once, without the rest of its slice (Linux 6.12 on). With a 20 ms
+ * slice for the loop thread (since dropped) it cut the time bench_game's
  * first burst drains spent off the core from 1.0-1.3 ms to 0.2-0.5 ms
  * (docs/bench-game.md). What no policy avoids (bench_sched): pinned to
  * one core with a busy thread, a freshly woken thread soon gets a tick of
@@ -59,29 +59,6 @@ int plat_thread_set_background(void);
  * schedules its workers). Thread: a background thread
  * (plat_thread_set_background). */
 void plat_thread_background_yield(bool woke);
-
-/* Asks the OS not to cut the calling thread's runs into time slices
- * shorter than `slice_ns` for threads that did not just wake: a loop
- * thread's frame (drains, updates, the render) then runs to its wait
- * unless a thread wakes that must run now. Linux 6.12 on (EEVDF's custom
- * slice: sched_setattr's sched_runtime, clamped by the kernel to
- * 0.1-100 ms). The default slice (1.4 ms on the 2-core 6.18 VM) expired
- * inside bench_game's 11 ms drains, and a background thread the scheduler
- * then picked kept the core to the next tick: 2-4.7 ms lost. Threads the
- * caller starts while it holds one get the default slice
- * (SCHED_FLAG_RESET_ON_FORK; a negative nice value is then not inherited
- * either). Holds nest per thread: the first sets the slice, the last
- * release puts back the one before (and the flag). Returns 0,
- * TEMPO_ENOTSUP (no such slice: other OSes, older kernels, a real-time
- * thread; no detail set, as that is the usual case there) or
- * TEMPO_EPLATFORM (the OS refused, as a sandbox may; the detail logged at
- * debug level only). Thread: the one to change. Tempo's loop no longer
- * holds one (loop_create.c; bench_sched, D): only bench_sched uses these
- * two, to measure that choice. */
-int plat_thread_hold_slice(uint64_t slice_ns);
-/* Ends a hold that plat_thread_hold_slice() returned 0 for. Thread: the
- * one that held it. */
-void plat_thread_release_slice(void);
 
 /* Mutexes are not recursive (win32: SRW locks): never lock one twice on
  * the same thread. */

@@ -8,7 +8,6 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #elif defined(_WIN32)
@@ -86,90 +85,6 @@ void plat_thread_background_yield(bool woke)
     (void)woke;
 #endif
 }
-
-#if defined(__linux__) && defined(SYS_sched_getattr) && defined(SYS_sched_setattr)
-/* The kernel's struct sched_attr as its first version (48 bytes): glibc
- * declares it and the calls only from 2.41 on. */
-typedef struct sched_attr_v0 {
-    uint32_t size, policy;
-    uint64_t flags;
-    int32_t nice;
-    uint32_t priority;
-    uint64_t runtime, deadline, period; /* runtime: a fair thread's slice (6.12 on) */
-} sched_attr_v0;
-
-/* Threads the holder starts get the default slice, not its own (the
- * kernel's SCHED_FLAG_RESET_ON_FORK): a game's worker inheriting a long
- * slice would keep the core for it against the loop thread. */
-#define RESET_ON_FORK 0x01
-
-static _Thread_local int slice_holds;
-static _Thread_local uint64_t slice_before, flags_before;
-
-static int set_slice(sched_attr_v0 *a, uint64_t slice_ns, uint64_t flags)
-{
-    a->size = sizeof *a;
-    a->runtime = slice_ns;
-    a->flags = flags;
-    if (syscall(SYS_sched_setattr, 0, a, 0) != 0)
-        return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EPLATFORM, "thread slice: sched_setattr(%llu ns): %s",
-                                   (unsigned long long)slice_ns, strerror(errno));
-    return 0;
-}
-
-static int get_attr(sched_attr_v0 *a)
-{
-    memset(a, 0, sizeof *a);
-    if (syscall(SYS_sched_getattr, 0, a, sizeof *a, 0) == 0)
-        return 0;
-    if (errno == ENOSYS) /* before Linux 3.14 */
-        return TEMPO_ENOTSUP;
-    return tempo__set_error_at(TEMPO_LOG_DEBUG, TEMPO_EPLATFORM, "thread slice: sched_getattr: %s",
-                               strerror(errno));
-}
-
-int plat_thread_hold_slice(uint64_t slice_ns)
-{
-    if (slice_holds > 0) {
-        slice_holds++;
-        return 0;
-    }
-    sched_attr_v0 a;
-    int rc = get_attr(&a);
-    if (rc != 0)
-        return rc;
-    /* A fair thread's slice is reported from 6.12 on; before, 0. Having
-     * none is the usual case there, as on other OSes: not an error. */
-    if ((a.policy != SCHED_OTHER && a.policy != SCHED_BATCH) || a.runtime == 0)
-        return TEMPO_ENOTSUP;
-    uint64_t before = a.runtime, flags = a.flags;
-    if ((rc = set_slice(&a, slice_ns, flags | RESET_ON_FORK)) != 0)
-        return rc;
-    slice_before = before;
-    flags_before = flags;
-    slice_holds = 1;
-    return 0;
-}
-
-void plat_thread_release_slice(void)
-{
-    if (slice_holds == 0 || --slice_holds > 0)
-        return;
-    sched_attr_v0 a;
-    if (get_attr(&a) == 0)
-        (void)set_slice(&a, slice_before, flags_before); /* a refusal is told at debug level */
-}
-#else
-int plat_thread_hold_slice(uint64_t slice_ns)
-{
-    (void)slice_ns;
-    return TEMPO_ENOTSUP;
-}
-
-void plat_thread_release_slice(void)
-{
-}
-#endif
 
 plat_mutex *plat_mutex_create(void)
 {

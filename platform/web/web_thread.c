@@ -73,17 +73,6 @@ void plat_thread_background_yield(bool woke)
     (void)woke;
 }
 
-/* The browser schedules its workers and the page's main thread. */
-int plat_thread_hold_slice(uint64_t slice_ns)
-{
-    (void)slice_ns;
-    return TEMPO_ENOTSUP;
-}
-
-void plat_thread_release_slice(void)
-{
-}
-
 plat_mutex *plat_mutex_create(void)
 {
     plat_mutex *m = calloc(1, sizeof *m);

@@ -99,17 +99,6 @@ void plat_thread_background_yield(bool woke)
     (void)woke;
 }
 
-/* Windows has no per-thread slice to ask for (its quantum is the system's). */
-int plat_thread_hold_slice(uint64_t slice_ns)
-{
-    (void)slice_ns;
-    return TEMPO_ENOTSUP;
-}
-
-void plat_thread_release_slice(void)
-{
-}
-
 plat_mutex *plat_mutex_create(void)
 {
     plat_mutex *m = malloc(sizeof *m);

@@ -6,8 +6,8 @@
  *    where they were in SCHED_BATCH at nice 19;
  *  - plat_thread_background_yield(): they give up the turn a wake-up wins
  *    them, on waking and at most every 0.5 ms while they work;
- *  - plat_thread_hold_slice(): the loop thread asked for a 20 ms slice
- *    (tempo_loop_create, until the yield), where the kernel's default is
+ *  - a 20 ms scheduler slice the loop thread asked for (tempo_loop_create,
+ *    until the yield; hold_slice below), where the kernel's default is
  *    ~1.4 ms; D shows what that cost.
  *
  * All threads are pinned to one core, so this is the kernel's choice
@@ -230,12 +230,58 @@ static dist summarize(uint64_t *v, int n)
     return d;
 }
 
+/* The kernel's struct sched_attr as its first version (48 bytes): glibc
+ * declares it and the calls only from 2.41 on. `runtime` is a fair
+ * thread's slice (Linux 6.12 on; 0 before). */
+typedef struct sched_attr_v0 {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+} sched_attr_v0;
+
+static uint64_t slice_before;
+
+/* Sets the calling thread's slice to slice_ns (EEVDF's custom slice,
+ * sched_setattr's sched_runtime) and keeps the one before for
+ * release_slice. False where there is none to set (before 6.12: the
+ * kernel reports 0), or the kernel refused. */
+static bool hold_slice(uint64_t slice_ns)
+{
+#if defined(SYS_sched_getattr) && defined(SYS_sched_setattr)
+    sched_attr_v0 a = {0};
+    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) != 0 || a.policy != SCHED_OTHER || a.runtime == 0)
+        return false;
+    slice_before = a.runtime;
+    a.size = sizeof a;
+    a.runtime = slice_ns;
+    return syscall(SYS_sched_setattr, 0, &a, 0) == 0;
+#else
+    (void)slice_ns;
+    return false;
+#endif
+}
+
+/* Puts back the slice hold_slice found. */
+static void release_slice(void)
+{
+#if defined(SYS_sched_getattr) && defined(SYS_sched_setattr)
+    sched_attr_v0 a = {0};
+    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) != 0)
+        return;
+    a.size = sizeof a;
+    a.runtime = slice_before;
+    (void)syscall(SYS_sched_setattr, 0, &a, 0);
+#endif
+}
+
 /* Ends a run: gives the slice back if `held`, stops the background
  * thread, and summarizes and frees the n samples. */
 static dist bg_finish(bg *b, pthread_t t, bool held, uint64_t *v, int n)
 {
     if (held)
-        plat_thread_release_slice();
+        release_slice();
     bg_stop(b, t);
     dist d = summarize(v, n);
     free(v);
@@ -266,7 +312,7 @@ static dist run_frame_wakes(enum bg_kind kind, bool hold, bool *held)
     bg b;
     pthread_t t;
     uint64_t *late = bg_start(&b, &t, kind, true, 0, frames);
-    *held = hold && plat_thread_hold_slice(20 * MS) == 0;
+    *held = hold && hold_slice(20 * MS);
     sleep_until(now_ns() + 20 * MS); /* it is computing */
     uint64_t next = now_ns();
     for (int f = 0; f < frames; f++) {
@@ -285,7 +331,7 @@ static dist run_frames(enum bg_kind kind, int every, uint64_t work_ns, bool hold
     bg b;
     pthread_t t;
     uint64_t *lost = bg_start(&b, &t, kind, false, work_ns, frames);
-    *held = hold && plat_thread_hold_slice(20 * MS) == 0;
+    *held = hold && hold_slice(20 * MS);
     uint64_t next = now_ns() + 5 * MS;
     for (int f = 0; f < frames; f++) {
         sleep_until(next);
