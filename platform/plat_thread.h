@@ -52,8 +52,17 @@ int plat_thread_set_background(void);
  * the 2-core 6.18 VM, pinned to one core with such a thread (bench_sched,
  * B and C), a frame thread lost ~4 ms in 59-61 of 240 frames without it
  * and in none with it; beside a kworker-like waker, ~2 ms in 180-187 of
- * 240 without it and in none with it. A thread that works long between
- * two calls keeps the turn until the next call.
+ * 240 without it and in none with it. sched_yield() returns when the
+ * thread is picked again, and a pick while the core is still wanted
+ * would give it a turn all the same: so while a yield kept it off the
+ * core 50 us or more (another thread ran), it yields again, for 20 ms at
+ * most per call (then it works: a core that stays busy still lets it
+ * progress). bench_game's fake vsync, 3 x 40 short rounds each way,
+ * interleaved: the burst's first two drains lost 1 ms or more off the
+ * core in 18 of 120 rounds with one yield per call (perf: the loader's
+ * thread, picked again, working 1.5 ms on a request), in 2 of 120 with
+ * this. A thread
+ * that works long between two calls keeps the turn until the next call.
  * Where nothing else wants the core it returns at once. Other OSes and
  * backends: nothing (Windows' priorities are strict; the browser
  * schedules its workers). Thread: a background thread
