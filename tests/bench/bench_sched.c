@@ -57,6 +57,7 @@
 #include "bench_common.h"
 #include "platform.h"
 #include "tempo/tempo.h"
+#include "thread_slice.h"
 
 #define US TEMPO_NS_PER_US
 #define MS TEMPO_NS_PER_MS
@@ -230,50 +231,21 @@ static dist summarize(uint64_t *v, int n)
     return d;
 }
 
-/* The kernel's struct sched_attr as its first version (48 bytes): glibc
- * declares it and the calls only from 2.41 on. `runtime` is a fair
- * thread's slice (Linux 6.12 on; 0 before). */
-typedef struct sched_attr_v0 {
-    uint32_t size, policy;
-    uint64_t flags;
-    int32_t nice;
-    uint32_t priority;
-    uint64_t runtime, deadline, period;
-} sched_attr_v0;
-
 static uint64_t slice_before;
 
-/* Sets the calling thread's slice to slice_ns (EEVDF's custom slice,
- * sched_setattr's sched_runtime) and keeps the one before for
- * release_slice. False where there is none to set (before 6.12: the
- * kernel reports 0), or the kernel refused. */
+/* Sets the calling thread's slice to slice_ns and keeps the one before for
+ * release_slice. False where there is none to set (before 6.12 the kernel
+ * reports 0), or the kernel refused. */
 static bool hold_slice(uint64_t slice_ns)
 {
-#if defined(SYS_sched_getattr) && defined(SYS_sched_setattr)
-    sched_attr_v0 a = {0};
-    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) != 0 || a.policy != SCHED_OTHER || a.runtime == 0)
-        return false;
-    slice_before = a.runtime;
-    a.size = sizeof a;
-    a.runtime = slice_ns;
-    return syscall(SYS_sched_setattr, 0, &a, 0) == 0;
-#else
-    (void)slice_ns;
-    return false;
-#endif
+    slice_before = tt_thread_slice_ns();
+    return slice_before != 0 && tt_thread_set_slice_ns(slice_ns);
 }
 
 /* Puts back the slice hold_slice found. */
 static void release_slice(void)
 {
-#if defined(SYS_sched_getattr) && defined(SYS_sched_setattr)
-    sched_attr_v0 a = {0};
-    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) != 0)
-        return;
-    a.size = sizeof a;
-    a.runtime = slice_before;
-    (void)syscall(SYS_sched_setattr, 0, &a, 0);
-#endif
+    (void)tt_thread_set_slice_ns(slice_before);
 }
 
 /* Ends a run: gives the slice back if `held`, stops the background

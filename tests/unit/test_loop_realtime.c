@@ -10,16 +10,11 @@
  * frames, not more). Precision is bench_loop's job; the numbers are notes. */
 #if defined(__linux__)
 #ifndef _GNU_SOURCE /* sdl2-compat's flags already define it (-D_GNU_SOURCE=1) */
-#define _GNU_SOURCE /* syscall */
+#define _GNU_SOURCE /* syscall (thread_slice.h) */
 #endif
 #endif
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
-#if defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 #include <SDL.h>
 #include <SDL_mixer.h>
@@ -27,6 +22,7 @@
 #include "harness.h"
 #include "refusals.h"
 #include "tempo/tempo.h"
+#include "thread_slice.h"
 
 #define MS TEMPO_NS_PER_MS
 
@@ -304,26 +300,6 @@ static void audio_notices_reach_an_attached_loop(void)
     Mix_FreeChunk(chunk);
 }
 
-/* The calling thread's scheduler slice in ns (sched_getattr's
- * sched_runtime for a fair thread: Linux 6.12 on), or 0 where there is
- * none to read. */
-static uint64_t thread_slice_ns(void)
-{
-#if defined(__linux__) && defined(SYS_sched_getattr)
-    struct {
-        uint32_t size, policy;
-        uint64_t flags;
-        int32_t nice;
-        uint32_t priority;
-        uint64_t runtime, deadline, period;
-    } a;
-    memset(&a, 0, sizeof a);
-    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) == 0)
-        return a.runtime;
-#endif
-    return 0;
-}
-
 /* A loop leaves its thread's scheduler slice as it found it. It asked for
  * 20 ms (50 ms with a 20 Hz step) until the loader's threads learnt to
  * give up the turn their wake-ups win (issue 39); with EEVDF a long slice
@@ -332,22 +308,22 @@ static uint64_t thread_slice_ns(void)
  * this read 20 ms with the 60 Hz loop and 50 ms beside the 20 Hz one. */
 static void a_loop_leaves_its_threads_slice_alone(void)
 {
-    uint64_t before = thread_slice_ns();
+    uint64_t before = tt_thread_slice_ns();
     if (before == 0)
         TT_SKIP("no per-thread scheduler slice to read (Linux 6.12 on)");
     tempo_loop *a = tempo_loop_create(&(tempo_loop_desc){.update_hz = 60});
     CHECK(a != NULL);
-    uint64_t with_one = thread_slice_ns();
+    uint64_t with_one = tt_thread_slice_ns();
     tempo_loop *slow = tempo_loop_create(&(tempo_loop_desc){.update_hz = 20}); /* a 50 ms step */
     CHECK(slow != NULL);
-    uint64_t with_slow = thread_slice_ns();
+    uint64_t with_slow = tt_thread_slice_ns();
     tempo_loop_destroy(slow);
     tempo_loop_destroy(a);
     tt_note("slice %.2f ms; %.2f with a 60 Hz loop, %.2f with a 20 Hz one beside it, %.2f after", before / 1e6,
-            with_one / 1e6, with_slow / 1e6, thread_slice_ns() / 1e6);
+            with_one / 1e6, with_slow / 1e6, tt_thread_slice_ns() / 1e6);
     CHECK_EQ_U64(with_one, before);
     CHECK_EQ_U64(with_slow, before);
-    CHECK_EQ_U64(thread_slice_ns(), before);
+    CHECK_EQ_U64(tt_thread_slice_ns(), before);
 }
 
 static const tt_case cases[] = {
