@@ -61,11 +61,10 @@ int plat_thread_set_background(void);
  * interleaved: the burst's first two drains lost 1 ms or more off the
  * core in 18 of 120 rounds with one yield per call (perf: the loader's
  * thread, picked again, working 1.5 ms on a request), in 2 of 120 with
- * this. A thread
- * that works long between two calls keeps the turn until the next call.
- * Where nothing else wants the core it returns at once. Other OSes and
- * backends: nothing (Windows' priorities are strict; the browser
- * schedules its workers). Thread: a background thread
+ * this. A thread that works long between two calls keeps the turn until
+ * the next call. Where nothing else wants the core it returns at once.
+ * Other OSes and backends: nothing (Windows' priorities are strict; the
+ * browser schedules its workers). Thread: a background thread
  * (plat_thread_set_background). */
 void plat_thread_background_yield(bool woke);
 
