@@ -234,10 +234,13 @@ static dist summarize(uint64_t *v, int n)
 static uint64_t slice_before;
 
 /* Sets the calling thread's slice to slice_ns and keeps the one before for
- * release_slice. False where there is none to set (before 6.12 the kernel
+ * release_slice. False where the thread is not SCHED_OTHER (the slice is a
+ * normal thread's), where there is none to set (before 6.12 the kernel
  * reports 0), or the kernel refused. */
 static bool hold_slice(uint64_t slice_ns)
 {
+    if (sched_getscheduler(0) != SCHED_OTHER)
+        return false;
     slice_before = tt_thread_slice_ns();
     return slice_before != 0 && tt_thread_set_slice_ns(slice_ns);
 }
