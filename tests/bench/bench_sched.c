@@ -27,6 +27,13 @@
  *  D. The frame thread against a normal thread (a game's worker) that
  *     computes without pause: its wake-ups 16.7 ms apart, 5 ms of work
  *     each, with the kernel's slice and with 20 ms held.
+ *  E. As B, the background thread kept 8 PNGs behind (a level's load):
+ *     each read from the disk (dropped from the page cache after its last
+ *     read), then decoded. A read that waits on the disk is a wake-up too,
+ *     and without a yield between it and the decode, the decode takes the
+ *     turn that wake-up won it. Rows: yields on waking and before each
+ *     request only (the loader before it yielded after the read), also
+ *     after the read (now), and a real tempo_loader.
  * The rows without a background thread are the baselines of the same run,
  * and the loader rows run a real tempo_loader's thread (one custom job per
  * submit). What it showed on the 2-core 6.18 VM (docs/benchmarks.md): no
@@ -41,6 +48,7 @@
 #define _GNU_SOURCE /* sched_setaffinity, SCHED_BATCH, SCHED_IDLE */
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -50,9 +58,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <SDL_image.h>
 
 #include "bench_common.h"
 #include "platform.h"
@@ -62,24 +73,33 @@
 #define US TEMPO_NS_PER_US
 #define MS TEMPO_NS_PER_MS
 
-enum bg_kind { BG_NONE, BG_NICE19, BG_BATCH, BG_IDLE, BG_TEMPO, BG_LOADER, BG_NORMAL };
+enum bg_kind { BG_NONE, BG_NICE19, BG_BATCH, BG_IDLE, BG_TEMPO, BG_LOADER, BG_NORMAL, BG_READ_BEFORE, BG_READ_NOW };
 static const char *const bg_name[] = {"none (baseline)",
                                       "nice 19",
                                       "nice 19 + SCHED_BATCH (before)",
                                       "SCHED_IDLE, no yield (before)",
                                       "SCHED_IDLE + plat_thread_background_yield (now)",
                                       "a tempo_loader thread (desc.low_priority)",
-                                      "a normal thread (a game's worker)"};
+                                      "a normal thread (a game's worker)",
+                                      "SCHED_IDLE, no yield between the read and the decode (before)",
+                                      "SCHED_IDLE, a yield between the read and the decode (now)"};
 
 static int wakes = 400, frames = 240;
 
+/* What the background thread does: A and D compute until stopped, B and C
+ * compute work_ns per post of `go`, E reads and decodes a file per post. */
+enum bg_mode { BG_COMPUTES, BG_PER_POST, BG_READS };
+
 typedef struct bg {
     enum bg_kind kind;
-    bool continuous;  /* A: compute until stopped; B, C: work_ns per post of `go` */
-    uint64_t work_ns; /* per post */
+    enum bg_mode mode;
+    uint64_t work_ns; /* B, C: per post */
     sem_t go;
     atomic_bool stop;
     tempo_loader *ld; /* BG_LOADER: a submit replaces the post */
+    unsigned posted;  /* E: files posted or submitted (the frame thread's) */
+    unsigned dropped; /* E: files dropped from the page cache (the frame thread's) */
+    atomic_uint done; /* E: files read and decoded (the loader's: delivered) */
 } bg;
 
 static uint64_t now_ns(void)
@@ -112,6 +132,138 @@ static bool pin_to_cpu0(void)
     return sched_setaffinity(0, sizeof s, &s) == 0;
 }
 
+/* E's files: PNGs written once into a temporary folder, kept out of the
+ * page cache (drop_cached) so that each read waits on the disk. */
+#define E_FILES 32
+#define E_BACKLOG 8 /* files posted and not yet done */
+static char e_dir[512];
+static char e_path[E_FILES][600];
+static uint64_t e_bytes; /* the files' mean size */
+
+/* Drops `path` from the page cache: its next read waits on the disk. Its
+ * pages are clean (make_files synced them), so the kernel drops them. */
+static void drop_cached(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+    }
+}
+
+/* Writes E's PNGs (256x256, gradients and noise, as bench_game's) into a
+ * new folder under TMPDIR; false (and why, on stderr) where it cannot. */
+static bool make_files(void)
+{
+    bench_default_cache(e_dir, sizeof e_dir, "tempo-bench-sched-XXXXXX");
+    if (mkdtemp(e_dir) == NULL) {
+        fprintf(stderr, "bench_sched: mkdtemp(%s): %s\n", e_dir, strerror(errno));
+        return false;
+    }
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 256, 256, 32, SDL_PIXELFORMAT_RGBA32);
+    if (s == NULL) {
+        fprintf(stderr, "bench_sched: %s\n", SDL_GetError());
+        return false;
+    }
+    uint32_t seed = 0x9e3779b9u;
+    bool ok = true;
+    for (int i = 0; i < E_FILES && ok; i++) {
+        for (int y = 0; y < s->h; y++) {
+            Uint8 *row = (Uint8 *)s->pixels + y * s->pitch;
+            for (int x = 0; x < s->w * 4; x++) {
+                seed = seed * 1664525u + 1013904223u;
+                row[x] = (Uint8)(x + y * (i + 1) + (seed >> 29));
+            }
+        }
+        snprintf(e_path[i], sizeof e_path[i], "%s/e-%02d.png", e_dir, i);
+        int fd = -1;
+        if (IMG_SavePNG(s, e_path[i]) != 0) {
+            fprintf(stderr, "bench_sched: cannot write %s: %s\n", e_path[i], SDL_GetError());
+            ok = false;
+        } else if ((fd = open(e_path[i], O_RDONLY)) < 0 || fsync(fd) != 0) {
+            fprintf(stderr, "bench_sched: cannot sync %s: %s\n", e_path[i], strerror(errno));
+            ok = false;
+        }
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0)
+            e_bytes += (uint64_t)st.st_size / E_FILES;
+        if (fd >= 0)
+            close(fd);
+        drop_cached(e_path[i]);
+    }
+    SDL_FreeSurface(s);
+    return ok;
+}
+
+/* The bytes this process has had read from storage (not the page cache),
+ * from /proc/self/io; 0 where that cannot be read. */
+static uint64_t storage_read_bytes(void)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    unsigned long long v = 0;
+    char line[128];
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "read_bytes: %llu", &v) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return v;
+}
+
+/* Removes what make_files wrote (the paths it did not reach are empty). */
+static void remove_files(void)
+{
+    for (int i = 0; i < E_FILES; i++)
+        if (e_path[i][0] != '\0')
+            remove(e_path[i]);
+    rmdir(e_dir);
+}
+
+/* E's request on a hand-written background thread, as the loader's:
+ * reads `path` whole (waiting on the disk), yields if `yield`, decodes. */
+static void read_and_decode(const char *path, bool yield)
+{
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    unsigned char *buf = NULL;
+    size_t got = 0;
+    if (fd >= 0 && fstat(fd, &st) == 0 && (buf = malloc((size_t)st.st_size)) != NULL) {
+        ssize_t k;
+        while (got < (size_t)st.st_size && (k = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+            got += (size_t)k;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (yield)
+        plat_thread_background_yield(false); /* as tempo__loader_read_all */
+    SDL_Surface *img = buf != NULL ? IMG_Load_RW(SDL_RWFromConstMem(buf, (int)got), 1) : NULL;
+    if (img == NULL) {
+        fprintf(stderr, "bench_sched: cannot read %s: %s\n", path, buf ? SDL_GetError() : strerror(errno));
+        exit(1);
+    }
+    SDL_FreeSurface(img);
+    free(buf);
+}
+
+/* E's background thread: a file per post, as a loader's thread takes its
+ * requests: it yields on waking and before each one. */
+static void read_files(bg *b)
+{
+    for (unsigned i = 0;; i++) {
+        if (sem_trywait(&b->go) != 0) {
+            sem_wait(&b->go);
+            if (atomic_load(&b->stop))
+                break;
+            plat_thread_background_yield(true);
+        }
+        if (atomic_load(&b->stop))
+            break;
+        plat_thread_background_yield(false);
+        read_and_decode(e_path[i % E_FILES], b->kind == BG_READ_NOW);
+        atomic_fetch_add(&b->done, 1);
+    }
+}
+
 static void *background(void *p)
 {
     bg *b = p;
@@ -120,15 +272,19 @@ static void *background(void *p)
         setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
     if (b->kind == BG_BATCH)
         sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){0});
-    if (b->kind == BG_IDLE || b->kind == BG_TEMPO)
+    if (b->kind == BG_IDLE || b->kind == BG_TEMPO || b->kind == BG_READ_BEFORE || b->kind == BG_READ_NOW)
         plat_thread_set_background();
+    if (b->mode == BG_READS) {
+        read_files(b);
+        return NULL;
+    }
     while (!atomic_load(&b->stop)) {
-        if (!b->continuous) {
+        if (b->mode == BG_PER_POST) {
             sem_wait(&b->go);
             if (atomic_load(&b->stop))
                 break;
         }
-        uint64_t end = now_ns() + (b->continuous ? 1000 * MS : b->work_ns);
+        uint64_t end = now_ns() + (b->mode == BG_COMPUTES ? 1000 * MS : b->work_ns);
         if (b->kind == BG_TEMPO)
             plat_thread_background_yield(true); /* as the loader's threads after a wake */
         while (now_ns() < end && !atomic_load(&b->stop)) {
@@ -147,9 +303,56 @@ static int spin_job(tempo_load_job *job, void **result)
     return 0;
 }
 
-/* Wakes the background thread for work_ns (a frame's submit). */
+/* E's done callback on the real loader: a file read and decoded. */
+static void file_done(tempo_loader *ld, const tempo_load_result *r, void *user)
+{
+    (void)ld;
+    bg *b = user;
+    if (r->error == TEMPO_ECANCELED) /* bg_stop's tempo_loader_destroy */
+        return;
+    if (r->error != 0) {
+        fprintf(stderr, "bench_sched: the loader: %s\n", r->error_text);
+        exit(1);
+    }
+    SDL_FreeSurface(r->surface);
+    atomic_fetch_add(&b->done, 1);
+}
+
+/* E: posts (or submits) files until E_BACKLOG are not yet done. */
+static void post_files(bg *b)
+{
+    if (b->kind == BG_LOADER && tempo_loader_process(b->ld) < 0) { /* delivers the files read */
+        fprintf(stderr, "bench_sched: the loader: %s\n", tempo_get_error());
+        exit(1);
+    }
+    for (; b->posted - atomic_load(&b->done) < E_BACKLOG; b->posted++) {
+        if (b->kind != BG_LOADER) {
+            sem_post(&b->go);
+            continue;
+        }
+        tempo_load_request rq = {
+            .type = TEMPO_LOAD_IMAGE, .path = e_path[b->posted % E_FILES], .done = file_done, .user = b};
+        if (tempo_loader_submit(b->ld, &rq) == 0) {
+            fprintf(stderr, "bench_sched: the loader: %s\n", tempo_get_error());
+            exit(1);
+        }
+    }
+}
+
+/* E: drops the files done since the last call from the page cache. */
+static void drop_done(bg *b)
+{
+    for (unsigned done = atomic_load(&b->done); b->dropped != done; b->dropped++)
+        drop_cached(e_path[b->dropped % E_FILES]);
+}
+
+/* Wakes the background thread for work_ns (a frame's submit; E: files). */
 static void bg_post(bg *b)
 {
+    if (b->mode == BG_READS) {
+        post_files(b);
+        return;
+    }
     if (b->kind != BG_LOADER) {
         sem_post(&b->go);
         return;
@@ -165,11 +368,12 @@ static void bg_post(bg *b)
 /* Starts the background thread of `kind` (none for BG_NONE; BG_LOADER: a
  * loader of one thread, on CPU 0 as the process is) and returns room for
  * n samples; exits where either cannot be had. */
-static uint64_t *bg_start(bg *b, pthread_t *t, enum bg_kind kind, bool continuous, uint64_t work_ns, int n)
+static uint64_t *bg_start(bg *b, pthread_t *t, enum bg_kind kind, enum bg_mode mode, uint64_t work_ns, int n)
 {
-    *b = (bg){.kind = kind, .continuous = continuous, .work_ns = work_ns};
+    *b = (bg){.kind = kind, .mode = mode, .work_ns = work_ns};
     sem_init(&b->go, 0, 0);
     atomic_init(&b->stop, false);
+    atomic_init(&b->done, 0);
     uint64_t *v = calloc((size_t)n, sizeof *v);
     bool ok = v != NULL;
     if (ok && kind == BG_LOADER)
@@ -215,6 +419,7 @@ typedef struct dist {
     uint64_t p50, p99, max;
     int over_1ms;
     double total_ms;
+    unsigned files; /* E: read and decoded */
 } dist;
 
 static dist summarize(uint64_t *v, int n)
@@ -268,7 +473,7 @@ static dist run_wakes(enum bg_kind kind)
 {
     bg b;
     pthread_t t;
-    uint64_t *late = bg_start(&b, &t, kind, true, 0, wakes);
+    uint64_t *late = bg_start(&b, &t, kind, BG_COMPUTES, 0, wakes);
     sleep_until(now_ns() + 20 * MS); /* it is computing */
     uint32_t rng = 12345;
     for (int i = 0; i < wakes; i++) {
@@ -286,7 +491,7 @@ static dist run_frame_wakes(enum bg_kind kind, bool hold, bool *held)
 {
     bg b;
     pthread_t t;
-    uint64_t *late = bg_start(&b, &t, kind, true, 0, frames);
+    uint64_t *late = bg_start(&b, &t, kind, BG_COMPUTES, 0, frames);
     *held = hold && hold_slice(20 * MS);
     sleep_until(now_ns() + 20 * MS); /* it is computing */
     uint64_t next = now_ns();
@@ -299,13 +504,14 @@ static dist run_frame_wakes(enum bg_kind kind, bool hold, bool *held)
     return bg_finish(&b, t, *held, late, frames);
 }
 
-/* B and C: the wall time lost inside each frame's 11 ms of work, with the
- * background thread woken every `every`th frame for work_ns. */
-static dist run_frames(enum bg_kind kind, int every, uint64_t work_ns, bool hold, bool *held)
+/* B, C and E: the wall time lost inside each frame's 11 ms of work, with
+ * the background thread woken every `every`th frame for work_ns (E, mode
+ * BG_READS: for files). */
+static dist run_frames(enum bg_kind kind, enum bg_mode mode, int every, uint64_t work_ns, bool hold, bool *held)
 {
     bg b;
     pthread_t t;
-    uint64_t *lost = bg_start(&b, &t, kind, false, work_ns, frames);
+    uint64_t *lost = bg_start(&b, &t, kind, mode, work_ns, frames);
     *held = hold && hold_slice(20 * MS);
     uint64_t next = now_ns() + 5 * MS;
     for (int f = 0; f < frames; f++) {
@@ -321,8 +527,13 @@ static dist run_frames(enum bg_kind kind, int every, uint64_t work_ns, bool hold
         }
         lost[f] = gone;
         next = last + 5700 * US;
+        if (mode == BG_READS)
+            drop_done(&b); /* after the frame's work: a syscall a file */
     }
-    return bg_finish(&b, t, *held, lost, frames);
+    unsigned files = atomic_load(&b.done);
+    dist d = bg_finish(&b, t, *held, lost, frames);
+    d.files = files;
+    return d;
 }
 
 int main(int argc, char **argv)
@@ -371,7 +582,7 @@ int main(int argc, char **argv)
     double base_lost = 0;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         bool held = false;
-        dist d = run_frames(rows[i].kind, 4, 30 * MS, rows[i].hold, &held);
+        dist d = run_frames(rows[i].kind, BG_PER_POST, 4, 30 * MS, rows[i].hold, &held);
         if (i == 0)
             base_lost = d.total_ms;
         char r[32];
@@ -396,7 +607,7 @@ int main(int argc, char **argv)
     static const enum bg_kind c_rows[] = {BG_NONE, BG_IDLE, BG_TEMPO, BG_LOADER};
     for (size_t i = 0; i < sizeof c_rows / sizeof c_rows[0]; i++) {
         bool held = false;
-        dist d = run_frames(c_rows[i], 1, 2 * MS, false, &held);
+        dist d = run_frames(c_rows[i], BG_PER_POST, 1, 2 * MS, false, &held);
         if (i == 0)
             base_lost = d.total_ms;
         char r[32];
@@ -424,6 +635,33 @@ int main(int argc, char **argv)
                !hold ? "the kernel's (tempo_loop_create now)" : held ? "20 ms held (before)" : "not held (no such slice)",
                d.p50 / 1e6, d.p99 / 1e6, d.max / 1e6, d.over_1ms, r);
     }
+
+    if (!make_files()) {
+        remove_files();
+        printf("\nE: skipped (no files to read)\n");
+        return 0;
+    }
+    printf("\nE. %d frames as B, the background thread kept %d PNGs of 256x256 behind, each read from the disk "
+           "(dropped from the page cache) then decoded\n\n"
+           "| background thread | lost per frame p50 / p99 / max, ms | frames losing over 1 ms | lost in all, ms | "
+           "against none | files read and decoded | their bytes read from the disk (readahead: ~101%%) |\n"
+           "|---|---|---:|---:|---:|---:|---:|\n",
+           frames, E_BACKLOG);
+    static const enum bg_kind e_rows[] = {BG_NONE, BG_READ_BEFORE, BG_READ_NOW, BG_LOADER};
+    for (size_t i = 0; i < sizeof e_rows / sizeof e_rows[0]; i++) {
+        bool held = false;
+        uint64_t disk = storage_read_bytes();
+        dist d = run_frames(e_rows[i], BG_READS, 1, 0, false, &held);
+        disk = storage_read_bytes() - disk;
+        if (i == 0)
+            base_lost = d.total_ms;
+        char r[32];
+        bench_fmt_ratio(r, sizeof r, d.total_ms, base_lost);
+        printf("| %s | %.3f / %.3f / %.3f | %d | %.1f | %s | %u | %.0f%% |\n", bg_name[e_rows[i]], d.p50 / 1e6,
+               d.p99 / 1e6, d.max / 1e6, d.over_1ms, d.total_ms, r, d.files,
+               d.files > 0 ? 100.0 * (double)disk / ((double)d.files * (double)e_bytes) : 0.0);
+    }
+    remove_files();
     return 0;
 }
 #else
