@@ -118,6 +118,16 @@ int tempo__loader_read_all(tempo_loader *l, load_req *r, load_scratch *s, unsign
         got += k;
     }
     SDL_RWclose(rw);
+    /* A read that waited on the disk woke this thread, and that wake-up
+     * wins it the next pick on the core it lands on, often the loop
+     * thread's: the decode after it would keep that core for a slice
+     * (1.4-1.9 ms inside bench_game's drains, perf). So give the turn back
+     * before decoding. A read that ends within 0.5 ms of the yield before
+     * the request does not yield again (plat_thread.h): one from the page
+     * cache, or a short wait on the disk (perf saw one such decode keep
+     * the loop thread's core 1.3 ms, in one of 16 rows of 8 s). */
+    if (l->low_priority)
+        plat_thread_background_yield(false);
     if (got < n) {
         if (s == NULL)
             SDL_free(b);
