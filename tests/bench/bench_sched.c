@@ -36,14 +36,15 @@
  *     after the read (now), and a real tempo_loader.
  * The rows without a background thread are the baselines of the same run,
  * and the loader rows run a real tempo_loader's thread (one custom job per
- * submit; E: an image request per file). What it showed on the 2-core 6.18 VM (docs/benchmarks.md): no
- * row of A wakes late; in B and C, without the yield, every frame that
- * woke the background thread lost up to a tick (~4 ms); with it, none did,
- * except where one job ran 30 ms with no yield between (B's loader row);
- * in D the held slice made about one wake-up in five 10-20 ms late; in
- * E, a loader with no yield between its read and its decode cost 21 of 240
- * frames over 1 ms (the hand-written thread 13-33), with it 0-1 (as the
- * baseline: kernel threads take a frame's millisecond now and then).
+ * submit; E: an image request per file). What it showed on the 2-core 6.18
+ * VM (docs/benchmarks.md): no row of A wakes late; in B and C, without the
+ * yield, every frame that woke the background thread lost up to a tick
+ * (~4 ms); with it, none did, except where one job ran 30 ms with no yield
+ * between (B's loader row); in D the held slice made about one wake-up in
+ * five 10-20 ms late; in E, a loader with no yield between its read and
+ * its decode cost 21 of 240 frames over 1 ms (the hand-written thread
+ * 13-33), with it 0-1 (as the baseline: kernel threads take a frame's
+ * millisecond now and then).
  * Linux only (elsewhere: skipped). Kernels before 6.12 have no per-thread
  * slice: the "held" rows then say "not held". */
 #if defined(__linux__)
