@@ -42,9 +42,12 @@
 #define TEMPO__PACER_FIT 64   /* presents in the fit */
 #define TEMPO__PACER_COSTS 32 /* render costs in the prediction */
 #define TEMPO__PACER_LEAD_RELAX_NS 250000.0 /* the most the wake moves later per present */
-/* The most it moves later per present after a hand-over (a twentieth of
- * the period: 0.83 ms at 60 Hz), until it reaches the pacer's own lead. */
-#define TEMPO__PACER_HANDOVER_RELAX(period_ns) ((period_ns) / 20.0)
+/* The most it moves later per present after a hand-over (a 24th of the
+ * period: 0.69 ms at 60 Hz), until it reaches the pacer's own lead. Each
+ * such step is a render interval that long over a period; P/20 left a
+ * wake-up 0.17 ms late to make it 1 ms over (bench_game's "late"), P/24
+ * leaves 0.31 ms (a real machine's wake-ups: 0.05-0.2 ms late at p99). */
+#define TEMPO__PACER_HANDOVER_RELAX(period_ns) ((period_ns) / 24.0)
 
 /* What tempo__pacer_presented() saw. */
 enum {
@@ -302,10 +305,10 @@ typedef struct tempo__probe {
 } tempo__probe;
 
 /* The most presents a round of the probe moves short of their phase. From
- * just after a return to the "b" phase (P/2) takes 10 steps of P/20; a
+ * just after a return to the "b" phase (P/2) takes 12 steps of P/24; a
  * present that does not block but works over 0.8 P would be moved for
  * ever (its return is past the bound), and is measured after these. */
-#define TEMPO__PROBE_MAX_MOVES 12
+#define TEMPO__PROBE_MAX_MOVES 15
 
 void tempo__probe_start(tempo__probe *pr, uint64_t period_ns);
 
