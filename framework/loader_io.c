@@ -122,12 +122,13 @@ int tempo__loader_read_all(tempo_loader *l, load_req *r, load_scratch *s, unsign
      * wins it the next pick on the core it lands on, often the loop
      * thread's: the decode after it would keep that core for a slice
      * (1.4-1.9 ms inside bench_game's drains, perf). So give the turn back
-     * before decoding. A read that ends within 0.5 ms of the yield before
-     * the request does not yield again (plat_thread.h): one from the page
-     * cache, or a short wait on the disk (perf saw one such decode keep
-     * the loop thread's core 1.3 ms, in one of 16 rows of 8 s). */
+     * before decoding, as after any wake-up (true): a short wait on the
+     * disk ends well within 0.5 ms of the yield before the request, and
+     * with `false` the decode after it kept the loop thread's core
+     * 1.4-1.8 ms in 3 of 20 rows of 8 s (perf). A read from the page cache
+     * slept on nothing, and its yield returns at once. */
     if (l->low_priority)
-        plat_thread_background_yield(false);
+        plat_thread_background_yield(true);
     if (got < n) {
         if (s == NULL)
             SDL_free(b);

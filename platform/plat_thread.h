@@ -63,13 +63,16 @@ int plat_thread_set_background(void);
  * thread, picked again, working 1.5 ms on a request), in 2 of 120 with
  * this. A thread that works long between two calls keeps the turn until
  * the next call. A read that waits on the disk wakes the thread too: the
- * loader calls this (false) between a file's read and its decode. Without
+ * loader calls this (true) between a file's read and its decode. Without
  * that, bench_game's 8 s rounds still lost 0.8 ms or more in a drain in 3
  * of 20 (perf: the loader woken from a read onto the loop thread's core,
- * decoding 1.4 ms there); with it, in 0 of 20 (interleaved); pinned to
- * one core (bench_sched E), 21 of 240 frames lost over 1 ms to a loader's
- * decodes without it, 0-1 with it. Where nothing else wants the core it
- * returns at once.
+ * decoding 1.4 ms there); with it (false at first), in 0 of 20
+ * (interleaved); pinned to one core (bench_sched E), 21 of 240 frames
+ * lost over 1 ms to a loader's decodes without it, 0-1 with it. With
+ * false, a read that waited briefly, less than 0.5 ms after the yield
+ * before its request, still decoded on the loop thread's core: 1.4-1.8 ms
+ * in 3 of 20 rows under perf, none with true. Where nothing else wants
+ * the core it returns at once.
  * Other OSes and backends: nothing (Windows' priorities are strict; the
  * browser schedules its workers). Thread: a background thread
  * (plat_thread_set_background). */
