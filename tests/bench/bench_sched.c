@@ -239,7 +239,7 @@ static void read_and_decode(const char *path, bool yield)
     if (fd >= 0)
         close(fd);
     if (yield)
-        plat_thread_background_yield(true); /* as tempo__loader_read_all (94e0175; false before) */
+        plat_thread_background_yield(true); /* as tempo__loader_read_all (false before 81ac2a5) */
     SDL_Surface *img = buf != NULL ? IMG_Load_RW(SDL_RWFromConstMem(buf, (int)got), 1) : NULL;
     if (img == NULL) {
         fprintf(stderr, "bench_sched: cannot read %s: %s\n", path, buf ? SDL_GetError() : strerror(errno));

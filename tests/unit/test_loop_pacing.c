@@ -735,8 +735,8 @@ static void auto_vsync_decides_from_the_present(void)
  * The step leaves room for a loop woken late: at 60 Hz a step of P/20
  * (0.83 ms) with renders starting up to 0.3 ms late (a real machine's
  * wake-ups: 0.05-0.2 ms at p99, 0.6 ms at worst) made intervals of 17.7 ms
- * (bench_game: 17.53-17.66 ms, and one late interval in about every fifth
- * round's first 0.5 s); P/24 (0.69 ms) leaves 0.31 ms. */
+ * (bench_game: steps of 17.53-17.66 ms, 4 over 17.67 in the first 0.5 s of
+ * 120 rows); P/24 (0.69 ms) leaves 0.31 ms (2 of 120). */
 static void first_probe_makes_no_long_render_interval(void)
 {
     for (int d = 0; d < 3; d++) {
