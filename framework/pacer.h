@@ -47,7 +47,8 @@
  * such step is a render interval that long over a period; P/20 left a
  * wake-up 0.17 ms late to make it 1 ms over (bench_game's "late"), P/24
  * leaves 0.31 ms (a real machine's wake-ups: 0.05-0.2 ms late at p99). */
-#define TEMPO__PACER_HANDOVER_RELAX(period_ns) ((period_ns) / 24.0)
+#define TEMPO__PACER_HANDOVER_STEPS 24 /* steps a period */
+#define TEMPO__PACER_HANDOVER_RELAX(period_ns) ((period_ns) / (double)TEMPO__PACER_HANDOVER_STEPS)
 
 /* What tempo__pacer_presented() saw. */
 enum {
@@ -305,10 +306,11 @@ typedef struct tempo__probe {
 } tempo__probe;
 
 /* The most presents a round of the probe moves short of their phase. From
- * just after a return to the "b" phase (P/2) takes 12 steps of P/24; a
- * present that does not block but works over 0.8 P would be moved for
- * ever (its return is past the bound), and is measured after these. */
-#define TEMPO__PROBE_MAX_MOVES 15
+ * just after a return to the "b" phase (P/2) takes half the hand-over's
+ * steps a period (12 of P/24); a quarter more (15) to spare. A present
+ * that does not block but works over 0.8 P would be moved for ever (its
+ * return is past the bound), and is measured after these. */
+#define TEMPO__PROBE_MAX_MOVES (TEMPO__PACER_HANDOVER_STEPS / 2 * 5 / 4)
 
 void tempo__probe_start(tempo__probe *pr, uint64_t period_ns);
 
