@@ -438,7 +438,8 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
         /* Every vblank met: give the margin back slowly, but not below what
          * a miss showed the present needs (each try below it would cost a
          * frame: with 0.3-1.5 ms of present work, 7 misses in 50 s). That
-         * floor is forgotten over minutes (the present may get cheaper). */
+         * floor is forgotten over about an hour (the present may get
+         * cheaper): 1/262144 a present, halved in ~50 min at 60 Hz. */
         p->margin_floor_ns -= p->margin_floor_ns / 262144;
         if (p->extra_margin_ns > p->margin_floor_ns)
             p->extra_margin_ns -= (p->extra_margin_ns - p->margin_floor_ns) / 1024;

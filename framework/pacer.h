@@ -19,7 +19,7 @@
  * still missed its vblank (the present's own work before the flip, which
  * the pacer cannot see apart from its blocking: only a miss tells): at
  * once to a safer margin, doubled and at least a period/4 (at most half a
- * period), which it keeps (forgotten over minutes); it starts at that
+ * period), which it keeps (forgotten over about an hour); it starts at that
  * period/4, so no vblank is lost to learn it; the lead (cost + margins) grows
  * at once and shrinks by at most 0.25 ms a frame, so renders start at most
  * that much later than a period after the previous one when the
@@ -97,7 +97,8 @@ typedef struct tempo__pacer {
     int ncost, cost_next;
     uint64_t predicted_cost_ns;
     double extra_margin_ns; /* learnt: what the present itself needs before the flip */
-    double margin_floor_ns; /* the extra margin a miss showed to be needed; forgotten over minutes */
+    double margin_floor_ns; /* the extra margin a miss showed to be needed; forgotten over about an
+                               hour (1/262144 a present: halved in ~50 min at 60 Hz) */
     double lead_ns;         /* how long before the vblank the wake is: cost + margins, grown at
                                once, shrunk by at most TEMPO__PACER_LEAD_RELAX_NS a present, so
                                the render start never jumps later (a render interval of a period
