@@ -50,9 +50,10 @@ build() {
 }
 build_targets=''
 
-# Runs a command on a private Xvfb server (a real X11 display, no GPU).
+# Runs a command on a private Xvfb server (a real X11 display, no GPU); with XVFB_LOG set, the
+# server's own output goes to that file (xvfb-run sends it to /dev/null otherwise).
 with_xvfb() {
-  xvfb-run -a -s '-screen 0 1280x720x24 -nolisten tcp' "$@"
+  xvfb-run -a ${XVFB_LOG:+-e "$XVFB_LOG"} -s '-screen 0 1280x720x24 -nolisten tcp' "$@"
 }
 
 # run_suites LABEL BUILD_DIR [VAR=value ...] -- [meson test args...]
@@ -71,7 +72,9 @@ run_suites() {
   # a later --timeout-multiplier in "$@" (wine) overrides this one.
   # Each stage its own full log (meson-logs/testlog-LABEL.txt): the same build's next stage would
   # overwrite testlog.txt, and a failed fresh root keeps these.
-  "${wrap[@]}" env "${envs[@]}" meson test -C "$dir" --no-rebuild --print-errorlogs \
+  # The X server's own log beside the stage's (a failed fresh root keeps both): a test once found
+  # no display while the tests beside it had one, and nothing said why (tests/support/video_x11.h).
+  XVFB_LOG="$dir/xvfb-$label.log" "${wrap[@]}" env "${envs[@]}" meson test -C "$dir" --no-rebuild --print-errorlogs \
     --logbase "testlog-$label" --timeout-multiplier "$test_timeout_scale" "$@" \
     >"$dir/test-$label.log" 2>&1 || rc=$?
   local line

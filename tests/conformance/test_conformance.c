@@ -32,6 +32,7 @@
 #include "platform.h"
 #include "tempo/tempo.h"
 #include "tempo_internal.h"
+#include "video_x11.h"
 
 #define MS TEMPO_NS_PER_MS
 /* How long to wait for something that must happen before calling it lost:
@@ -1512,7 +1513,7 @@ static const tt_case cases[] = {
 
 int main(int argc, char **argv)
 {
-    video_ok = tempo_video_prepare() == 0 && SDL_Init(SDL_INIT_VIDEO) == 0;
+    video_ok = tempo_video_prepare() == 0 && tt_video_init() == 0;
     printf("# backend %s, video driver %s%s\n", tempo_backend_name(),
            video_ok ? SDL_GetCurrentVideoDriver() : "(none)", video_ok ? "" : SDL_GetError());
     int rc = TT_MAIN(argc, argv, cases);

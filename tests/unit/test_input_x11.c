@@ -18,6 +18,7 @@
 
 #include "harness.h"
 #include "tempo/tempo.h"
+#include "video_x11.h"
 
 #define MS TEMPO_NS_PER_MS
 
@@ -227,7 +228,7 @@ int main(int argc, char **argv)
      * click processed within 10 ms of the window's FocusIn otherwise; the
      * case also focuses first, see send_input). */
     SDL_SetHint(SDL_HINT_MOUSE_FOCUS_CLICKTHROUGH, "1");
-    video_ok = SDL_Init(SDL_INIT_VIDEO) == 0;
+    video_ok = tt_video_init() == 0;
     printf("# backend %s, video driver %s\n", tempo_backend_name(),
            video_ok ? SDL_GetCurrentVideoDriver() : "(none)");
     int rc = TT_MAIN(argc, argv, cases);
