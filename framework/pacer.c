@@ -41,7 +41,7 @@ void tempo__pacer_init(tempo__pacer *p, uint64_t nominal_period_ns, uint64_t mar
      * and keeps that as its floor (issue 39 section 2): a present with 1.3-3
      * ms of work lost its first vblank ~0.45 s in, every run, where the plain
      * loop lost none. A present with no work of its own pays P/4 of lead
-     * (4.2 ms at 60 Hz, forgotten over the floor's minutes). */
+     * (4.2 ms at 60 Hz, forgotten as the floor is: in about an hour). */
     p->extra_margin_ns = TEMPO__PACER_START_MARGIN(p->period_ns);
     p->margin_floor_ns = p->extra_margin_ns;
 }
