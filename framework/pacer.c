@@ -439,8 +439,8 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
          * a miss showed the present needs (each try below it would cost a
          * frame: with 0.3-1.5 ms of present work, 7 misses in 50 s). That
          * floor is forgotten over about an hour (the present may get
-         * cheaper): 1/262144 a present, halved in ~50 min at 60 Hz. */
-        p->margin_floor_ns -= p->margin_floor_ns / 262144;
+         * cheaper; TEMPO__PACER_FLOOR_FORGET). */
+        p->margin_floor_ns -= p->margin_floor_ns / TEMPO__PACER_FLOOR_FORGET;
         if (p->extra_margin_ns > p->margin_floor_ns)
             p->extra_margin_ns -= (p->extra_margin_ns - p->margin_floor_ns) / 1024;
     }

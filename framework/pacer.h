@@ -42,6 +42,9 @@
 #define TEMPO__PACER_FIT 64   /* presents in the fit */
 #define TEMPO__PACER_COSTS 32 /* render costs in the prediction */
 #define TEMPO__PACER_LEAD_RELAX_NS 250000.0 /* the most the wake moves later per present */
+/* The extra margin's floor (what a miss showed the present needs) gives
+ * back 1/this of itself per vblank made: halved in ~50 min at 60 Hz. */
+#define TEMPO__PACER_FLOOR_FORGET 262144.0
 /* The most it moves later per present after a hand-over (a 24th of the
  * period: 0.69 ms at 60 Hz), until it reaches the pacer's own lead. Each
  * such step is a render interval that long over a period; P/20 left a
@@ -98,7 +101,7 @@ typedef struct tempo__pacer {
     uint64_t predicted_cost_ns;
     double extra_margin_ns; /* learnt: what the present itself needs before the flip */
     double margin_floor_ns; /* the extra margin a miss showed to be needed; forgotten over about an
-                               hour (1/262144 a present: halved in ~50 min at 60 Hz) */
+                               hour (TEMPO__PACER_FLOOR_FORGET) */
     double lead_ns;         /* how long before the vblank the wake is: cost + margins, grown at
                                once, shrunk by at most TEMPO__PACER_LEAD_RELAX_NS a present, so
                                the render start never jumps later (a render interval of a period
