@@ -32,7 +32,7 @@ static uint64_t since(uint64_t t0)
 static bool need_x11(void)
 {
     const char *drv = video_ok ? SDL_GetCurrentVideoDriver() : NULL;
-    bool x11 = drv != NULL && SDL_strcmp(drv, "x11") == 0;
+    bool x11 = video_ok && tt_video_is_x11();
     if (x11 && system("xdotool --version >/dev/null 2>&1") == 0)
         return true;
     if (tt_env_flag("TEMPO_REQUIRE_X11")) {
