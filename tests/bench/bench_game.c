@@ -184,10 +184,10 @@ typedef struct result {
     double cpu_share, sleeps_per_s, switches_per_s;
     uint64_t present_p50_ns; /* the present's own work, p50 over the burst's first second */
     uint64_t lead_p50_ns;    /* fake vsync, Tempo: the pacer's lead in force from the burst on, p50 */
-    /* Fake vsync, rows that sleep to a planned wake before each vblank
-     * (Tempo's pacer, the plain loop's lead): wakes over 1 ms late, and the
-     * late render intervals whose own wake was one (the OS's share of
-     * `over`). */
+    /* Rows that sleep to a planned wake (Tempo's pacer or cap, the plain
+     * loop's lead or deadline): the late render intervals whose own wake
+     * was over 1 ms late (the OS's share of `over`); with the fake vsync,
+     * all such wakes too. */
     uint64_t late_wakes, over_late_wake;
     char drains[256];        /* the burst's drains, for a round over the age target (print_section2) */
 } result;
@@ -439,6 +439,11 @@ static void render(tempo_loop *loop, float alpha, void *user)
         if (iv > FRAME_NS + SLACK_NS) {
             g->r.over++;
             uint64_t at = now - g->start_ns;
+            if (!g->vsync) { /* capped: the OS's share, a wake over 1 ms after its slot (count_late_wakes) */
+                uint64_t slot = loop != NULL ? g->last_render_ns + FRAME_NS : g->plain_planned;
+                uint64_t woke = loop != NULL ? loop->wake_ns : g->plain_woke;
+                g->r.over_late_wake += slot != 0 && woke > slot + SLACK_NS;
+            }
             if (trace && !g->vsync && loop != NULL) { /* capped: a late wake, or the frame's work before the render? */
                 double slot = (double)(g->last_render_ns + FRAME_NS);
                 printf("  late %s, 60 Hz cap, at +%.0f ms: %.2f ms; the frame woke %+.2f ms after its slot, "
@@ -985,6 +990,8 @@ static int run_plain(bool vsync, uint64_t lead_ns, bool at_tempo, bool loaded, S
             tempo_wait(&tick, 1, TEMPO_INFINITE, 0);
             sleeps++;
             uint64_t now = tempo_now_ns(), due = (now - g.start_ns) / FRAME_NS + 1;
+            g.plain_planned = g.start_ns + k * FRAME_NS; /* render() times the wake against it */
+            g.plain_woke = now;
             k = due > k + 1 ? due : k + 1; /* behind: the next deadline still ahead */
         } else if (jit) {
             uint64_t now = tempo_now_ns();
@@ -1167,9 +1174,10 @@ static void print_round(const result *r)
  * more than the plain loop's under the same threads; at most 1 in the
  * first 0.5 s of each round; the oldest message within 3 frames (50 ms)
  * in a round whose present took more than half the period, within 2
- * otherwise. With the fake vsync, two columns more: both rows' wakes over
- * 1 ms late (count_late_wakes), and the late intervals apart from those
- * whose own wake was one, so the OS timer's share shows on both sides. */
+ * otherwise. Two columns more: the late intervals apart from those whose
+ * own wake was over 1 ms late (count_late_wakes; capped, render()), so the
+ * OS timer's share shows on both sides; with the fake vsync, both rows'
+ * wakes over 1 ms late. */
 /* Section 2's age target for a round: 3 frames (50 ms) when its present
  * took more than half the period, 2 otherwise. */
 static bool slow_present(const result *t)
@@ -1221,12 +1229,11 @@ static void print_section2(result (*res)[NROWS], int n)
                      slow_present(t) ? 50 : 33);
         }
         bool late_met = late_t <= late_p && burst_t <= burst_p, first_met = worst_first <= 1, age_met = age_ok == n;
-        char wakes[64] = "–", apart[64] = "–"; /* capped: the wakes are not timed */
-        if (rows[pair[i].tempo].vsync) {
+        char wakes[64] = "–", apart[64]; /* capped: Tempo's wakes are timed at its late intervals only */
+        if (rows[pair[i].tempo].vsync)
             snprintf(wakes, sizeof wakes, "%llu / %llu", (unsigned long long)wakes_t, (unsigned long long)wakes_p);
-            snprintf(apart, sizeof apart, "%llu / %llu", (unsigned long long)(late_t - os_t),
-                     (unsigned long long)(late_p - os_p));
-        }
+        snprintf(apart, sizeof apart, "%llu / %llu", (unsigned long long)(late_t - os_t),
+                 (unsigned long long)(late_p - os_p));
         printf("| %s | %llu / %llu | %llu / %llu | %s (%llu) | %llu | %s | %s | late %s, first 0.5 s %s, oldest %s "
                "(%d of %d rounds) | %s | %s |\n",
                pair[i].name, (unsigned long long)late_t, (unsigned long long)late_p, (unsigned long long)burst_t,
