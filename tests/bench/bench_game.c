@@ -582,7 +582,7 @@ static uint64_t lead_p50(const game *g)
 /* Fake vsync: the rows' wakes over 1 ms late (SLACK_NS, the late
  * interval's slack) and, of the late render intervals, those whose own
  * wake was one: what the OS's timer cost the row, Tempo's and the plain
- * loop's counted alike. */
+ * loop's counted alike (capped rows: render() counts the latter). */
 static void count_late_wakes(const game *g, result *r)
 {
     for (int i = 1; i < g->nvr; i++) {
@@ -1206,7 +1206,7 @@ static void print_section2(result (*res)[NROWS], int n)
            n);
     for (size_t i = 0; i < sizeof pair / sizeof pair[0]; i++) {
         uint64_t late_t = 0, late_p = 0, burst_t = 0, burst_p = 0, first_p = 0, worst_first = 0;
-        uint64_t wakes_t = 0, wakes_p = 0, os_t = 0, os_p = 0; /* fake vsync: the OS's late wakes */
+        uint64_t wakes_t = 0, wakes_p = 0, os_t = 0, os_p = 0; /* late wakes (fake vsync), late intervals after one */
         int age_ok = 0;
         char first[512] = "", work[512] = "", ages[512] = "";
         for (int k = 0; k < n; k++) {
