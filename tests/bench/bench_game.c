@@ -439,18 +439,16 @@ static void render(tempo_loop *loop, float alpha, void *user)
         if (iv > FRAME_NS + SLACK_NS) {
             g->r.over++;
             uint64_t at = now - g->start_ns;
-            if (!g->vsync) { /* capped: the OS's share, a wake over 1 ms after its slot (count_late_wakes) */
+            if (!g->vsync) { /* capped: a late wake (the OS's share, count_late_wakes), or the frame's work? */
                 uint64_t slot = loop != NULL ? g->last_render_ns + FRAME_NS : g->plain_planned;
                 uint64_t woke = loop != NULL ? loop->wake_ns : g->plain_woke;
                 g->r.over_late_wake += slot != 0 && woke > slot + SLACK_NS;
-            }
-            if (trace && !g->vsync && loop != NULL) { /* capped: a late wake, or the frame's work before the render? */
-                double slot = (double)(g->last_render_ns + FRAME_NS);
-                printf("  late %s, 60 Hz cap, at +%.0f ms: %.2f ms; the frame woke %+.2f ms after its slot, "
-                       "rendered %.2f ms after the wake\n",
-                       g->naive ? "naive" : g->quiet ? "tempo, nothing attached" : "tempo sources",
-                       (double)at / 1e6, (double)iv / 1e6, ((double)loop->wake_ns - slot) / 1e6,
-                       (double)(now - loop->wake_ns) / 1e6);
+                if (trace && loop != NULL)
+                    printf("  late %s, 60 Hz cap, at +%.0f ms: %.2f ms; the frame woke %+.2f ms after its slot, "
+                           "rendered %.2f ms after the wake\n",
+                           g->naive ? "naive" : g->quiet ? "tempo, nothing attached" : "tempo sources",
+                           (double)at / 1e6, (double)iv / 1e6, ((double)woke - (double)slot) / 1e6,
+                           (double)(now - woke) / 1e6);
             }
             if (at < burst_at_ns)
                 g->r.over_before++; /* the start: the probe of the present, the pacer's learning */
