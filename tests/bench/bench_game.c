@@ -658,6 +658,20 @@ static void print_vsync_trace(const game *g, const char *name)
            pct_ms(ret, n > 0 ? n - 1 : 0, 50), pct_ms(ret, n > 0 ? n - 1 : 0, 99),
            pct_ms(ret, n > 0 ? n - 1 : 0, 100), pct_ms(bwork, nb, 50), pct_ms(bwork, nb, 99),
            pct_ms(bwork, nb, 100));
+    if (trace) { /* every wake over 1 ms late, whether or not it made a late interval: are they clustered? */
+        int nw = 0;
+        for (int i = 1; i < n; i++) {
+            const struct vrec *v = &g->vr[i];
+            if (v->planned == 0 || v->woke < v->planned || v->woke - v->planned <= SLACK_NS)
+                continue;
+            if (nw++ == 0)
+                printf("  %s, from %.6f s CLOCK_MONOTONIC: wakes over 1 ms late (at ms: late by ms):", name,
+                       (double)g->start_ns / 1e9);
+            printf(" +%.2f: %.2f", (double)(v->planned - g->start_ns) / 1e6, (double)(v->woke - v->planned) / 1e6);
+        }
+        if (nw)
+            printf("\n");
+    }
     free(bwork);
     free(pcpu);
     free(late);
