@@ -514,6 +514,7 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
         return;
     L->sched.dirty = false;
     L->sched.event_dirty = false;
+    L->sched.last_due_ns = tempo__sched_render_due_ns(&L->sched, t);
     L->sched.last_render_ns = t;
     L->sched.updates_since_render = 0;
     const tempo__sched *s = &L->sched;
@@ -793,6 +794,7 @@ int tempo_loop_frame(tempo_loop *L)
          * window again (nothing else does on Wayland). */
         uint64_t t = loop_now(L);
         if (t >= L->sched.pace.withheld_probe_ns) {
+            L->sched.last_due_ns = 0;
             L->sched.last_render_ns = t;
             tempo__stats_render(&L->st, t);
             call_render(L, alpha_at(L, t));

@@ -15,6 +15,11 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
 /* ---- Exact schedules (loop_internal.h) ------------------------------------- */
 
 #define NS_PER_S UINT64_C(1000000000)
@@ -66,8 +71,52 @@ bool tempo__sched_render_scheduled(const tempo__sched *s)
     return s->policy != TEMPO_LOOP_LOCKSTEP || s->game_paused;
 }
 
+/* With vsync, when the next render is due apart from the slot schedule:
+ * the pacer's wake, and not before the floor. A present that does not
+ * block (vsync refused by the driver or compositor, SDL's offscreen
+ * software renderer, whatever the renderer flags say) must not make the
+ * loop spin, locked or not: with jittery render costs its returns look like
+ * a faster display and the pacer would follow them. So never more than one
+ * render per nominal refresh period (the display mode's, or
+ * desc.display_hz), less 1/16 for a display slightly faster than its
+ * integer mode (59.94 vs 60) and for wake-up jitter. A blocking present
+ * paces the loop anyway; a display faster than its mode says gets the
+ * mode's rate unless the game sets desc.display_hz.
+ * The floor counts from when the previous render was due, not from when it
+ * ran: a render that woke 2 ms late would otherwise hold the next one back
+ * by 1 ms (a sixteenth of a period less), and that one the next, each
+ * taking its lateness out of the lead the pacer keeps before its vblank and
+ * counting it as render cost. Renders stay half a period apart at least. */
+static uint64_t vsync_due_ns(const tempo__sched *s)
+{
+    uint64_t due = s->pace.pace_wake_ns;
+    if (s->last_render_ns != 0) {
+        uint64_t nominal = s->pace.nominal_period_ns;
+        uint64_t from = s->last_due_ns != 0 && s->last_due_ns < s->last_render_ns ? s->last_due_ns
+                                                                                  : s->last_render_ns;
+        uint64_t floor = max_u64(from + nominal - nominal / 16, s->last_render_ns + nominal / 2);
+        due = max_u64(due, floor);
+    }
+    return due;
+}
+
+/* Whether render_slot_ns below reaches its vsync branch. */
+static bool vsync_slot(const tempo__sched *s)
+{
+    return s->pace.vsync && s->pace.pacing != TEMPO_LOOP_PACING_WITHHELD &&
+           s->pace.pacing != TEMPO_LOOP_PACING_PROBING && s->pace.present_by_ns == 0 && !s->display_driven &&
+           tempo__sched_render_scheduled(s);
+}
+
+uint64_t tempo__sched_render_due_ns(const tempo__sched *s, uint64_t now)
+{
+    if (!vsync_slot(s))
+        return now;
+    return min_u64(vsync_due_ns(s), now);
+}
+
 /* The next slot of the pace (cap or display rate), and with vsync not
- * before the pacer's wake. */
+ * before the pacer's wake nor the floor (vsync_due_ns). */
 uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
 {
     if (s->pace.pacing == TEMPO_LOOP_PACING_WITHHELD)
@@ -111,22 +160,7 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
         if (s->pace.pace_wake_ns > slot)
             slot = s->pace.pace_wake_ns;
     } else if (s->pace.vsync) {
-        if (s->pace.pace_wake_ns > slot)
-            slot = s->pace.pace_wake_ns;
-        /* A present that does not block (vsync refused by the driver or
-         * compositor, SDL's offscreen software renderer, whatever the
-         * renderer flags say) must not make the loop spin, locked or not:
-         * with jittery render costs its returns look like a faster display
-         * and the pacer would follow them. So never more than one render per
-         * nominal refresh period (the display mode's, or desc.display_hz),
-         * less 1/16 for a display slightly faster than its integer mode
-         * (59.94 vs 60) and for wake-up jitter. A blocking present paces
-         * the loop anyway; a display faster than its mode says gets the
-         * mode's rate unless the game sets desc.display_hz. */
-        uint64_t nominal = s->pace.nominal_period_ns;
-        uint64_t floor = s->last_render_ns + nominal - nominal / 16;
-        if (s->last_render_ns != 0 && floor > slot)
-            slot = floor;
+        slot = max_u64(slot, vsync_due_ns(s));
     }
     return slot;
 }

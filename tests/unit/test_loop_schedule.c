@@ -199,6 +199,46 @@ static void vsync_slot_waits_for_the_pacer_and_one_nominal_period(void)
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 101 * MS), T0 + 600 * MS);
 }
 
+/* A render that woke late (the OS ran something else first) held the next
+ * one back: the floor counted from when the render ran, so the next came
+ * 15/16 of a period after it, past the pacer's wake, and the one after that
+ * too, a sixteenth of a period less late each time (bench_game: runs of 3-8
+ * wakes 1-3 ms late, each taken out of the lead before its vblank). It
+ * counts from when the render was due now, and renders stay half a period
+ * apart. */
+static void vsync_floor_counts_from_when_the_render_was_due(void)
+{
+    tempo__sched s = base();
+    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
+    s.pace.vsync = true;
+    s.pace.nominal_period_ns = 16 * MS;
+    /* Due at +100 (the pacer's wake), ran at +103: it was due at +100. */
+    s.pace.pace_wake_ns = T0 + 100 * MS;
+    s.last_render_ns = T0 + 84 * MS;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 103 * MS), T0 + 103 * MS);
+    CHECK_EQ_U64(tempo__sched_render_due_ns(&s, T0 + 103 * MS), T0 + 100 * MS);
+    s.last_due_ns = T0 + 100 * MS;
+    s.last_render_ns = T0 + 103 * MS;
+    /* The next at the pacer's wake (+116), not 15 ms after +103. */
+    s.pace.pace_wake_ns = T0 + 116 * MS;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 104 * MS), T0 + 116 * MS);
+    /* A present that does not block: one render per 15/16 period still. */
+    s.pace.pace_wake_ns = 0;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 104 * MS), T0 + 115 * MS);
+    CHECK_EQ_U64(tempo__sched_render_due_ns(&s, T0 + 117 * MS), T0 + 115 * MS);
+    /* Due long ago (a hitch): half a period after the render that ran. */
+    s.last_due_ns = T0 + 60 * MS;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 104 * MS), T0 + 111 * MS);
+    /* Unknown (a withheld probe's render): from the render. */
+    s.last_due_ns = 0;
+    CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 104 * MS), T0 + 118 * MS);
+    /* Not vsync pacing: due when it runs. */
+    s.pace.pacing = TEMPO_LOOP_PACING_PROBING;
+    s.pace.vsync = false;
+    s.pace.pace_wake_ns = T0 + 101 * MS;
+    CHECK_EQ_U64(tempo__sched_render_due_ns(&s, T0 + 102 * MS), T0 + 102 * MS);
+}
+
 static void lockstep_probe_alternates_tick_and_quarter_period(void)
 {
     tempo__sched s = base();
@@ -526,6 +566,7 @@ static const tt_case cases[] = {
     TT_CASE(render_slots_follow_the_cap_on_the_update_epoch),
     TT_CASE(timer_slots_move_by_the_shift),
     TT_CASE(vsync_slot_waits_for_the_pacer_and_one_nominal_period),
+    TT_CASE(vsync_floor_counts_from_when_the_render_was_due),
     TT_CASE(lockstep_probe_alternates_tick_and_quarter_period),
     TT_CASE(max_frameskip_bounds_updates_between_renders),
     TT_CASE(a_low_render_cap_does_not_slow_the_game),
