@@ -67,7 +67,9 @@
  * force; every late render interval with the render
  * phases around it, the planned wake (the pacer's, or the plain loop's
  * lead), the wake's lateness and the loop's
- * callback time before the render; in the capped rows, every late render
+ * callback time before the render; every wake over 1 ms late of each
+ * fake-vsync row, whether or not it made a late interval, with the row's
+ * start in CLOCK_MONOTONIC; in the capped rows, every late render
  * interval with the wake against its slot and the time from the wake to the
  * render; the distributions are printed always, with the present's
  * work in the burst's first second apart), --burst-at S
