@@ -851,7 +851,7 @@ static void late_once_present(tempo_loop *loop, void *user)
     fake_vsync_present(loop, &((late_once *)user)->g);
 }
 
-/* Issue 39 section 2: bench_game's wakes over 1 ms late came in runs of 3-8
+/* Issue 39 section 2: bench_game's wakes over 1 ms late came in runs of 2-6
  * in Tempo's rows and alone in the plain loop's. The first of a run was the
  * machine's (a kernel thread on the loop thread's core); the others were
  * the loop's own: the floor that keeps a present that does not block from

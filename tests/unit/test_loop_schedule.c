@@ -202,7 +202,7 @@ static void vsync_slot_waits_for_the_pacer_and_one_nominal_period(void)
 /* A render that woke late (the OS ran something else first) held the next
  * one back: the floor counted from when the render ran, so the next came
  * 15/16 of a period after it, past the pacer's wake, and the one after that
- * too, a sixteenth of a period less late each time (bench_game: runs of 3-8
+ * too, a sixteenth of a period less late each time (bench_game: runs of 2-6
  * wakes 1-3 ms late, each taken out of the lead before its vblank). It
  * counts from when the render was due now, and renders stay half a period
  * apart. */
