@@ -100,25 +100,13 @@ static uint64_t vsync_due_ns(const tempo__sched *s)
     return due;
 }
 
-/* Whether render_slot_ns below reaches its vsync branch. */
-static bool vsync_slot(const tempo__sched *s)
-{
-    return s->pace.vsync && s->pace.pacing != TEMPO_LOOP_PACING_WITHHELD &&
-           s->pace.pacing != TEMPO_LOOP_PACING_PROBING && s->pace.present_by_ns == 0 && !s->display_driven &&
-           tempo__sched_render_scheduled(s);
-}
-
-uint64_t tempo__sched_render_due_ns(const tempo__sched *s, uint64_t now)
-{
-    if (!vsync_slot(s))
-        return now;
-    return min_u64(vsync_due_ns(s), now);
-}
-
 /* The next slot of the pace (cap or display rate), and with vsync not
- * before the pacer's wake nor the floor (vsync_due_ns). */
-uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
+ * before the pacer's wake nor the floor (vsync_due_ns). `due` gets when
+ * the render is due apart from `now`: vsync_due_ns in the vsync branch,
+ * else `now`. */
+static uint64_t render_slot(const tempo__sched *s, uint64_t now, uint64_t *due)
 {
+    *due = now;
     if (s->pace.pacing == TEMPO_LOOP_PACING_WITHHELD)
         return s->pace.withheld_probe_ns; /* renders only as the probe */
     if (s->pace.present_by_ns != 0)
@@ -160,9 +148,23 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
         if (s->pace.pace_wake_ns > slot)
             slot = s->pace.pace_wake_ns;
     } else if (s->pace.vsync) {
-        slot = max_u64(slot, vsync_due_ns(s));
+        *due = vsync_due_ns(s);
+        slot = max_u64(slot, *due);
     }
     return slot;
+}
+
+uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
+{
+    uint64_t due;
+    return render_slot(s, now, &due);
+}
+
+uint64_t tempo__sched_render_due_ns(const tempo__sched *s, uint64_t now)
+{
+    uint64_t due;
+    render_slot(s, now, &due);
+    return min_u64(due, now);
 }
 
 uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_start_ns)
