@@ -579,6 +579,12 @@ static uint64_t lead_p50(const game *g)
     return p50;
 }
 
+/* A frame whose wake was over 1 ms (SLACK_NS) after the one planned. */
+static bool late_wake(const struct vrec *v)
+{
+    return v->planned != 0 && v->woke >= v->planned && v->woke - v->planned > SLACK_NS;
+}
+
 /* Fake vsync: the rows' wakes over 1 ms late (SLACK_NS, the late
  * interval's slack) and, of the late render intervals, those whose own
  * wake was one: what the OS's timer cost the row, Tempo's and the plain
@@ -587,7 +593,7 @@ static void count_late_wakes(const game *g, result *r)
 {
     for (int i = 1; i < g->nvr; i++) {
         const struct vrec *v = &g->vr[i];
-        bool late = v->planned != 0 && v->woke >= v->planned && v->woke - v->planned > SLACK_NS;
+        bool late = late_wake(v);
         r->late_wakes += late;
         r->over_late_wake += late && v->render - g->vr[i - 1].render > FRAME_NS + SLACK_NS;
     }
@@ -664,7 +670,7 @@ static void print_vsync_trace(const game *g, const char *name)
         int nw = 0;
         for (int i = 1; i < n; i++) {
             const struct vrec *v = &g->vr[i];
-            if (v->planned == 0 || v->woke < v->planned || v->woke - v->planned <= SLACK_NS)
+            if (!late_wake(v))
                 continue;
             if (nw++ == 0)
                 printf("  %s, from %.6f s CLOCK_MONOTONIC: wakes over 1 ms late (at ms: late by ms):", name,
