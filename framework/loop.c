@@ -512,6 +512,12 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
     uint64_t t = loop_now(L);
     if (t < tempo__sched_render_slot_ns(&L->sched, t))
         return;
+    uint64_t vblank = tempo__sched_render_vblank_ns(&L->sched, t);
+    if (vblank != 0) { /* too late for its vblank: the wake moves to the next one */
+        apply_present(L, tempo__loop_pace_late_wake(L, vblank, tempo__sched_render_due_ns(&L->sched, t), t));
+        if (t < tempo__sched_render_slot_ns(&L->sched, t))
+            return;
+    }
     L->sched.dirty = false;
     L->sched.event_dirty = false;
     L->sched.last_due_ns = tempo__sched_render_due_ns(&L->sched, t);

@@ -379,6 +379,14 @@ static uint64_t work_start(const tempo_loop *L, uint64_t t)
 
 static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool waited);
 
+tempo__present_verdict tempo__loop_pace_late_wake(tempo_loop *L, uint64_t vblank_ns, uint64_t due, uint64_t t)
+{
+    begin(L);
+    if (tempo__pacer_give_up(&L->pres.pacer, work_start(L, t), due, vblank_ns, t))
+        set_wake(L, t);
+    return done(L);
+}
+
 /* Presents are withheld, and the one that returned at `b` was (`entered`:
  * it made the state). Whether the window is hidden is the window system's
  * to say, not the presents' (issue 39): two 120 ms presents in a row are

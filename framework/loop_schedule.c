@@ -103,10 +103,12 @@ static uint64_t vsync_due_ns(const tempo__sched *s)
 /* The next slot of the pace (cap or display rate), and with vsync not
  * before the pacer's wake nor the floor (vsync_due_ns). `due` gets when
  * the render is due apart from `now`: vsync_due_ns in the vsync branch,
- * else `now`. */
-static uint64_t render_slot(const tempo__sched *s, uint64_t now, uint64_t *due)
+ * else `now`; `vblank` the vblank the pacer's wake aims at in that branch,
+ * else 0. */
+static uint64_t render_slot(const tempo__sched *s, uint64_t now, uint64_t *due, uint64_t *vblank)
 {
     *due = now;
+    *vblank = 0;
     if (s->pace.pacing == TEMPO_LOOP_PACING_WITHHELD)
         return s->pace.withheld_probe_ns; /* renders only as the probe */
     if (s->pace.present_by_ns != 0)
@@ -149,6 +151,7 @@ static uint64_t render_slot(const tempo__sched *s, uint64_t now, uint64_t *due)
             slot = s->pace.pace_wake_ns;
     } else if (s->pace.vsync) {
         *due = vsync_due_ns(s);
+        *vblank = s->pace.pace_vblank_ns;
         slot = max_u64(slot, *due);
     }
     return slot;
@@ -156,15 +159,22 @@ static uint64_t render_slot(const tempo__sched *s, uint64_t now, uint64_t *due)
 
 uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
 {
-    uint64_t due;
-    return render_slot(s, now, &due);
+    uint64_t due, vblank;
+    return render_slot(s, now, &due, &vblank);
 }
 
 uint64_t tempo__sched_render_due_ns(const tempo__sched *s, uint64_t now)
 {
-    uint64_t due;
-    render_slot(s, now, &due);
+    uint64_t due, vblank;
+    render_slot(s, now, &due, &vblank);
     return min_u64(due, now);
+}
+
+uint64_t tempo__sched_render_vblank_ns(const tempo__sched *s, uint64_t now)
+{
+    uint64_t due, vblank;
+    render_slot(s, now, &due, &vblank);
+    return vblank;
 }
 
 uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_start_ns)

@@ -89,6 +89,12 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now);
  * loop keeps it as last_due_ns: the next render's floor counts from it. */
 uint64_t tempo__sched_render_due_ns(const tempo__sched *s, uint64_t now);
 
+/* The vblank a render at `now` aims at: with vsync pacing the one the
+ * pacer's wake was set for (pace_vblank_ns; 0 until the pacer locks), 0
+ * when the render is not on the pacer's schedule (a probe, a present that
+ * waits, a display-driven host, no vsync). */
+uint64_t tempo__sched_render_vblank_ns(const tempo__sched *s, uint64_t now);
+
 /* Display-driven (tempo_loop_display_frame()): the deadline by which the
  * sources' work in this frame yields. The host runs one thing at a time:
  * in a display frame the render follows the sources, which get half a

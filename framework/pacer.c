@@ -56,6 +56,7 @@ void tempo__pacer_reset(tempo__pacer *p)
     p->short_run = 0;
     p->long_run = 0;
     p->long_sum = 0;
+    p->given_up = 0;
 }
 
 uint64_t tempo__pacer_period_ns(const tempo__pacer *p)
@@ -289,6 +290,8 @@ int tempo__pacer_presented_after_wait(tempo__pacer *p, uint64_t start_ns, uint64
 static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint64_t return_ns, bool waited)
 {
     p->st.presents++;
+    int64_t given_up = p->given_up; /* vblanks before this present's that the loop gave up */
+    p->given_up = 0;
     /* What a present that waited needs before its vblank, forgotten over
      * minutes (~18 at 60 Hz) down to the base margin. */
     p->wait_need_ns -= (p->wait_need_ns - (double)p->margin_ns) / 65536;
@@ -386,24 +389,28 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
     uint64_t cost = call_ns >= start_ns ? call_ns - start_ns : 0;
     /* A render that ended past the vblank it was drawn for lost it before
      * its present waited: that miss is the render's (below). */
-    if (waited && p->locked && n > 1 && call_ns >= tempo__pacer_next_vblank(p, p->last_t + (uint64_t)(P / 2)))
+    if (waited && p->locked && n > 1 &&
+        call_ns >= tempo__pacer_next_vblank(p, p->last_t + (uint64_t)(P / 2 + (double)given_up * P)))
         waited = false;
+    /* The vblanks this present lost: after the one it was drawn for. */
+    int64_t lost = n - 1 - given_up;
     if (p->low_latency && p->locked) {
         /* Low latency: the extra margin is a quantile of what the render and
          * the present leave over the lead, tracked by the misses. */
         double step = TEMPO__PACER_LOWLAT_STEP(P), floor = TEMPO__PACER_LOWLAT_FLOOR(P);
-        if (n > 1) {
+        if (n > 1)
+            p->st.missed += (uint64_t)(n - 1);
+        if (lost > 0) {
             /* Up to a whole period: a machine that needs it gets it (the
              * lead is then a period: render at once after each return, as
              * the textbook loop does), not a miss every few frames. */
-            p->st.missed += (uint64_t)(n - 1);
             double up = p->extra_margin_ns + step < floor ? floor : p->extra_margin_ns + step;
             p->extra_margin_ns = up < P ? up : P;
         } else {
             double down = step / TEMPO__PACER_LOWLAT_HITS;
             p->extra_margin_ns = p->extra_margin_ns > floor + down ? p->extra_margin_ns - down : floor;
         }
-    } else if (p->locked && n > 1 && waited) {
+    } else if (p->locked && lost > 0 && waited) {
         p->st.missed += (uint64_t)(n - 1);
         /* The present waited for an update and was called too close to its
          * vblank for its own work: it needs more, at once a safe amount
@@ -414,7 +421,7 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
          * and keeps its grid) never gets here, and keeps waiting. */
         double up = 2 * p->wait_need_ns > P / 8 ? 2 * p->wait_need_ns : P / 8;
         p->wait_need_ns = up < P / 2 ? up : P / 2;
-    } else if (p->locked && n > 1) {
+    } else if (p->locked && lost > 0) {
         p->st.missed += (uint64_t)(n - 1);
         /* The render kept to its prediction (give or take the base margin)
          * and still missed: the present needs more time before the flip
@@ -435,6 +442,7 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
             p->margin_floor_ns = p->extra_margin_ns; /* what the present was seen to need */
         }
     } else if (p->locked) {
+        p->st.missed += (uint64_t)(n - 1); /* given up (tempo__pacer_give_up) */
         /* Every vblank met: give the margin back slowly, but not below what
          * a miss showed the present needs (each try below it would cost a
          * frame: with 0.3-1.5 ms of present work, 7 misses in 50 s). That
@@ -476,6 +484,21 @@ uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns)
     uint64_t v = tempo__pacer_next_vblank(p, now_ns + p->margin_ns);
     uint64_t lead = p->lead_ns > (double)need ? (uint64_t)p->lead_ns : need;
     return v - now_ns > lead ? v - lead : now_ns;
+}
+
+bool tempo__pacer_give_up(tempo__pacer *p, uint64_t start_ns, uint64_t due_ns, uint64_t vblank_ns, uint64_t now_ns)
+{
+    if (!p->locked || vblank_ns == 0 || p->given_up != 0)
+        return false;
+    uint64_t next = tempo__pacer_next_vblank(p, now_ns + p->margin_ns);
+    if (next <= vblank_ns || tempo__pacer_next_vblank(p, due_ns + p->margin_ns) > vblank_ns)
+        return false;
+    if (now_ns > start_ns)
+        add_cost(p, now_ns - start_ns);
+    int64_t n = llround((double)(next - vblank_ns) / p->period_ns);
+    p->given_up = n >= 1 ? n : 1;
+    p->st.given_up += (uint64_t)p->given_up;
+    return true;
 }
 
 uint64_t tempo__pacer_wake_vblank_ns(const tempo__pacer *p, uint64_t now_ns)

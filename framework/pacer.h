@@ -66,6 +66,7 @@ typedef struct tempo__pacer_stats {
     uint64_t outliers;  /* returns off every predicted vblank (a present that did not block) */
     uint64_t missed;    /* vblanks that passed without a present, once locked */
     uint64_t resets;    /* fits restarted after too many outliers */
+    uint64_t given_up;  /* vblanks given up by a wake too late for them (tempo__pacer_give_up) */
 } tempo__pacer_stats;
 
 typedef struct tempo__pacer {
@@ -107,6 +108,9 @@ typedef struct tempo__pacer {
                                the render start never jumps later (a render interval of a period
                                plus the drop) when a costly frame leaves the prediction */
     bool handover;          /* the lead was set by tempo__pacer_hold_lead and relaxes faster */
+    int64_t given_up;       /* vblanks the loop gave up since the last present
+                               (tempo__pacer_give_up): the next return comes that many periods
+                               later without the present having lost one */
 
     /* presents that waited for an update due before their vblank
      * (tempo__pacer_may_wait) */
@@ -185,6 +189,28 @@ uint64_t tempo__pacer_next_vblank(const tempo__pacer *p, uint64_t t_ns);
  * locked yet (the blocking present paces the loop meanwhile), or when the
  * cost leaves no slack. */
 uint64_t tempo__pacer_wake_ns(const tempo__pacer *p, uint64_t now_ns);
+
+/* The loop is about to render at `now_ns` for `vblank_ns` (the vblank of
+ * tempo__pacer_wake_vblank_ns when the wake was set); the render was due
+ * at `due_ns` (the wake, or the loop's floor after the previous render)
+ * and its frame's work counts from `start_ns` (the wake asked for). When
+ * the render was due in time for that vblank but now less than the base
+ * margin is left before it, or it is past (the wake-up came late: the
+ * kernel or another thread had the core), the render cannot make it: the
+ * vblank is given up and true is returned. The loop then sets its wake
+ * again from `now_ns` (tempo__pacer_wake_ns: the next vblank, as for a
+ * present that returned that late) and renders for that one: rendering at
+ * once would put a frame drawn too early on that next vblank anyway, and
+ * the render after it would wait for the one after, a second long render
+ * interval. The time since `start_ns` counts as a render cost, as a late
+ * wake-up's does (the pacer learns to wake earlier); the next return,
+ * that many periods later, is no miss of the present's (no margin is
+ * learnt from it; st.missed counts it: the display showed a frame twice).
+ * Once per present: a second wake too late renders at once. False while
+ * not locked, when the vblank is still within reach, or when the render
+ * was due too late for it anyway (a floor that held it there: a display
+ * whose frames come irregularly is not the fit's grid). */
+bool tempo__pacer_give_up(tempo__pacer *p, uint64_t start_ns, uint64_t due_ns, uint64_t vblank_ns, uint64_t now_ns);
 
 /* The refresh period: fitted, or the nominal one before the fit locks. */
 uint64_t tempo__pacer_period_ns(const tempo__pacer *p);

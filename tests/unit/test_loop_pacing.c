@@ -820,6 +820,7 @@ typedef struct late_once {
     uint64_t inject_after; /* the first render wake after this is late */
     uint64_t late_ns;      /* by this much */
     uint64_t late_wake_at; /* when that wake was asked for (0: not yet) */
+    uint64_t before;       /* the last render before it */
     uint64_t at[64];       /* the renders from the late one on */
     int n;
 } late_once;
@@ -841,7 +842,9 @@ static uint64_t late_once_wake(void *user, uint64_t now_ns, uint64_t deadline_ns
 static void late_once_render(tempo_loop *loop, float alpha, void *user)
 {
     late_once *v = user;
-    if (v->late_wake_at != 0 && v->n < (int)(sizeof v->at / sizeof v->at[0]))
+    if (v->late_wake_at == 0)
+        v->before = tempo_fake_clock_now(v->g.fc);
+    else if (v->n < (int)(sizeof v->at / sizeof v->at[0]))
         v->at[v->n++] = tempo_fake_clock_now(v->g.fc);
     on_render(loop, alpha, &v->g);
 }
@@ -907,6 +910,72 @@ static void a_late_wake_holds_back_no_other_render(void)
     CHECK_LE_U64(v.at[3] - v.at[2], P + 200 * US);
     CHECK(lead[1] > lead[0] + 2.5 && lead[2] > lead[0] + 2.5);
     CHECK_EQ_INT(v.g.missed, 0);
+    tempo_loop_destroy(v.loop);
+    tempo_fake_clock_destroy(v.g.fc);
+    drain_sdl_events();
+}
+
+/* The lead before the vblank that the render at `at` made (its present's
+ * flip: the first vblank after the render and the present's work), ms. */
+static double lead_ms(const late_once *v, uint64_t at)
+{
+    int64_t k = (int64_t)((at - v->g.vb0) * v->g.den / v->g.num) + 1;
+    return (double)(vblank_at(&v->g, k) - at) / 1e6;
+}
+
+/* Issue 39 section 2: a wake that comes after its vblank (bench_game: 7.9
+ * and 10.0 ms late against a ~5 ms lead, the kernel on the loop thread's
+ * core) rendered at once: its frame, drawn too early, waited for the next
+ * vblank, and the render after it for the one after that: two render
+ * intervals over a period (21-25 and 25-29 ms) for one vblank lost.
+ * Now the render is given up for the next vblank's wake: one interval of
+ * two periods, the frame drawn at the usual lead (fresher by the 8 ms),
+ * and no margin learnt from the vblank lost (the present did not miss it).
+ * Same game as above; the wake 8 ms late, past its vblank. */
+static void a_wake_past_its_vblank_renders_for_the_next(void)
+{
+    late_once v;
+    memset(&v, 0, sizeof v);
+    game_init(&v.g);
+    v.g.cost_lo = 300 * US;
+    v.g.cost_hi = 500 * US;
+    v.g.work_lo = 1500 * US;
+    v.g.work_hi = 2000 * US;
+    v.g.warmup_until = T0 + 1 * S;
+    v.inject_after = T0 + 2 * S;
+    v.late_ns = 8 * MS;
+    tempo_fake_clock_on_wait(v.g.fc, late_once_wake, &v);
+    v.loop = tempo_loop_create(&(tempo_loop_desc){
+        .present = late_once_present, .vsync = TEMPO_LOOP_VSYNC_ON, .display_hz = 60,
+        .clock = tempo_fake_clock_get(v.g.fc), .update = on_update, .render = late_once_render, .user = &v});
+    run_until(v.loop, &v.g, v.inject_after, 10000000);
+    /* What the pacer learns of the present's need (its own, and one that
+     * waited for an update): a vblank given up is no miss of the present's. */
+    double margin = v.loop->pres.pacer.extra_margin_ns, wait_need = v.loop->pres.pacer.wait_need_ns;
+    run_until(v.loop, &v.g, T0 + 3 * S, 10000000);
+    const tempo_loop_stats *st = tempo_loop_get_stats(v.loop);
+    CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), "vsync");
+    CHECK_GE_INT(v.n, 3);
+    if (v.n >= 3) {
+        const uint64_t P = S / 60, over = P + 1 * MS; /* bench_game's late interval */
+        uint64_t iv[3] = {v.at[0] - v.before, v.at[1] - v.at[0], v.at[2] - v.at[1]};
+        int late = (iv[0] > over) + (iv[1] > over) + (iv[2] > over);
+        tt_note("wake asked for at +%.3f s, 8 ms late; render intervals from the render before it %.2f, %.2f, "
+                "%.2f ms (%d over a period); leads %.2f, %.2f ms; vblanks given up %llu, lost after warm-up %d; "
+                "extra margin %.2f -> %.2f ms, a waiting present's need %.2f -> %.2f ms",
+                (double)(v.late_wake_at - T0) / 1e9, (double)iv[0] / 1e6, (double)iv[1] / 1e6, (double)iv[2] / 1e6,
+                late, lead_ms(&v, v.at[0]), lead_ms(&v, v.at[1]),
+                (unsigned long long)v.loop->pres.pacer.st.given_up, v.g.missed, margin / 1e6,
+                v.loop->pres.pacer.extra_margin_ns / 1e6, wait_need / 1e6, v.loop->pres.pacer.wait_need_ns / 1e6);
+        CHECK_EQ_INT(late, 1);
+        CHECK_GE_U64(iv[0], 2 * P - 200 * US);
+        CHECK_LE_U64(iv[1], P + 200 * US);
+        CHECK(lead_ms(&v, v.at[0]) > 4.0 && lead_ms(&v, v.at[0]) < 6.0);
+        CHECK_EQ_U64(v.loop->pres.pacer.st.given_up, 1);
+        CHECK_EQ_INT(v.g.missed, 1);
+        CHECK(v.loop->pres.pacer.extra_margin_ns <= margin);
+        CHECK(v.loop->pres.pacer.wait_need_ns <= wait_need);
+    }
     tempo_loop_destroy(v.loop);
     tempo_fake_clock_destroy(v.g.fc);
     drain_sdl_events();
@@ -1826,6 +1895,7 @@ static const tt_case cases[] = {
     TT_CASE(first_probe_makes_no_long_render_interval),
     TT_CASE(present_work_loses_no_vblank_at_the_start),
     TT_CASE(a_late_wake_holds_back_no_other_render),
+    TT_CASE(a_wake_past_its_vblank_renders_for_the_next),
     TT_CASE(lockstep_measures_the_present_too),
     TT_CASE(withheld_presents_keep_the_update_rate),
     TT_CASE(withheld_presents_are_the_hidden_pause),

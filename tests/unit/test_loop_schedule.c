@@ -239,6 +239,31 @@ static void vsync_floor_counts_from_when_the_render_was_due(void)
     CHECK_EQ_U64(tempo__sched_render_due_ns(&s, T0 + 102 * MS), T0 + 102 * MS);
 }
 
+/* The vblank a render aims at (tempo__loop_pace_late_wake gives it up when
+ * the wake came too late for it): the pacer's, on the pacer's schedule
+ * only. */
+static void render_aims_at_the_pacers_vblank_only_with_vsync(void)
+{
+    tempo__sched s = base();
+    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
+    s.pace.vsync = true;
+    s.pace.nominal_period_ns = 16 * MS;
+    s.pace.pace_wake_ns = T0 + 100 * MS;
+    s.pace.pace_vblank_ns = T0 + 105 * MS;
+    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), T0 + 105 * MS);
+    s.pace.present_by_ns = T0 + 104 * MS; /* a frame drawn waits for its present */
+    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), 0);
+    s.pace.present_by_ns = 0;
+    s.display_driven = s.in_display_frame = true; /* the host's display frames are the vsync */
+    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), 0);
+    s.display_driven = s.in_display_frame = false;
+    s.pace.pacing = TEMPO_LOOP_PACING_PROBING;
+    s.pace.vsync = false;
+    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), 0);
+    s.pace.pacing = TEMPO_LOOP_PACING_TIMER;
+    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), 0);
+}
+
 static void lockstep_probe_alternates_tick_and_quarter_period(void)
 {
     tempo__sched s = base();
@@ -567,6 +592,7 @@ static const tt_case cases[] = {
     TT_CASE(timer_slots_move_by_the_shift),
     TT_CASE(vsync_slot_waits_for_the_pacer_and_one_nominal_period),
     TT_CASE(vsync_floor_counts_from_when_the_render_was_due),
+    TT_CASE(render_aims_at_the_pacers_vblank_only_with_vsync),
     TT_CASE(lockstep_probe_alternates_tick_and_quarter_period),
     TT_CASE(max_frameskip_bounds_updates_between_renders),
     TT_CASE(a_low_render_cap_does_not_slow_the_game),

@@ -728,6 +728,52 @@ static void late_return_still_aims_at_the_next_vblank(void)
     tempo_fake_clock_destroy(d.fc);
 }
 
+/* A render's wake that comes too late for its vblank (less than the base
+ * margin before it, or past it) gives that vblank up, once per present,
+ * and only when the render was due in time for it (not held past it by
+ * the loop's floor): the wake then aims at the next vblank, and that
+ * present's return two periods on teaches no margin. */
+static void a_wake_past_its_vblank_gives_it_up(void)
+{
+    display d;
+    tempo__pacer p;
+    steady_1ms_renders(&d, &p);
+    CHECK(p.locked);
+    uint64_t now = tempo_fake_clock_now(d.fc);
+    uint64_t w = tempo__pacer_wake_ns(&p, now), vb = tempo__pacer_wake_vblank_ns(&p, now);
+    uint64_t pred = p.predicted_cost_ns, P = tempo__pacer_period_ns(&p);
+    double extra = p.extra_margin_ns, wait_need = p.wait_need_ns;
+    CHECK(vb > w);
+    CHECK(!tempo__pacer_give_up(&p, w, w, vb, vb - 1 * MS)); /* 1 ms left: within reach */
+    CHECK(!tempo__pacer_give_up(&p, w, vb - 200 * US, vb, vb + 1 * MS)); /* due too late: held there */
+    CHECK_EQ_U64(p.st.given_up, 0);
+    CHECK(tempo__pacer_give_up(&p, w, w, vb, vb - 300 * US)); /* under the base margin left */
+    CHECK_EQ_U64(p.st.given_up, 1);
+    CHECK(!tempo__pacer_give_up(&p, w, w, vb, vb + 1 * MS)); /* once per present */
+    /* One late wake-up: the largest cost seen, a disturbance, not the game's
+     * (the prediction is the second largest; 1 ms +- 50 us renders). */
+    CHECK_LE_U64(p.predicted_cost_ns, pred + 100 * US);
+    uint64_t w2 = tempo__pacer_wake_ns(&p, vb - 300 * US), vb2 = tempo__pacer_wake_vblank_ns(&p, vb - 300 * US);
+    tt_note("wake %.3f ms before its vblank; given up at 0.3 ms before it: the next wake %.3f ms after it, "
+            "%.3f ms before the next vblank (period %.3f ms)",
+            (double)(vb - w) / 1e6, (double)(w2 - vb) / 1e6, (double)(vb2 - w2) / 1e6, (double)P / 1e6);
+    CHECK_GE_U64(vb2, vb + P - 150 * US);
+    CHECK_LE_U64(vb2, vb + P + 150 * US);
+    CHECK_LE_U64(vb2 - w2, vb - w + 100 * US); /* the same lead */
+    /* The render at that wake, its present made the next vblank. */
+    tempo_fake_clock_set(d.fc, w2);
+    tempo_fake_clock_advance(d.fc, 1 * MS);
+    uint64_t call = tempo_fake_clock_now(d.fc);
+    fake_present(&d);
+    uint64_t missed = p.st.missed;
+    tempo__pacer_presented(&p, w2, call, tempo_fake_clock_now(d.fc));
+    CHECK_EQ_U64(p.st.missed, missed + 1); /* the display showed a frame twice */
+    CHECK(p.extra_margin_ns <= extra); /* but the present lost nothing */
+    CHECK(p.wait_need_ns <= wait_need);
+    CHECK_EQ_INT((int)p.given_up, 0);
+    tempo_fake_clock_destroy(d.fc);
+}
+
 /* A present that waits for an update due before its vblank (issue 36 item
  * 10): when it may (the update and the loop's work fit before the vblank,
  * less the margin the present needs), and what a vblank missed by such a
@@ -948,6 +994,7 @@ static const tt_case cases[] = {
     TT_CASE(reset_keeps_the_period),
     TT_CASE(judge_tells_a_grid_of_its_own),
     TT_CASE(wake_moves_later_gradually),
+    TT_CASE(a_wake_past_its_vblank_gives_it_up),
     TT_CASE(present_work_margin_is_kept),
     TT_CASE(present_margin_floor_is_forgotten_over_an_hour),
     TT_CASE(present_work_with_spikes_is_learnt_in_few_misses),
