@@ -854,6 +854,34 @@ static void late_once_present(tempo_loop *loop, void *user)
     fake_vsync_present(loop, &((late_once *)user)->g);
 }
 
+/* 60 Hz vsync, render 0.3-0.5 ms, present work 1.5-2 ms, waits 20-80 us
+ * late; the first render wake after 2 s `late_ns` late. */
+static void late_once_start(late_once *v, uint64_t late_ns)
+{
+    memset(v, 0, sizeof *v);
+    game_init(&v->g);
+    v->g.cost_lo = 300 * US;
+    v->g.cost_hi = 500 * US;
+    v->g.work_lo = 1500 * US;
+    v->g.work_hi = 2000 * US;
+    v->g.warmup_until = T0 + 1 * S;
+    v->inject_after = T0 + 2 * S;
+    v->late_ns = late_ns;
+    tempo_fake_clock_on_wait(v->g.fc, late_once_wake, v);
+    v->loop = tempo_loop_create(&(tempo_loop_desc){
+        .present = late_once_present, .vsync = TEMPO_LOOP_VSYNC_ON, .display_hz = 60,
+        .clock = tempo_fake_clock_get(v->g.fc), .update = on_update, .render = late_once_render, .user = v});
+}
+
+/* The lead before the vblank that the render at `at` made (its present's
+ * flip: the first vblank after the render and the present's work), ms. */
+static double lead_ms(const late_once *v, uint64_t at)
+{
+    int64_t k = (int64_t)((at - v->g.vb0) * v->g.den / v->g.num) + 1;
+    return (double)(vblank_at(&v->g, k) - at) / 1e6;
+}
+
+
 /* Issue 39 section 2: bench_game's wakes over 1 ms late came in runs of 2-6
  * in Tempo's rows and alone in the plain loop's. The first of a run was the
  * machine's (a kernel thread on the loop thread's core); the others were
@@ -861,26 +889,14 @@ static void late_once_present(tempo_loop *loop, void *user)
  * spinning (one render per 15/16 of a period) counted from when the late
  * render ran, so the next render waited past the pacer's wake, 1/16 of a
  * period less late, and the one after it... each taking its lateness out
- * of the lead before its vblank and counting it as render cost. Here, 60 Hz
- * vsync, render 0.3-0.5 ms, present work 1.5-2 ms, waits 20-80 us late, one
- * render's wake 3 ms late 2 s in: the next renders start where the pacer
- * asked (before: 1.95 ms and 0.94 ms late, leads of 3.19 and 4.20 ms). */
+ * of the lead before its vblank and counting it as render cost. Here
+ * (late_once_start) one render's wake is 3 ms late: the next renders start
+ * where the pacer asked (before: 1.95 ms and 0.94 ms late, leads of 3.19
+ * and 4.20 ms). */
 static void a_late_wake_holds_back_no_other_render(void)
 {
     late_once v;
-    memset(&v, 0, sizeof v);
-    game_init(&v.g);
-    v.g.cost_lo = 300 * US;
-    v.g.cost_hi = 500 * US;
-    v.g.work_lo = 1500 * US;
-    v.g.work_hi = 2000 * US;
-    v.g.warmup_until = T0 + 1 * S;
-    v.inject_after = T0 + 2 * S;
-    v.late_ns = 3 * MS;
-    tempo_fake_clock_on_wait(v.g.fc, late_once_wake, &v);
-    v.loop = tempo_loop_create(&(tempo_loop_desc){
-        .present = late_once_present, .vsync = TEMPO_LOOP_VSYNC_ON, .display_hz = 60,
-        .clock = tempo_fake_clock_get(v.g.fc), .update = on_update, .render = late_once_render, .user = &v});
+    late_once_start(&v, 3 * MS);
     run_until(v.loop, &v.g, T0 + 3 * S, 10000000);
     const tempo_loop_stats *st = tempo_loop_get_stats(v.loop);
     CHECK_STR_EQ(tempo_loop_pacing_name(st->pacing), "vsync");
@@ -893,10 +909,8 @@ static void a_late_wake_holds_back_no_other_render(void)
     const uint64_t P = S / 60;
     /* Each render's start before the vblank its present made: the lead. */
     double lead[4];
-    for (int i = 0; i < 4; i++) {
-        int64_t k = (int64_t)((v.at[i] - v.g.vb0) * v.g.den / v.g.num) + 1;
-        lead[i] = (double)(vblank_at(&v.g, k) - v.at[i]) / 1e6;
-    }
+    for (int i = 0; i < 4; i++)
+        lead[i] = lead_ms(&v, v.at[i]);
     tt_note("wake asked for at +%.3f s, 3 ms late; render intervals from it %.2f, %.2f, %.2f ms; leads before "
             "the vblank %.2f (late), %.2f, %.2f, %.2f ms; %d vblanks lost after warm-up",
             (double)(v.late_wake_at - T0) / 1e9, (double)(v.at[1] - v.at[0]) / 1e6,
@@ -915,14 +929,6 @@ static void a_late_wake_holds_back_no_other_render(void)
     drain_sdl_events();
 }
 
-/* The lead before the vblank that the render at `at` made (its present's
- * flip: the first vblank after the render and the present's work), ms. */
-static double lead_ms(const late_once *v, uint64_t at)
-{
-    int64_t k = (int64_t)((at - v->g.vb0) * v->g.den / v->g.num) + 1;
-    return (double)(vblank_at(&v->g, k) - at) / 1e6;
-}
-
 /* Issue 39 section 2: a wake that comes after its vblank (bench_game: 7.9
  * and 10.0 ms late against a ~5 ms lead, the kernel on the loop thread's
  * core) rendered at once: its frame, drawn too early, waited for the next
@@ -931,23 +937,11 @@ static double lead_ms(const late_once *v, uint64_t at)
  * Now the render is given up for the next vblank's wake: one interval of
  * two periods, the frame drawn at the usual lead (fresher by the 8 ms),
  * and no margin learnt from the vblank lost (the present did not miss it).
- * Same game as above; the wake 8 ms late, past its vblank. */
+ * The game of late_once_start; the wake 8 ms late, past its vblank. */
 static void a_wake_past_its_vblank_renders_for_the_next(void)
 {
     late_once v;
-    memset(&v, 0, sizeof v);
-    game_init(&v.g);
-    v.g.cost_lo = 300 * US;
-    v.g.cost_hi = 500 * US;
-    v.g.work_lo = 1500 * US;
-    v.g.work_hi = 2000 * US;
-    v.g.warmup_until = T0 + 1 * S;
-    v.inject_after = T0 + 2 * S;
-    v.late_ns = 8 * MS;
-    tempo_fake_clock_on_wait(v.g.fc, late_once_wake, &v);
-    v.loop = tempo_loop_create(&(tempo_loop_desc){
-        .present = late_once_present, .vsync = TEMPO_LOOP_VSYNC_ON, .display_hz = 60,
-        .clock = tempo_fake_clock_get(v.g.fc), .update = on_update, .render = late_once_render, .user = &v});
+    late_once_start(&v, 8 * MS);
     run_until(v.loop, &v.g, v.inject_after, 10000000);
     /* What the pacer learns of the present's need (its own, and one that
      * waited for an update): a vblank given up is no miss of the present's. */

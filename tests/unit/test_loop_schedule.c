@@ -27,6 +27,16 @@ static tempo__sched base(void)
     };
 }
 
+/* Paced by vsync on a display whose mode says a 16 ms period. */
+static tempo__sched vsync_base(void)
+{
+    tempo__sched s = base();
+    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
+    s.pace.vsync = true;
+    s.pace.nominal_period_ns = 16 * MS;
+    return s;
+}
+
 static void ticks_follow_the_absolute_schedule(void)
 {
     tempo__sched s = base();
@@ -176,10 +186,7 @@ static void timer_slots_move_by_the_shift(void)
 
 static void vsync_slot_waits_for_the_pacer_and_one_nominal_period(void)
 {
-    tempo__sched s = base();
-    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
-    s.pace.vsync = true;
-    s.pace.nominal_period_ns = 16 * MS;
+    tempo__sched s = vsync_base();
     s.last_render_ns = T0 + 100 * MS;
     /* A present that does not block must not spin the loop: never sooner
      * than 15/16 of the nominal period after the last render. */
@@ -208,10 +215,7 @@ static void vsync_slot_waits_for_the_pacer_and_one_nominal_period(void)
  * apart. */
 static void vsync_floor_counts_from_when_the_render_was_due(void)
 {
-    tempo__sched s = base();
-    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
-    s.pace.vsync = true;
-    s.pace.nominal_period_ns = 16 * MS;
+    tempo__sched s = vsync_base();
     /* Due at +100 (the pacer's wake), ran at +103: it was due at +100. */
     s.pace.pace_wake_ns = T0 + 100 * MS;
     s.last_render_ns = T0 + 84 * MS;
@@ -244,10 +248,7 @@ static void vsync_floor_counts_from_when_the_render_was_due(void)
  * only. */
 static void render_aims_at_the_pacers_vblank_only_with_vsync(void)
 {
-    tempo__sched s = base();
-    s.pace.pacing = TEMPO_LOOP_PACING_VSYNC;
-    s.pace.vsync = true;
-    s.pace.nominal_period_ns = 16 * MS;
+    tempo__sched s = vsync_base();
     s.pace.pace_wake_ns = T0 + 100 * MS;
     s.pace.pace_vblank_ns = T0 + 105 * MS;
     CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), T0 + 105 * MS);
