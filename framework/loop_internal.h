@@ -191,6 +191,9 @@ typedef struct tempo__present {
     uint64_t wait_start_ns;        /* its work's start, for the pacer's cost */
     uint64_t wait_render_end_ns;   /* when its render ended */
     uint64_t wait_vblank_ns;       /* the vblank its present blocks until */
+    /* The last render whose vblank was given up (tempo__loop_pace_late_wake),
+     * for traces: the wake the pacer had asked for, and the frame's wake. */
+    uint64_t gave_up_planned_ns, gave_up_woke_ns;
     tempo__present_verdict told;   /* the verdict of the call under way */
 } tempo__present;
 

@@ -69,7 +69,8 @@
  * lead), the wake's lateness and the loop's
  * callback time before the render; every wake over 1 ms late of each
  * fake-vsync row, whether or not it made a late interval, with the row's
- * start in CLOCK_MONOTONIC; in the capped rows, every late render
+ * start in CLOCK_MONOTONIC (a late wake of Tempo's whose frame gave its
+ * vblank up counts, and is marked); in the capped rows, every late render
  * interval with the wake against its slot and the time from the wake to the
  * render; the distributions are printed always, with the present's
  * work in the burst's first second apart), --burst-at S
@@ -230,7 +231,11 @@ typedef struct game {
         double lead, need; /* the lead in force; cost + margins */
         int64_t k;         /* the vblank it landed on */
         int64_t cpu;       /* the loop thread's CPU time in SDL_RenderPresent (-1: unknown) */
+        /* A frame before it too late for its vblank, which gave it up
+         * (tempo__loop_pace_late_wake): the wake asked for, and when it came (0: none). */
+        uint64_t gave_planned, gave_woke;
     } *vr;
+    uint64_t given_up; /* the pacer's st.given_up at the last present */
     int nvr, cap_vr;
     /* The burst's drains as on_message sees them (a gap of more than 0.5 ms
      * between two messages starts a new one; the first MAX_DRAINS are kept),
@@ -511,6 +516,11 @@ static void fake_vsync_present(tempo_loop *loop, void *user)
             v->lead = loop->pres.pacer.lead_ns;
             v->need = (double)loop->pres.pacer.predicted_cost_ns + (double)loop->pres.pacer.margin_ns +
                       loop->pres.pacer.extra_margin_ns;
+            if (loop->pres.pacer.st.given_up != g->given_up) {
+                g->given_up = loop->pres.pacer.st.given_up;
+                v->gave_planned = loop->pres.gave_up_planned_ns;
+                v->gave_woke = loop->pres.gave_up_woke_ns;
+            }
         } else if (g->plain_planned != 0) { /* the plain loop woken before the vblank: its wake, timed the same */
             v->planned = g->plain_planned;
             v->woke = g->plain_woke;
@@ -579,10 +589,19 @@ static uint64_t lead_p50(const game *g)
     return p50;
 }
 
+/* How late a frame's wake was after the one planned: its own, or the one
+ * before it that gave its vblank up (Tempo's pacer), whichever is later. */
+static uint64_t wake_late_ns(const struct vrec *v)
+{
+    uint64_t late = v->planned != 0 && v->woke >= v->planned ? v->woke - v->planned : 0;
+    uint64_t gave = v->gave_woke >= v->gave_planned ? v->gave_woke - v->gave_planned : 0;
+    return late > gave ? late : gave;
+}
+
 /* A frame whose wake was over 1 ms (SLACK_NS) after the one planned. */
 static bool late_wake(const struct vrec *v)
 {
-    return v->planned != 0 && v->woke >= v->planned && v->woke - v->planned > SLACK_NS;
+    return wake_late_ns(v) > SLACK_NS;
 }
 
 /* Fake vsync: the rows' wakes over 1 ms late (SLACK_NS, the late
@@ -632,7 +651,8 @@ static void print_vsync_trace(const game *g, const char *name)
                    (double)((v->render - g->start_ns) % FRAME_NS) / 1e6,
                    v->planned ? ((double)v->planned - (double)(g->start_ns + (uint64_t)p->k * FRAME_NS)) / 1e6 : 0.0,
                    v->planned ? ((double)v->woke - (double)v->planned) / 1e6 : 0.0, (double)v->before / 1e6,
-                   i >= 2 && p->k > g->vr[i - 2].k + 1 ? " (after a missed vblank)"
+                   v->gave_woke != 0                      ? " (a frame too late gave its vblank up)"
+                   : i >= 2 && p->k > g->vr[i - 2].k + 1 ? " (after a missed vblank)"
                    : v->k > p->k + 1                      ? " (its present missed the vblank)"
                                                           : "");
         if (v->k > p->k + 1) {
@@ -675,7 +695,12 @@ static void print_vsync_trace(const game *g, const char *name)
             if (nw++ == 0)
                 printf("  %s, from %.6f s CLOCK_MONOTONIC: wakes over 1 ms late (at ms: late by ms):", name,
                        (double)g->start_ns / 1e9);
-            printf(" +%.2f: %.2f", (double)(v->planned - g->start_ns) / 1e6, (double)(v->woke - v->planned) / 1e6);
+            if (v->gave_woke > v->gave_planned + SLACK_NS) /* its frame gave its vblank up */
+                printf(" +%.2f: %.2f (gave its vblank up)", (double)(v->gave_planned - g->start_ns) / 1e6,
+                       (double)(v->gave_woke - v->gave_planned) / 1e6);
+            else
+                printf(" +%.2f: %.2f", (double)(v->planned - g->start_ns) / 1e6,
+                       (double)(v->woke - v->planned) / 1e6);
         }
         if (nw)
             printf("\n");
