@@ -510,17 +510,18 @@ static void maybe_render(tempo_loop *L, bool variable_ran)
         return;
     }
     uint64_t t = loop_now(L);
-    if (t < tempo__sched_render_slot_ns(&L->sched, t))
+    tempo__sched_render r = tempo__sched_render_at(&L->sched, t);
+    if (t < r.slot)
         return;
-    uint64_t vblank = tempo__sched_render_vblank_ns(&L->sched, t);
-    if (vblank != 0) { /* too late for its vblank: the wake moves to the next one */
-        apply_present(L, tempo__loop_pace_late_wake(L, vblank, tempo__sched_render_due_ns(&L->sched, t), t));
-        if (t < tempo__sched_render_slot_ns(&L->sched, t))
+    if (r.vblank != 0) { /* too late for its vblank: the wake moves to the next one */
+        apply_present(L, tempo__loop_pace_late_wake(L, r.vblank, r.due, t));
+        r = tempo__sched_render_at(&L->sched, t);
+        if (t < r.slot)
             return;
     }
     L->sched.dirty = false;
     L->sched.event_dirty = false;
-    L->sched.last_due_ns = tempo__sched_render_due_ns(&L->sched, t);
+    L->sched.last_due_ns = r.due;
     L->sched.last_render_ns = t;
     L->sched.updates_since_render = 0;
     const tempo__sched *s = &L->sched;

@@ -371,7 +371,7 @@ tempo__present_verdict tempo__loop_display_changed(tempo_loop *L);
  * none may run first) before its vblank (L->pres.present_waits). */
 tempo__present_verdict tempo__loop_present(tempo_loop *L, uint64_t t, uint64_t due);
 /* A render is about to run at `t` for the vblank at `vblank_ns`
- * (tempo__sched_render_vblank_ns): if its wake came too late for that
+ * (tempo__sched_render_at): if its wake came too late for that
  * vblank, the pacer gives it up and the wake moves to the next one
  * (tempo__pacer_give_up); the render then waits for its slot again. */
 tempo__present_verdict tempo__loop_pace_late_wake(tempo_loop *L, uint64_t vblank_ns, uint64_t due, uint64_t t);

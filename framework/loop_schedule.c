@@ -163,18 +163,12 @@ uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now)
     return render_slot(s, now, &due, &vblank);
 }
 
-uint64_t tempo__sched_render_due_ns(const tempo__sched *s, uint64_t now)
+tempo__sched_render tempo__sched_render_at(const tempo__sched *s, uint64_t now)
 {
-    uint64_t due, vblank;
-    render_slot(s, now, &due, &vblank);
-    return min_u64(due, now);
-}
-
-uint64_t tempo__sched_render_vblank_ns(const tempo__sched *s, uint64_t now)
-{
-    uint64_t due, vblank;
-    render_slot(s, now, &due, &vblank);
-    return vblank;
+    tempo__sched_render r;
+    r.slot = render_slot(s, now, &r.due, &r.vblank);
+    r.due = min_u64(r.due, now);
+    return r;
 }
 
 uint64_t tempo__sched_display_source_by(const tempo__sched *s, uint64_t frame_start_ns)

@@ -55,7 +55,7 @@ typedef struct tempo__sched {
     uint64_t slot;           /* index of the next render slot */
     uint64_t last_update_ns; /* due time of the last update (VARIABLE: its time) */
     uint64_t last_render_ns; /* 0: none yet */
-    uint64_t last_due_ns;    /* when the last render was due (tempo__sched_render_due_ns); 0: unknown */
+    uint64_t last_due_ns;    /* when the last render was due (tempo__sched_render_at); 0: unknown */
     uint32_t updates_since_render;
     bool dirty;       /* a render is owed */
     bool event_dirty; /* an SDL event arrived since the last render */
@@ -83,17 +83,22 @@ bool tempo__sched_render_scheduled(const tempo__sched *s);
  * (UINT64_MAX) while a rendered frame's present waits (present_by_ns). */
 uint64_t tempo__sched_render_slot_ns(const tempo__sched *s, uint64_t now);
 
-/* When a render that runs at `now` (its slot reached) was due: with vsync
- * pacing the pacer's wake or the floor after the previous render, which
- * may be earlier than `now` when the loop woke late; `now` otherwise. The
- * loop keeps it as last_due_ns: the next render's floor counts from it. */
-uint64_t tempo__sched_render_due_ns(const tempo__sched *s, uint64_t now);
-
-/* The vblank a render at `now` aims at: with vsync pacing the one the
- * pacer's wake was set for (pace_vblank_ns; 0 until the pacer locks), 0
- * when the render is not on the pacer's schedule (a probe, a present that
- * waits, a display-driven host, no vsync). */
-uint64_t tempo__sched_render_vblank_ns(const tempo__sched *s, uint64_t now);
+/* A render seen at `now`, in one pass over the schedule. */
+typedef struct tempo__sched_render {
+    uint64_t slot;   /* tempo__sched_render_slot_ns */
+    /* When a render that runs at `now` (its slot reached) was due: with
+     * vsync pacing the pacer's wake or the floor after the previous render,
+     * which may be earlier than `now` when the loop woke late; `now`
+     * otherwise. The loop keeps it as last_due_ns: the next render's floor
+     * counts from it. */
+    uint64_t due;
+    /* The vblank it aims at: with vsync pacing the one the pacer's wake was
+     * set for (pace_vblank_ns; 0 until the pacer locks), 0 when the render
+     * is not on the pacer's schedule (a probe, a present that waits, a
+     * display-driven host, no vsync). */
+    uint64_t vblank;
+} tempo__sched_render;
+tempo__sched_render tempo__sched_render_at(const tempo__sched *s, uint64_t now);
 
 /* Display-driven (tempo_loop_display_frame()): the deadline by which the
  * sources' work in this frame yields. The host runs one thing at a time:

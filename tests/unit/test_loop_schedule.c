@@ -220,7 +220,7 @@ static void vsync_floor_counts_from_when_the_render_was_due(void)
     s.pace.pace_wake_ns = T0 + 100 * MS;
     s.last_render_ns = T0 + 84 * MS;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 103 * MS), T0 + 103 * MS);
-    CHECK_EQ_U64(tempo__sched_render_due_ns(&s, T0 + 103 * MS), T0 + 100 * MS);
+    CHECK_EQ_U64(tempo__sched_render_at(&s, T0 + 103 * MS).due, T0 + 100 * MS);
     s.last_due_ns = T0 + 100 * MS;
     s.last_render_ns = T0 + 103 * MS;
     /* The next at the pacer's wake (+116), not 15 ms after +103. */
@@ -229,7 +229,7 @@ static void vsync_floor_counts_from_when_the_render_was_due(void)
     /* A present that does not block: one render per 15/16 period still. */
     s.pace.pace_wake_ns = 0;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 104 * MS), T0 + 115 * MS);
-    CHECK_EQ_U64(tempo__sched_render_due_ns(&s, T0 + 117 * MS), T0 + 115 * MS);
+    CHECK_EQ_U64(tempo__sched_render_at(&s, T0 + 117 * MS).due, T0 + 115 * MS);
     /* Due long ago (a hitch): half a period after the render that ran. */
     s.last_due_ns = T0 + 60 * MS;
     CHECK_EQ_U64(tempo__sched_render_slot_ns(&s, T0 + 104 * MS), T0 + 111 * MS);
@@ -240,7 +240,7 @@ static void vsync_floor_counts_from_when_the_render_was_due(void)
     s.pace.pacing = TEMPO_LOOP_PACING_PROBING;
     s.pace.vsync = false;
     s.pace.pace_wake_ns = T0 + 101 * MS;
-    CHECK_EQ_U64(tempo__sched_render_due_ns(&s, T0 + 102 * MS), T0 + 102 * MS);
+    CHECK_EQ_U64(tempo__sched_render_at(&s, T0 + 102 * MS).due, T0 + 102 * MS);
 }
 
 /* The vblank a render aims at (tempo__loop_pace_late_wake gives it up when
@@ -251,18 +251,18 @@ static void render_aims_at_the_pacers_vblank_only_with_vsync(void)
     tempo__sched s = vsync_base();
     s.pace.pace_wake_ns = T0 + 100 * MS;
     s.pace.pace_vblank_ns = T0 + 105 * MS;
-    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), T0 + 105 * MS);
+    CHECK_EQ_U64(tempo__sched_render_at(&s, T0 + 103 * MS).vblank, T0 + 105 * MS);
     s.pace.present_by_ns = T0 + 104 * MS; /* a frame drawn waits for its present */
-    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), 0);
+    CHECK_EQ_U64(tempo__sched_render_at(&s, T0 + 103 * MS).vblank, 0);
     s.pace.present_by_ns = 0;
     s.display_driven = s.in_display_frame = true; /* the host's display frames are the vsync */
-    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), 0);
+    CHECK_EQ_U64(tempo__sched_render_at(&s, T0 + 103 * MS).vblank, 0);
     s.display_driven = s.in_display_frame = false;
     s.pace.pacing = TEMPO_LOOP_PACING_PROBING;
     s.pace.vsync = false;
-    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), 0);
+    CHECK_EQ_U64(tempo__sched_render_at(&s, T0 + 103 * MS).vblank, 0);
     s.pace.pacing = TEMPO_LOOP_PACING_TIMER;
-    CHECK_EQ_U64(tempo__sched_render_vblank_ns(&s, T0 + 103 * MS), 0);
+    CHECK_EQ_U64(tempo__sched_render_at(&s, T0 + 103 * MS).vblank, 0);
 }
 
 static void lockstep_probe_alternates_tick_and_quarter_period(void)
