@@ -382,9 +382,8 @@ static void present_now(tempo_loop *L, uint64_t start, uint64_t render_end, bool
 tempo__present_verdict tempo__loop_pace_late_wake(tempo_loop *L, uint64_t vblank_ns, uint64_t due, uint64_t t)
 {
     begin(L);
-    uint64_t planned = L->pres.pace.pace_wake_ns;
     if (tempo__pacer_give_up(&L->pres.pacer, work_start(L, t), due, vblank_ns, t)) {
-        L->pres.gave_up_planned_ns = planned;
+        L->pres.gave_up_planned_ns = L->pres.pace.pace_wake_ns; /* set_wake moves it below */
         L->pres.gave_up_woke_ns = L->wake_ns;
         set_wake(L, t);
     }

@@ -392,14 +392,16 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
     if (waited && p->locked && n > 1 &&
         call_ns >= tempo__pacer_next_vblank(p, p->last_t + (uint64_t)(P / 2 + (double)given_up * P)))
         waited = false;
-    /* The vblanks this present lost: after the one it was drawn for. */
+    /* Every vblank without a present counts (a given-up one too: the
+     * display showed a frame twice); the present lost those after the one
+     * it was drawn for. */
+    if (p->locked && n > 1)
+        p->st.missed += (uint64_t)(n - 1);
     int64_t lost = n - 1 - given_up;
     if (p->low_latency && p->locked) {
         /* Low latency: the extra margin is a quantile of what the render and
          * the present leave over the lead, tracked by the misses. */
         double step = TEMPO__PACER_LOWLAT_STEP(P), floor = TEMPO__PACER_LOWLAT_FLOOR(P);
-        if (n > 1)
-            p->st.missed += (uint64_t)(n - 1);
         if (lost > 0) {
             /* Up to a whole period: a machine that needs it gets it (the
              * lead is then a period: render at once after each return, as
@@ -411,7 +413,6 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
             p->extra_margin_ns = p->extra_margin_ns > floor + down ? p->extra_margin_ns - down : floor;
         }
     } else if (p->locked && lost > 0 && waited) {
-        p->st.missed += (uint64_t)(n - 1);
         /* The present waited for an update and was called too close to its
          * vblank for its own work: it needs more, at once a safe amount
          * (doubled, at least P/8, at most P/2; the render's margin logic
@@ -422,7 +423,6 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
         double up = 2 * p->wait_need_ns > P / 8 ? 2 * p->wait_need_ns : P / 8;
         p->wait_need_ns = up < P / 2 ? up : P / 2;
     } else if (p->locked && lost > 0) {
-        p->st.missed += (uint64_t)(n - 1);
         /* The render kept to its prediction (give or take the base margin)
          * and still missed: the present needs more time before the flip
          * than the margin leaves (its own work, unseen: only a miss tells).
@@ -442,7 +442,6 @@ static int presented(tempo__pacer *p, uint64_t start_ns, uint64_t call_ns, uint6
             p->margin_floor_ns = p->extra_margin_ns; /* what the present was seen to need */
         }
     } else if (p->locked) {
-        p->st.missed += (uint64_t)(n - 1); /* given up (tempo__pacer_give_up) */
         /* Every vblank met: give the margin back slowly, but not below what
          * a miss showed the present needs (each try below it would cost a
          * frame: with 0.3-1.5 ms of present work, 7 misses in 50 s). That
