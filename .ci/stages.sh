@@ -56,6 +56,14 @@ with_xvfb() {
   xvfb-run -a ${XVFB_LOG:+-e "$XVFB_LOG"} -s '-screen 0 1280x720x24 -nolisten tcp' "$@"
 }
 
+# skipped_stage NAME: true, and said, when NAME is in skip_stages (./dev test --skip). A skipped
+# stage adds no results line: its tests are not counted, as with ./dev test --linux.
+skip_stages=()
+skipped_stage() {
+  case " ${skip_stages[*]} " in *" $1 "*) log "test: $1 not run (--skip $1)"; return 0 ;; esac
+  return 1
+}
+
 # run_suites LABEL BUILD_DIR [VAR=value ...] -- [meson test args...]
 # Runs meson test (inside Xvfb when XVFB=1) into BUILD_DIR/test-LABEL.log and
 # adds meson's own count of this run to the totals (see meson_tally).
@@ -64,6 +72,7 @@ run_suites() {
   local envs=()
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
+  ! skipped_stage "$label" || return 0
   local wrap=()
   [ "${XVFB:-0}" = 1 ] && wrap=(with_xvfb)
   log "test: $label${wrap:+ (Xvfb)}"

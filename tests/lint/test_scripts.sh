@@ -328,5 +328,25 @@ order=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -oE '^ *(script_suite 
 check "cmd_test runs web_suite after the game stage" "$([ "$order" = "script_suite game,web_suite" ]; echo $?)" \
     "cmd_test's calls in order: '$order' (want script_suite game, then web_suite)"
 
+# --- ./dev test --skip STAGE (CI's trixie-compat row leaves consumers to the trixie row) ----------
+out=$("$repo/dev" test --skip consumer 2>&1) && rc=0 || rc=$?
+check "a --skip name that is no stage fails before anything runs" \
+    "$([ $rc != 0 ] && grep -q "no stage 'consumer'" <<<"$out"; echo $?)" "exit $rc: $out"
+# The list --skip checks against is cmd_test's stages, no more and no fewer.
+stages=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -oE '(run_suites|script_suite) [a-z0-9-]+' |
+    awk '{ print $2 }' | grep -v '^fuzz$' | sort | paste -sd' ')
+listed=$(sed -n 's/^skippable_stages="\(.*\)"$/\1/p' "$repo/dev" | tr ' ' '\n' | sort | paste -sd' ')
+check "--skip knows every stage of cmd_test but fuzz (which --linux leaves out)" "$([ "$stages" = "$listed" ]; echo $?)" \
+    "cmd_test: '$stages' | skippable_stages: '$listed'"
+eval "$(sed -n '/^skipped_stage() {/,/^}/p' "$repo/.ci/stages.sh"; sed -n '/^script_suite() {/,/^}/p' "$repo/dev")"
+mkdir -p "$tmp/web/top/build"
+printf '#!/bin/sh\necho "$*" >>"%s"\n' "$tmp/meson-calls" >"$tmp/web/bin/meson"
+chmod +x "$tmp/web/bin/meson"
+got=$(results=(); skip_stages=(consumers); top=$tmp/web/top test_timeout_scale=1; PATH=$tmp/web/bin:$PATH
+    script_suite consumers "x" 2>/dev/null; script_suite samples "y" 2>/dev/null
+    echo "${#results[@]} $(cat "$tmp/meson-calls")")
+check "a skipped stage runs nothing and adds no results line; the next one runs" \
+    "$([[ $got == "1 test "*"samples.sh" ]]; echo $?)" "got: $got"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
