@@ -56,12 +56,16 @@ with_xvfb() {
   xvfb-run -a ${XVFB_LOG:+-e "$XVFB_LOG"} -s '-screen 0 1280x720x24 -nolisten tcp' "$@"
 }
 
-# skipped_stage NAME: true, and said, when NAME is in skip_stages (./dev test --skip). A skipped
-# stage adds no results line: its tests are not counted, as with ./dev test --linux.
+# is_skipped NAME: NAME is in skip_stages (./dev test --skip). skipped_stage NAME: the same, and
+# said. A skipped stage adds no results line: its tests are not counted, as with ./dev test --linux.
 skip_stages=()
-skipped_stage() {
-  case " ${skip_stages[*]} " in *" $1 "*) log "test: $1 not run (--skip $1)"; return 0 ;; esac
+is_skipped() {
+  case " ${skip_stages[*]} " in *" $1 "*) return 0 ;; esac
   return 1
+}
+skipped_stage() {
+  is_skipped "$1" || return 1
+  log "test: $1 not run (--skip $1)"
 }
 
 # run_suites LABEL BUILD_DIR [VAR=value ...] -- [meson test args...]

@@ -338,7 +338,16 @@ stages=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -oE '(run_suites|scri
 listed=$(sed -n 's/^skippable_stages="\(.*\)"$/\1/p' "$repo/dev" | tr ' ' '\n' | sort | paste -sd' ')
 check "--skip knows every stage of cmd_test but fuzz (which --linux leaves out)" "$([ "$stages" = "$listed" ]; echo $?)" \
     "cmd_test: '$stages' | skippable_stages: '$listed'"
-eval "$(sed -n '/^skipped_stage() {/,/^}/p' "$repo/.ci/stages.sh"; sed -n '/^script_suite() {/,/^}/p' "$repo/dev")"
+# A stage with a build of its own (run_suites NAME build-X): that build is made only when the stage is
+# not skipped (is_skipped NAME on the line that builds it).
+body=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev")
+bad=$(grep -oE 'run_suites [a-z0-9-]+ build-[a-z0-9]+' <<<"$body" | while read -r _ stage dir; do
+    # the guard and the build on one line, or the guard ending a line and the build on the next
+    grep -A1 "is_skipped $stage ||" <<<"$body" | tr '\n' ' ' | grep -q "is_skipped $stage ||.* build $dir " ||
+        echo "$stage ($dir)"
+done | paste -sd' ')
+check "a skipped stage's own build is not made" "$([ -z "$bad" ]; echo $?)" "unguarded: $bad"
+eval "$(sed -n '/^is_skipped() {/,/^}/p; /^skipped_stage() {/,/^}/p' "$repo/.ci/stages.sh"; sed -n '/^script_suite() {/,/^}/p' "$repo/dev")"
 mkdir -p "$tmp/web/top/build"
 printf '#!/bin/sh\necho "$*" >>"%s"\n' "$tmp/meson-calls" >"$tmp/web/bin/meson"
 chmod +x "$tmp/web/bin/meson"
