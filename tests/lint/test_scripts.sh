@@ -338,6 +338,12 @@ stages=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -oE '(run_suites|scri
 listed=$(sed -n 's/^skippable_stages="\(.*\)"$/\1/p' "$repo/dev" | tr ' ' '\n' | sort | paste -sd' ')
 check "--skip knows every stage of cmd_test but fuzz (which --linux leaves out)" "$([ "$stages" = "$listed" ]; echo $?)" \
     "cmd_test: '$stages' | skippable_stages: '$listed'"
+# ./dev release (before ./dev test in CI's bookworm row) builds build/ with the options ./dev test
+# gives it: other options would have ./dev test configure it again and compile it all twice.
+rel=$(grep -E '^ *build build( |$)' "$repo/.ci/release" | sed 's/^ *//')
+tst=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -E '^ *build build( |$)' | sed 's/^ *//')
+check "./dev release builds build/ as ./dev test does" "$([ -n "$rel" ] && [ "$rel" = "$tst" ]; echo $?)" \
+    ".ci/release: '$rel' | cmd_test: '$tst'"
 # A stage with a build of its own (run_suites NAME build-X): that build is made only when the stage is
 # not skipped (is_skipped NAME on the line that builds it).
 body=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev")
