@@ -328,6 +328,12 @@ order=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -oE '^ *(script_suite 
 check "cmd_test runs web_suite after the game stage" "$([ "$order" = "script_suite game,web_suite" ]; echo $?)" \
     "cmd_test's calls in order: '$order' (want script_suite game, then web_suite)"
 
+# ./dev help: the header's commands, through the "Others:" line (a fixed line range lost it when
+# the header grew a line).
+out=$("$repo/dev" help 2>&1)
+check "./dev help ends with the other commands" "$([[ $(tail -1 <<<"$out") == "Others: ./dev build"* ]]; echo $?)" \
+    "last line: $(tail -1 <<<"$out")"
+
 # --- ./dev test --skip STAGE (CI's trixie-compat row leaves consumers to the trixie row) ----------
 out=$("$repo/dev" test --skip consumer 2>&1) && rc=0 || rc=$?
 check "a --skip name that is no stage fails before anything runs" \
