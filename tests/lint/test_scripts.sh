@@ -324,7 +324,9 @@ chmod +x "$tmp/web/top/.ci/win-build"
 got=$(results=(); win_unsupported() { :; }; top=$tmp/web/top; win_suites 2>/dev/null; echo "status $?"; tally | tail -1)
 check "a failed Windows preparation is one failure, and ./dev test goes on" \
     "$([ "$got" = "$(printf 'status 0\n0 passed, 1 failed, 0 skipped')" ]; echo $?)" "got: $(tr '\n' '|' <<<"$got")"
-order=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -oE '^ *(script_suite game|web_suite)' | sed 's/^ *//' | paste -sd',')
+# cmd_test's body, which the checks below read.
+body=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev")
+order=$(grep -oE '^ *(script_suite game|web_suite)' <<<"$body" | sed 's/^ *//' | paste -sd',')
 check "cmd_test runs web_suite after the game stage" "$([ "$order" = "script_suite game,web_suite" ]; echo $?)" \
     "cmd_test's calls in order: '$order' (want script_suite game, then web_suite)"
 
@@ -334,12 +336,12 @@ out=$("$repo/dev" help 2>&1)
 check "./dev help ends with the other commands" "$([[ $(tail -1 <<<"$out") == "Others: ./dev build"* ]]; echo $?)" \
     "last line: $(tail -1 <<<"$out")"
 
-# --- ./dev test --skip STAGE (CI's trixie-compat row leaves consumers to the trixie row) ----------
+# --- ./dev test --skip STAGE (CI's Debian 13 rows leave stages to the others, .ci/run) -----------
 out=$("$repo/dev" test --skip consumer 2>&1) && rc=0 || rc=$?
 check "a --skip name that is no stage fails before anything runs" \
     "$([ $rc != 0 ] && grep -q "no stage 'consumer'" <<<"$out"; echo $?)" "exit $rc: $out"
 # The list --skip checks against is cmd_test's stages, no more and no fewer.
-stages=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -oE '(run_suites|script_suite) [a-z0-9-]+' |
+stages=$(grep -oE '(run_suites|script_suite) [a-z0-9-]+' <<<"$body" |
     awk '{ print $2 }' | grep -v '^fuzz$' | sort | paste -sd' ')
 listed=$(sed -n 's/^skippable_stages="\(.*\)"$/\1/p' "$repo/dev" | tr ' ' '\n' | sort | paste -sd' ')
 check "--skip knows every stage of cmd_test but fuzz (which --linux leaves out)" "$([ "$stages" = "$listed" ]; echo $?)" \
@@ -347,12 +349,11 @@ check "--skip knows every stage of cmd_test but fuzz (which --linux leaves out)"
 # ./dev release (before ./dev test in CI's bookworm row) builds build/ with the options ./dev test
 # gives it: other options would have ./dev test configure it again and compile it all twice.
 rel=$(grep -E '^ *build build( |$)' "$repo/.ci/release" | sed 's/^ *//')
-tst=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev" | grep -E '^ *build build( |$)' | sed 's/^ *//')
+tst=$(grep -E '^ *build build( |$)' <<<"$body" | sed 's/^ *//')
 check "./dev release builds build/ as ./dev test does" "$([ -n "$rel" ] && [ "$rel" = "$tst" ]; echo $?)" \
     ".ci/release: '$rel' | cmd_test: '$tst'"
 # A stage with a build of its own (run_suites NAME build-X): that build is made only when the stage is
 # not skipped (is_skipped NAME on the line that builds it).
-body=$(sed -n '/^cmd_test() {/,/^}/p' "$repo/dev")
 bad=$(grep -oE 'run_suites [a-z0-9-]+ build-[a-z0-9]+' <<<"$body" | while read -r _ stage dir; do
     # the guard and the build on one line, or the guard ending a line and the build on the next
     grep -A1 "is_skipped $stage ||" <<<"$body" | tr '\n' ' ' | grep -q "is_skipped $stage ||.* build $dir " ||
