@@ -10,7 +10,9 @@
  * No verdict depends on timing: "while paused" is measured in device
  * buffers the driver mixed (stats.buffers), every wait has a 20 s give-up
  * that only a lost notice or a stuck device reaches, and the quiet device's
- * wake-ups are context switches over a second, which load can only lower. */
+ * wake-ups are context switches over a second, which load can only lower,
+ * set against the running device's wake-ups per second of sound mixed (a
+ * device thread starved of its core mixes less in a second, and wakes less). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,7 @@ static tempo_audio *open_dummy(bool with_game, bool quiet)
  * one in a few. */
 #define LOCK_HOLD_MS 25
 static tt_audio_lock held;
+static tt_audio_lock held_for_scale; /* switches_per_sound_s */
 
 static void lock_audio_devices(bool lock)
 {
@@ -484,10 +487,41 @@ static double switches_per_s_over(int ms)
     return (double)(u1.voluntary_switches - u0.voluntary_switches) / s;
 }
 
+/* The process's wake-ups per second of sound while the device runs: its
+ * context switches over `ms` and on, 100 ms at a time, until the device
+ * has mixed a second of buffers, divided by the seconds of sound mixed.
+ * Per second of sound, not of the clock: a device thread starved of its
+ * core mixes fewer buffers in a second and wakes less in it, so a rate
+ * over a fixed second is the machine's load; per buffer it is not (the
+ * dummy device sleeps once a buffer). `held`: the device's callback is held
+ * (audio_lock.h) through the first `ms`, as a starved thread is. */
+static double switches_per_sound_s(tempo_audio *au, int ms, bool held)
+{
+    const uint64_t second = RATE / BUF; /* buffers */
+    tempo_usage u0, u1;
+    tempo_process_usage(&u0);
+    uint64_t b0 = buffers_mixed(au), t0 = tempo_now_ns();
+    if (held)
+        tt_audio_lock_all(&held_for_scale);
+    SDL_Delay((Uint32)ms);
+    if (held)
+        tt_audio_unlock_all(&held_for_scale);
+    while (buffers_mixed(au) < b0 + second && tempo_now_ns() - t0 < GIVE_UP_NS)
+        SDL_Delay(100);
+    tempo_process_usage(&u1);
+    uint64_t mixed = buffers_mixed(au) - b0;
+    uint64_t wakes = u1.voluntary_switches - u0.voluntary_switches;
+    tt_note("running: %llu wake-ups in %.0f ms, %llu buffers mixed%s", (unsigned long long)wakes,
+            (double)(tempo_now_ns() - t0) / 1e6, (unsigned long long)mixed, held ? " (held for the first second)" : "");
+    CHECK_GE_U64(mixed, second);
+    return mixed > 0 ? (double)wakes * (double)second / (double)mixed : 0;
+}
+
 /* desc.quiet_when_idle: the loop's idle pause pauses the audio, then stops
  * SDL's audio thread (no buffer is mixed, the process does not wake); the
- * resume lets the marks go on at the same frames. */
-static void quiet_when_idle_stops_the_device_thread(void)
+ * resume lets the marks go on at the same frames. `held`: the device thread
+ * is held through the first second of the running scale (switches_per_sound_s). */
+static void quiet_when_idle_case(bool held)
 {
     heard h = {0};
     tempo_loop *loop = tempo_loop_create(NULL);
@@ -555,10 +589,11 @@ static void quiet_when_idle_stops_the_device_thread(void)
         CHECK_EQ_U64(h.n[NMARKS].frame, LEN);
     }
     CHECK_GE_U64(buffers_mixed(au), b0 + 1);
-    /* The same second with the device running (not paused), for scale. */
+    /* A second of sound with the device running (not paused), for scale. */
     if (probe.has_switches) {
-        double running = switches_per_s_over(1000);
-        tt_note("process wake-ups/s: %.0f quiet, %.0f with the device running", quiet_rate, running);
+        double running = switches_per_sound_s(au, 1000, held);
+        tt_note("process wake-ups/s: %.0f quiet, %.0f with the device running (per second of sound)", quiet_rate,
+                running);
         /* The proof that the device thread stopped is buffers_mixed above;
          * this is its scale. The dummy device alone wakes ~100 times a
          * second; the rest of the process adds its own (the main thread's
@@ -595,6 +630,18 @@ static void quiet_when_idle_stops_the_device_thread(void)
     tempo_loop_destroy(loop);
     Mix_FreeChunk(chunk);
     free(pcm);
+}
+
+static void quiet_when_idle_stops_the_device_thread(void)
+{
+    quiet_when_idle_case(false);
+}
+
+/* The running scale with the device thread held for its first second (a
+ * loaded machine starving it): judged per second of sound, it holds. */
+static void quiet_when_idle_scale_holds_when_the_device_thread_is_starved(void)
+{
+    quiet_when_idle_case(true);
 }
 
 /* ---- Leaving the loop (issue 20): close in any order --------------------------- */
@@ -742,6 +789,7 @@ static const tt_case cases[] = {
     TT_CASE(play_paused_while_sdl_ticks_read_zero_stands_still),
     TT_CASE(audio_follows_the_game_pause_when_asked),
     TT_CASE(quiet_when_idle_stops_the_device_thread),
+    TT_CASE(quiet_when_idle_scale_holds_when_the_device_thread_is_starved),
     TT_CASE(audio_closed_before_the_loop_leaves_it),
     TT_CASE(audio_closed_after_the_loop),
     TT_CASE(audio_close_from_its_own_notice_is_refused),
