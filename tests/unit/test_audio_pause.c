@@ -47,7 +47,6 @@ static tempo_audio *open_dummy(bool with_game, bool quiet)
  * one in a few. */
 #define LOCK_HOLD_MS 25
 static tt_audio_lock held;
-static tt_audio_lock held_for_scale; /* switches_per_sound_s */
 
 static void lock_audio_devices(bool lock)
 {
@@ -494,7 +493,7 @@ static double switches_per_s_over(int ms)
  * core mixes fewer buffers in a second and wakes less in it, so a rate
  * over a fixed second is the machine's load; per buffer it is not (the
  * dummy device sleeps once a buffer). `held`: the device's callback is held
- * (audio_lock.h) through the first `ms`, as a starved thread is. */
+ * (lock_audio_devices) through the first `ms`, as a starved thread is. */
 static double switches_per_sound_s(tempo_audio *au, int ms, bool held)
 {
     const uint64_t second = RATE / BUF; /* buffers */
@@ -502,10 +501,10 @@ static double switches_per_sound_s(tempo_audio *au, int ms, bool held)
     tempo_process_usage(&u0);
     uint64_t b0 = buffers_mixed(au), t0 = tempo_now_ns();
     if (held)
-        tt_audio_lock_all(&held_for_scale);
+        lock_audio_devices(true);
     SDL_Delay((Uint32)ms);
     if (held)
-        tt_audio_unlock_all(&held_for_scale);
+        lock_audio_devices(false);
     while (buffers_mixed(au) < b0 + second && tempo_now_ns() - t0 < GIVE_UP_NS)
         SDL_Delay(100);
     tempo_process_usage(&u1);
