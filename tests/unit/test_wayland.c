@@ -450,22 +450,45 @@ static void bound_reached(tempo_loop *loop, tempo_handle *handle, void *user)
     (void)user;
 }
 
-/* Runs the loop's frames for `ns`, or until `until` holds (NULL: never).
- * `bound`, a timer the loop watches, fires at the end: a loop paused with
- * no timeout wakes for it, so no frame outlives the span. */
-static uint64_t run_loop_for(tempo_loop *loop, tempo_handle *bound, uint64_t ns, bool (*until)(tempo_loop *))
+/* Runs the loop's frames for `ns`, or until `until(loop, ctx)` holds (asked
+ * before each frame and after the last; NULL: never). `bound`, a timer the loop watches, fires at the
+ * end: a loop paused with no timeout wakes for it, so no frame outlives
+ * the span. */
+static uint64_t run_loop_for(tempo_loop *loop, tempo_handle *bound, uint64_t ns, bool (*until)(tempo_loop *, void *),
+                             void *ctx)
 {
     uint64_t t0 = tempo_now_ns();
     tempo_timer_set(bound, t0 + ns, 0);
-    while (since(t0) < ns && !(until != NULL && until(loop)))
+    while (!(until != NULL && until(loop, ctx)) && since(t0) < ns)
         tempo_loop_frame(loop);
     tempo_timer_cancel(bound);
     return since(t0);
 }
 
-static bool loop_running(tempo_loop *loop)
+static bool loop_running(tempo_loop *loop, void *ctx)
 {
+    (void)ctx;
     return !tempo_loop_is_paused(loop);
+}
+
+/* The loop's first pause in a span: when, and after how many renders. */
+typedef struct first_pause {
+    const mini *m;
+    uint64_t t0, r0; /* the span's start and the renders then */
+    bool seen;
+    uint64_t at_ns, renders;
+} first_pause;
+
+/* run_loop_for's `until` that never ends the span: notes the first pause. */
+static bool note_first_pause(tempo_loop *loop, void *ctx)
+{
+    first_pause *fp = ctx;
+    if (!fp->seen && tempo_loop_is_paused(loop)) {
+        fp->seen = true;
+        fp->at_ns = since(fp->t0);
+        fp->renders = fp->m->renders - fp->r0;
+    }
+    return false;
 }
 
 /* Restores a minimized window as a user does on weston: its window
@@ -515,28 +538,15 @@ static void minimized_case(int hold_ms)
         return;
     }
     CHECK_EQ_INT(tempo_loop_watch(loop, bound, bound_reached, NULL), 0);
-    run_loop_for(loop, bound, 1000 * MS, NULL);
+    run_loop_for(loop, bound, 1000 * MS, NULL, NULL);
     SDL_MinimizeWindow(win);
     m.hold_ms = hold_ms;
     const tempo_loop_stats *st = tempo_loop_get_stats(loop);
     uint64_t u0 = m.updates, drop0 = st->total.dropped_updates, paused0 = st->total.paused_ns;
-    uint64_t p0 = st->total.present_ns, r0 = m.renders;
-    /* The span, with the loop's first pause in it: how many renders after
-     * the minimize, and when. */
-    uint64_t t0 = tempo_now_ns(), pause_at = 0, renders_to_pause = 0;
-    bool paused_seen = false;
-    tempo_timer_set(bound, t0 + 3000 * MS, 0);
-    while (since(t0) < 3000 * MS) {
-        tempo_loop_frame(loop);
-        if (!paused_seen && tempo_loop_is_paused(loop)) {
-            paused_seen = true;
-            pause_at = since(t0);
-            renders_to_pause = m.renders - r0;
-        }
-    }
-    tempo_timer_cancel(bound);
+    uint64_t p0 = st->total.present_ns;
+    first_pause fp = {.m = &m, .t0 = tempo_now_ns(), .r0 = m.renders};
+    uint64_t span = run_loop_for(loop, bound, 3000 * MS, note_first_pause, &fp);
     m.hold_ms = 0; /* a loop that paused before any update (SDL3 says minimized) was not held */
-    uint64_t span = since(t0);
     st = tempo_loop_get_stats(loop);
     double ups = (double)(m.updates - u0) / ((double)span / 1e9);
     uint64_t dropped = st->total.dropped_updates - drop0;
@@ -560,13 +570,13 @@ static void minimized_case(int hold_ms)
      * it could tell, as a loaded machine holds it) within a few renders
      * of the minimize and from then on to the end: the withheld pause is
      * two long presents (loop_present.c), counted in presents, not time. */
-    bool paused_soon = paused_seen && renders_to_pause <= PAUSE_WITHIN_RENDERS && paused_at_end &&
-                       paused * 10 >= (span - pause_at) * 9;
+    bool paused_soon = fp.seen && fp.renders <= PAUSE_WITHIN_RENDERS && paused_at_end &&
+                       paused * 10 >= (span > fp.at_ns ? span - fp.at_ns : 0) * 9;
     bool paused_by_choice = paused >= span * 2 / 3 || paused_soon;
     bool kept = dropped == 0 && ups_running >= 40.0;
     tt_note("minimized: %.1f updates/s over the %.0f ms it ran; first paused %.0f ms and %llu renders after the "
             "minimize%s",
-            ups_running, (double)ran / 1e6, (double)pause_at / 1e6, (unsigned long long)renders_to_pause,
+            ups_running, (double)ran / 1e6, (double)fp.at_ns / 1e6, (unsigned long long)fp.renders,
             hold_ms == 0 ? "" : m.held ? " (held)" : " (no update to hold before the pause)");
 
     /* Restored: a pause must end, and the update rate come back. */
@@ -578,9 +588,9 @@ static void minimized_case(int hold_ms)
     } else if (!restore_through_the_switcher(&m)) {
         no_restore = "xdotool could not press super+Tab in weston's window";
     } else {
-        uint64_t waited = run_loop_for(loop, bound, 5000 * MS, loop_running);
+        uint64_t waited = run_loop_for(loop, bound, 5000 * MS, loop_running, NULL);
         uint64_t u1 = m.updates;
-        uint64_t spent = run_loop_for(loop, bound, 1000 * MS, NULL);
+        uint64_t spent = run_loop_for(loop, bound, 1000 * MS, NULL, NULL);
         ups_after = (double)(m.updates - u1) / ((double)spent / 1e9);
         restored = !tempo_loop_is_paused(loop) && ups_after >= 40.0;
         tt_note("restored: %s after %.0f ms, then %.1f updates/s; SDL sent%s%s%s, window %sminimized for SDL",
