@@ -74,6 +74,11 @@ game_match() {
 # before client B (headless) connects, so A plays the whole match hidden;
 # outputs in $dir/h.{server,a,b}.out. Status 0 when the window was hidden
 # while A ran and both clients exit 0.
+# The window is looked for once the relay has seen A join: A joins after its
+# window and renderer are made, and SDL3 (sdl2-compat) may replace the first
+# window while it makes the renderer (a window framebuffer through a GL
+# texture needs a GL window), so a window found earlier may be gone (BadWindow)
+# or a shown one may come after it. After the unmap no window may be shown.
 game_hidden() {
   local port='' spid rc=0
   "$bin/duel_server" >"$dir/h.server.out" 2>&1 &
@@ -84,12 +89,17 @@ game_hidden() {
       "$1" --bot --port "$2" --ticks 300 --seconds 30 >h.a.out 2>&1 &
       a=$! w= ra=0 rb=0
       for _ in $(seq 300); do
-        w=$(xdotool search --onlyvisible --name "^Tempo duel$" 2>/dev/null | head -1)
-        [ -n "$w" ] && break
+        grep -q "^duel_server: player 0 joined" h.server.out && break
         sleep 0.1
       done
+      w=$(xdotool search --onlyvisible --name "^Tempo duel$" 2>/dev/null | head -1)
       if [ -z "$w" ] || ! xdotool windowunmap --sync "$w" || ! kill -0 "$a" 2>/dev/null; then
-        echo "client A window [$w] not hidden while it ran"; kill "$a" 2>/dev/null; exit 1
+        echo "client A window [$w] not hidden while it ran (A joined: $(grep -c "player 0 joined" h.server.out))"
+        kill "$a" 2>/dev/null; exit 1
+      fi
+      shown=$(xdotool search --onlyvisible --name "^Tempo duel$" 2>/dev/null | tr "\n" " ")
+      if [ -n "$shown" ]; then
+        echo "client A window [$w] unmapped, but [$shown] still shown"; kill "$a" 2>/dev/null; exit 1
       fi
       "$1" --headless --bot --port "$2" --ticks 300 --seconds 30 >h.b.out 2>&1 || rb=$?
       wait "$a" || ra=$?
