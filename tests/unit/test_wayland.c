@@ -18,8 +18,10 @@
  *    rates in its reason).
  *
  * No verdict depends on the machine's load: input is checked for occurrence
- * and order, wake-ups are bounded by what xdotool causes, and the minimize
- * bound is two thirds of the update rate (the defect gives a third).
+ * and order, wake-ups are bounded by what xdotool causes, the minimize
+ * bound is two thirds of the update rate (the defect gives a third) over
+ * the time the loop ran, and after a restore any one whole second of the
+ * first five must keep that rate.
  *
  * Every case that needs the compositor skips without SDL's wayland driver,
  * except where ./dev sets TEMPO_REQUIRE_WAYLAND=1 (then it fails). */
@@ -507,10 +509,14 @@ static bool restore_through_the_switcher(mini *m)
  * more frames before it withholds them. */
 #define PAUSE_WITHIN_RENDERS 10
 
+/* Seconds after a restore in which one whole second must keep 40 updates/s. */
+#define RESTORED_SECONDS 5
+
 /* Minimizes the window after a second and runs the loop 3 s: it must keep
  * its update rate or pause by choice (the withheld presents), then resume
- * on a restore. `hold_ms`: the first update after the minimize holds the
- * loop that long, as a starved process is held. */
+ * on a restore. `hold_ms`: the first update after the minimize, and the
+ * first after the restore, hold the loop that long, as a starved process
+ * is held. */
 static void minimized_case(int hold_ms)
 {
     if (!need_wayland())
@@ -589,12 +595,25 @@ static void minimized_case(int hold_ms)
         no_restore = "xdotool could not press super+Tab in weston's window";
     } else {
         uint64_t waited = run_loop_for(loop, bound, 5000 * MS, loop_running, NULL);
-        uint64_t u1 = m.updates;
-        uint64_t spent = run_loop_for(loop, bound, 1000 * MS, NULL, NULL);
-        ups_after = (double)(m.updates - u1) / ((double)spent / 1e9);
-        restored = !tempo_loop_is_paused(loop) && ups_after >= 40.0;
-        tt_note("restored: %s after %.0f ms, then %.1f updates/s; SDL sent%s%s%s, window %sminimized for SDL",
-                tempo_loop_is_paused(loop) ? "still paused" : "running", (double)waited / 1e6, ups_after,
+        /* The rate must come back for a whole second: the first of up to
+         * RESTORED_SECONDS seconds that does, so one second a loaded
+         * machine starves is not the verdict; a loop that crawls (presents
+         * blocking it) or stays paused fails them all. */
+        m.hold_ms = hold_ms;
+        m.held = false;
+        int second = 0;
+        while (!restored && second < RESTORED_SECONDS) {
+            uint64_t u1 = m.updates;
+            uint64_t spent = run_loop_for(loop, bound, 1000 * MS, NULL, NULL);
+            ups_after = (double)(m.updates - u1) / ((double)spent / 1e9);
+            restored = !tempo_loop_is_paused(loop) && ups_after >= 40.0;
+            second++;
+        }
+        m.hold_ms = 0;
+        tt_note("restored: %s after %.0f ms, then %.1f updates/s in second %d%s; SDL sent%s%s%s, window "
+                "%sminimized for SDL",
+                tempo_loop_is_paused(loop) ? "still paused" : "running", (double)waited / 1e6, ups_after, second,
+                hold_ms == 0 ? "" : m.held ? " (held)" : " (no update to hold)",
                 m.restored ? " RESTORED" : "", m.focused ? " FOCUS_GAINED" : "",
                 m.restored || m.focused ? "" : " neither RESTORED nor FOCUS_GAINED",
                 (SDL_GetWindowFlags(win) & SDL_WINDOW_MINIMIZED) ? "" : "not ");
@@ -629,11 +648,12 @@ static void minimized_window_keeps_update_rate(void)
     minimized_case(0);
 }
 
-/* The same with the loop held 1 s right after the minimize: the pause
- * comes late in time, not in presents. (Where SDL says minimized at once,
- * as SDL3 does on weston, the loop pauses before any update: nothing is
- * held, and the note says so.) */
-static void minimized_window_held_at_the_minimize(void)
+/* The same with the loop held 1 s right after the minimize and right
+ * after the restore: the pause comes late in time, not in presents, and
+ * the first second after the restore runs few updates. (Where SDL says
+ * minimized at once, as SDL3 does on weston, the loop pauses before any
+ * update: nothing is held then, and the note says so.) */
+static void minimized_window_held_at_minimize_and_restore(void)
 {
     minimized_case(1000);
 }
@@ -646,7 +666,7 @@ static const tt_case cases[] = {
     TT_CASE(xdotool_input_reaches_tempo_events),
     TT_CASE(windows_destroyed_and_recreated_do_not_crash),
     TT_CASE(minimized_window_keeps_update_rate),
-    TT_CASE(minimized_window_held_at_the_minimize),
+    TT_CASE(minimized_window_held_at_minimize_and_restore),
 };
 
 int main(int argc, char **argv)
