@@ -453,9 +453,9 @@ static void bound_reached(tempo_loop *loop, tempo_handle *handle, void *user)
 }
 
 /* Runs the loop's frames for `ns`, or until `until(loop, ctx)` holds (asked
- * before each frame and after the last; NULL: never). `bound`, a timer the loop watches, fires at the
- * end: a loop paused with no timeout wakes for it, so no frame outlives
- * the span. */
+ * before each frame and after the last; NULL: never). `bound`, a timer the
+ * loop watches, fires at the end: a loop paused with no timeout wakes for
+ * it, so no frame outlives the span. */
 static uint64_t run_loop_for(tempo_loop *loop, tempo_handle *bound, uint64_t ns, bool (*until)(tempo_loop *, void *),
                              void *ctx)
 {
