@@ -34,8 +34,9 @@
  * timer's) and Tempo's loop with nothing attached (its own pacing). Then
  * the plain loop once more, capped and woken before each vblank, under the
  * load's threads (the burst's producer, a thread emptying its queue, a
- * low-priority decoder of the PNGs): the glues' contention without their
- * loop-thread work; with the fake vsync twice, woken at the fixed lead and
+ * low-priority decoder of the PNGs, whose images the plain loop uploads and
+ * draws as the game does): the glues' contention and texture work without
+ * their scheduling; with the fake vsync twice, woken at the fixed lead and
  * (after Tempo's sources row) at the lead that row kept: the machine's
  * noise at Tempo's own lead.
  * Reported per glue, over the whole run (and of those, before the burst at
@@ -764,17 +765,20 @@ static void quit_loop(tempo_loop *loop, tempo_handle *h, void *user)
     tempo_loop_quit(loop);
 }
 
-/* The load's threads without the game: what a plain loop shares the machine
- * with while a Tempo glue handles the burst and the load, minus the work
- * those put on the loop thread. The producer pushes the burst into a
- * DRAIN_ALL queue that `sink` empties on its own thread (the messages
- * cost nothing there), and `decoder` decodes the 500 PNGs at low
- * priority, one after the other, as the loader's one thread does
- * (tempo_loader_desc.low_priority), and frees them: no upload. */
+/* The load's threads beside a plain loop: what it shares the machine with
+ * while a Tempo glue handles the burst and the load. The producer pushes
+ * the burst into a DRAIN_ALL queue that `sink` empties on its own thread
+ * (the messages cost nothing there: when to run them on the loop thread is
+ * the scheduling Tempo is measured for), and `decoder` decodes the 500
+ * PNGs at low priority, one after the other, as the loader's one thread
+ * does (tempo_loader_desc.low_priority), and hands each to the loop, which
+ * uploads it (upload_decoded) and draws the newest 8, as the game does: a
+ * texture is made on the render thread in any loop. */
 typedef struct background {
     script sc;                  /* the producer's */
     SDL_atomic_t handled;       /* messages the sink took */
-    _Atomic uint64_t decoded_ns; /* when the decoder finished (0: not yet) */
+    SDL_Surface **decoded;      /* [n_images]: the decoder's images, the loop's from ndecoded on */
+    _Atomic int ndecoded;       /* how many of them the decoder has stored */
 } background;
 
 static void discard(const tempo_netq_msg *m, void *user)
@@ -802,10 +806,29 @@ static int SDLCALL decoder(void *p)
         if (tempo_wait(&b->sc.stop, 1, 0, 0) == 0)
             return 0;
         plat_thread_background_yield(i == 0); /* as the loader's threads: after the wake, between items */
-        SDL_FreeSurface(IMG_Load(paths[i]));
+        b->decoded[i] = IMG_Load(paths[i]);
+        b->ndecoded = i + 1; /* seq_cst: the loop sees the image stored before the count */
     }
-    b->decoded_ns = tempo_now_ns();
     return 0;
+}
+
+/* The plain loop's uploads: every image the decoder has stored since the
+ * last frame, made a texture on the loop thread after the present (as the
+ * naive glue's SDL_CreateTextureFromSurface), so that the plain loop's
+ * frames hold the game's texture work too. Before the render instead, each
+ * frame's uploads would move its render call later and count as a late
+ * interval with no vblank missed (run J, docs/bench-game.md). */
+static void upload_decoded(game *g, background *b)
+{
+    int n = b->ndecoded;
+    while (g->loaded < n) {
+        SDL_Surface *s = b->decoded[g->loaded];
+        b->decoded[g->loaded] = NULL;
+        g->tex[g->loaded] = s ? SDL_CreateTextureFromSurface(g->ren, s) : NULL;
+        SDL_FreeSurface(s);
+        if (++g->loaded == n_images)
+            g->load_done_ns = tempo_now_ns();
+    }
 }
 
 /* ---- One run -------------------------------------------------------------------- */
@@ -998,9 +1021,11 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
  * Tempo's pacer does, so its late wakes (the OS timer's) count too
  * (`at_tempo`: lead_ns is the lead Tempo kept, for the trace's name). The
  * typist's events are drained (and counted) before each render. `loaded`:
- * the load's threads (background) run meanwhile, from the burst's time on:
- * the machine's noise under the same contention as the glues', without
- * their loop-thread work. */
+ * the load's threads (background) run meanwhile, from the burst's time on,
+ * and the loop uploads what the decoder made and draws it, as the game
+ * does: the machine's noise under the same contention as the glues' and
+ * with the game's texture work, without Tempo's scheduling (the burst's
+ * messages are run on the sink's thread). */
 static int run_plain(bool vsync, uint64_t lead_ns, bool at_tempo, bool loaded, SDL_Renderer *ren, const char *plot,
                      result *out)
 {
@@ -1014,6 +1039,16 @@ static int run_plain(bool vsync, uint64_t lead_ns, bool at_tempo, bool loaded, S
     if (loaded && (bg.sc.q = tempo_netq_create(&(tempo_netq_desc){.policy = TEMPO_NETQ_DRAIN_ALL})) == NULL) {
         fprintf(stderr, "bench_game: %s\n", tempo_get_error());
         return 1;
+    }
+    if (loaded) {
+        bg.decoded = calloc((size_t)n_images, sizeof *bg.decoded);
+        g.tex = calloc((size_t)n_images, sizeof *g.tex);
+        if (bg.decoded == NULL || g.tex == NULL) {
+            fprintf(stderr, "bench_game: out of memory\n");
+            free(bg.decoded);
+            free(g.tex);
+            return 1;
+        }
     }
     SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
     tempo_usage u0, u1;
@@ -1062,6 +1097,8 @@ static int run_plain(bool vsync, uint64_t lead_ns, bool at_tempo, bool loaded, S
             fake_vsync_present(NULL, &g);
             sleeps++;
         }
+        if (loaded) /* where Tempo's loader delivers: between a frame's present and the next wake */
+            upload_decoded(&g, &bg);
         last = tempo_now_ns();
     }
     uint64_t wall = tempo_now_ns() - g.start_ns;
@@ -1073,8 +1110,15 @@ static int run_plain(bool vsync, uint64_t lead_ns, bool at_tempo, bool loaded, S
     SDL_WaitThread(dec, NULL);
     if (loaded) {
         g.r.handled = (uint64_t)SDL_AtomicGet(&bg.handled);
-        g.r.load_ns = bg.decoded_ns ? bg.decoded_ns - (g.start_ns + burst_at_ns) : 0;
+        g.r.load_ns = g.load_done_ns ? g.load_done_ns - (g.start_ns + burst_at_ns) : 0;
         tempo_netq_destroy(bg.sc.q);
+        for (int i = 0; i < n_images; i++) {
+            SDL_FreeSurface(bg.decoded[i]); /* decoded, not uploaded before the end */
+            if (g.tex[i])
+                SDL_DestroyTexture(g.tex[i]);
+        }
+        free(bg.decoded);
+        free(g.tex);
     }
     g.r.cpu_share = (double)(u1.cpu_ns - u0.cpu_ns) / (double)wall;
     g.r.sleeps_per_s = (double)sleeps * 1e9 / (double)wall;
@@ -1183,7 +1227,8 @@ static void print_round(const result *r)
            "or sleep to %.1f ms before each vblank first (as Tempo's pacer wakes; or to the lead Tempo's sources\n"
            "row kept, %.2f ms p50 this round); \"under the load's threads\":\n"
            "the same, while the burst's producer pushes into a queue emptied on another thread and one\n"
-           "low-priority thread decodes the PNGs (the glues' contention without their loop-thread work)\n\n",
+           "low-priority thread decodes the PNGs, which the plain loop uploads and draws as the game does\n"
+           "(the glues' contention and texture work, without their scheduling)\n\n",
            tempo_backend_name(), SDL_GetCurrentVideoDriver(), (double)burst_at_ns / 1e9, n_messages,
            (double)msg_cost_ns / 1e3, n_images, IMG_SIDE, IMG_SIDE, run_s, (double)PLAIN_LEAD_NS / 1e6,
            (double)r[TEMPO_V].lead_p50_ns / 1e6);
