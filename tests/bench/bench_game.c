@@ -319,6 +319,26 @@ static void load_done(game *g)
         g->load_done_ns = tempo_now_ns();
 }
 
+/* The next of g->tex made from `s` on the loop thread (NULL for a failed
+ * decode), `s` freed: the naive glue's loading screen and the plain loop's
+ * uploads. */
+static void upload_surface(game *g, SDL_Surface *s)
+{
+    g->tex[g->loaded] = s ? SDL_CreateTextureFromSurface(g->ren, s) : NULL;
+    SDL_FreeSurface(s);
+    load_done(g);
+}
+
+/* g->tex's textures destroyed and the array freed (NULL: nothing). */
+static void free_textures(game *g)
+{
+    for (int i = 0; g->tex != NULL && i < n_images; i++)
+        if (g->tex[i])
+            SDL_DestroyTexture(g->tex[i]);
+    free(g->tex);
+    g->tex = NULL;
+}
+
 static void on_loaded(tempo_loader *ld, const tempo_load_result *res, void *user)
 {
     (void)ld;
@@ -374,12 +394,8 @@ static void start_load(game *g)
         return;
     }
     /* The naive loading screen: everything now, on the loop thread. */
-    for (int i = 0; i < n_images; i++) {
-        SDL_Surface *s = IMG_Load(paths[i]);
-        g->tex[g->loaded] = s ? SDL_CreateTextureFromSurface(g->ren, s) : NULL;
-        SDL_FreeSurface(s);
-        load_done(g);
-    }
+    for (int i = 0; i < n_images; i++)
+        upload_surface(g, IMG_Load(paths[i]));
 }
 
 static void mark_next(game *g)
@@ -824,10 +840,7 @@ static void upload_decoded(game *g, background *b)
     while (g->loaded < n) {
         SDL_Surface *s = b->decoded[g->loaded];
         b->decoded[g->loaded] = NULL;
-        g->tex[g->loaded] = s ? SDL_CreateTextureFromSurface(g->ren, s) : NULL;
-        SDL_FreeSurface(s);
-        if (++g->loaded == n_images)
-            g->load_done_ns = tempo_now_ns();
+        upload_surface(g, s);
     }
 }
 
@@ -995,10 +1008,7 @@ static int run(bool naive, bool quiet, bool vsync, bool low_priority, SDL_Window
     tempo_timer_destroy(end);
     tempo_timer_destroy(g.vblank);
     tempo_event_destroy(sc.stop);
-    for (int i = 0; i < n_images; i++)
-        if (g.tex[i])
-            SDL_DestroyTexture(g.tex[i]);
-    free(g.tex);
+    free_textures(&g);
     return rc != 0;
 }
 
@@ -1112,13 +1122,10 @@ static int run_plain(bool vsync, uint64_t lead_ns, bool at_tempo, bool loaded, S
         g.r.handled = (uint64_t)SDL_AtomicGet(&bg.handled);
         g.r.load_ns = g.load_done_ns ? g.load_done_ns - (g.start_ns + burst_at_ns) : 0;
         tempo_netq_destroy(bg.sc.q);
-        for (int i = 0; i < n_images; i++) {
+        for (int i = 0; i < n_images; i++)
             SDL_FreeSurface(bg.decoded[i]); /* decoded, not uploaded before the end */
-            if (g.tex[i])
-                SDL_DestroyTexture(g.tex[i]);
-        }
         free(bg.decoded);
-        free(g.tex);
+        free_textures(&g);
     }
     g.r.cpu_share = (double)(u1.cpu_ns - u0.cpu_ns) / (double)wall;
     g.r.sleeps_per_s = (double)sleeps * 1e9 / (double)wall;
