@@ -16,8 +16,9 @@ targets=(net_frame asset_check replay asset_load)
 # Runs per target in the stage (a few seconds each here).
 declare -A ci_runs=([net_frame]=200000 [asset_check]=40000 [replay]=4000 [asset_load]=400)
 fz=$top/build-fuzz
-# LeakSanitizer: tests/support/lsan.supp holds the leaks of libraries we do not own.
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top/tests/support/lsan.supp:print_suppressions=0}
+# LeakSanitizer: tests/support/lsan.supp holds the leaks of libraries we do not own (the path
+# quoted: the sanitizers split their options at spaces).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=\"$top/tests/support/lsan.supp\":print_suppressions=0}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 
 # Without clang: skipped (meson's 77), or failed where it must be there (./dev test installs it
